@@ -1,0 +1,162 @@
+// The plugin contract: what a capability plugin declares and what the kernel hands it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { CollectionSpec, Store } from './store/port.js';
+import type { ForgeConfig } from './config.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route.
+ * - public: credentials are not even looked at (version, markup).
+ * - optional: a caller is resolved when credentials are sent; bad credentials are a 401.
+ * - user: a signed-in caller (token or password) is required, 401 otherwise.
+ * - basic: Basic auth with a real password is required (token management).
+ * - admin: a signed-in site administrator; 401 without a caller, 403 for a non-admin.
+ */
+export type AuthLevel = 'public' | 'optional' | 'user' | 'basic' | 'admin';
+
+export interface Caller {
+  id: number;
+  login: string;
+  isAdmin: boolean;
+  /** How the caller proved who they are. Basic auth with a token as password counts as 'token'. */
+  via: 'token' | 'password';
+}
+
+// JSON Schema objects are plain data; Ajv and fast-json-stringify check them at boot.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonSchema = Record<string, any>;
+
+export interface RouteSchemas {
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  body?: JsonSchema;
+  /** Response schema per status code; JSON bodies are serialised from these. */
+  response?: Record<number, JsonSchema>;
+}
+
+/**
+ * How the request body is read before the handler runs.
+ * - json: Content-Type must be JSON (415), parsed (400), validated against schemas.body (422). Keys are matched
+ *   to the schema's property names case-insensitively, like the reference server's decoder.
+ * - text: read as UTF-8 text whatever the Content-Type.
+ * - none: no body expected (anything sent is drained and ignored).
+ * - stream: left unread; the handler consumes `rc.req` itself (streaming uploads).
+ */
+export type BodyKind = 'json' | 'text' | 'none' | 'stream';
+
+export interface Reply {
+  status: number;
+  /** JSON value serialised with the route's response schema, or a string/Buffer for html/text. */
+  body?: unknown;
+  type?: 'json' | 'html' | 'text';
+  headers?: Record<string, string | number | string[]>;
+}
+
+export interface RequestContext<P = any, Q = any, B = any> {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly id: string;
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  readonly caller: Caller | null;
+  readonly log: Logger;
+  /** The owning plugin's context: store, settings, services. */
+  readonly app: PluginContext;
+  /** Path of this request under the API prefix or root (no query string), e.g. `/repos/search`. */
+  readonly path: string;
+  /** The raw query string (without `?`), for Link headers that keep the query. */
+  readonly rawQuery: string;
+}
+
+/** A handler returns a Reply, or undefined when it wrote the response itself (stream routes). */
+export type Handler<P = any, Q = any, B = any> = (rc: RequestContext<P, Q, B>) => Promise<Reply | void>;
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** find-my-way path, e.g. `/repos/:owner/:repo`. */
+  path: string;
+  auth: AuthLevel;
+  /** `api` (default) mounts under the API prefix (`/api/v1`); `root` mounts at the site root. */
+  mount?: 'api' | 'root';
+  body?: BodyKind;
+  /** For json bodies: accept a request with no body at all (treated as `{}`). */
+  bodyOptional?: boolean;
+  /** Overrides the configured body size limit for this route (bytes). */
+  bodyLimit?: number;
+  schema?: RouteSchemas;
+  handler: Handler;
+}
+
+export interface ServiceRegistry {
+  /** The service a dependency (or this plugin itself) exposed from `start`. Throws for anything else. */
+  get<T>(pluginName: string): T;
+  /** Whether an optional dependency is enabled and exposes a service. */
+  has(pluginName: string): boolean;
+}
+
+export type EventHandler = (payload: any) => Promise<void> | void;
+
+/** Plugin-to-plugin notifications (e.g. "user.deleted"); emit awaits every handler in registration order. */
+export interface EventBus {
+  on(event: string, handler: EventHandler): void;
+  emit(event: string, payload: unknown): Promise<void>;
+}
+
+export interface CredentialVerifiers {
+  /** Checks a login (user name or email) and password; resolves the caller or null. */
+  password?: (login: string, password: string) => Promise<Caller | null>;
+  /** Checks an access token value; resolves the caller or null. */
+  token?: (token: string) => Promise<Caller | null>;
+}
+
+export interface AuthRegistry {
+  /** The identity plugins register how passwords and tokens are checked; the kernel owns the transports. */
+  provide(verifiers: CredentialVerifiers): void;
+}
+
+export interface Urls {
+  /** Public root URL with a trailing slash, e.g. `http://127.0.0.1:3000/`. */
+  readonly root: string;
+  /** Public API base with a trailing slash, e.g. `http://127.0.0.1:3000/api/v1/`. */
+  readonly api: string;
+  /** The URL error bodies point at (the served API description). */
+  readonly docs: string;
+}
+
+export interface PluginContext {
+  readonly name: string;
+  readonly config: ForgeConfig;
+  /** This plugin's own settings slice (`config.plugins[name]`), frozen; `{}` when none. */
+  readonly settings: Readonly<Record<string, any>>;
+  readonly store: Store;
+  readonly log: Logger;
+  readonly services: ServiceRegistry;
+  readonly events: EventBus;
+  readonly auth: AuthRegistry;
+  readonly urls: Urls;
+}
+
+export interface Plugin<S = unknown> {
+  name: string;
+  /** Plugins that must be enabled and started first; their services become reachable. */
+  dependencies?: string[];
+  /** Plugins used when enabled (their services/events), never required. */
+  optionalDependencies?: string[];
+  /** Collections this plugin owns, with their indexes. */
+  collections?: CollectionSpec[];
+  /** Shared JSON schemas (each with an `$id`) this plugin contributes for `$ref`s. */
+  schemas?: JsonSchema[];
+  routes?: RouteDef[];
+  /** Runs after the store is open and dependencies have started; returns this plugin's service. */
+  start?(ctx: PluginContext): Promise<S> | S;
+  /** Runs at shutdown, in reverse start order. */
+  stop?(ctx: PluginContext): Promise<void> | void;
+}
+
+/** Typing helper only: returns its argument unchanged. */
+export function definePlugin<S>(plugin: Plugin<S>): Plugin<S> {
+  return plugin;
+}

@@ -1,0 +1,116 @@
+// The store port: the only way plugins reach persistent data. Every adapter implements it the same way.
+
+/** A stored document. `_id` is adapter-owned; plugins use their own integer `id` fields. */
+export type Doc = Record<string, unknown>;
+
+/**
+ * The filter language: a subset of MongoDB's query language that every adapter supports.
+ * Field equality (`{a: 1}`), dotted paths, and the operators $eq $ne $in $nin $gt $gte $lt $lte $exists
+ * plus $and / $or at the top level. Plugins must not use other operators.
+ */
+export type Filter = Record<string, unknown>;
+
+/** Update operators every adapter supports: $set $unset $inc $addToSet $pull $push. */
+export interface Update {
+  $set?: Record<string, unknown>;
+  $unset?: Record<string, true | 1 | ''>;
+  $inc?: Record<string, number>;
+  $addToSet?: Record<string, unknown>;
+  $pull?: Record<string, unknown>;
+  $push?: Record<string, unknown>;
+}
+
+export type SortSpec = Record<string, 1 | -1>;
+export type Projection = Record<string, 0 | 1>;
+
+export interface FindOptions {
+  sort?: SortSpec;
+  skip?: number;
+  limit?: number;
+  projection?: Projection;
+}
+
+export interface IndexSpec {
+  /** Field → direction. More than one field makes a compound index. */
+  fields: Record<string, 1 | -1>;
+  unique?: boolean;
+  /** Documents without the field are left out of the index (and out of uniqueness). */
+  sparse?: boolean;
+}
+
+export interface CollectionSpec {
+  name: string;
+  indexes?: IndexSpec[];
+}
+
+export interface UpdateResult {
+  matched: number;
+  modified: number;
+  /** True when an upsert inserted a new document. */
+  upserted: boolean;
+}
+
+export interface Collection<T extends Doc = Doc> {
+  readonly name: string;
+  findOne(filter: Filter, options?: Pick<FindOptions, 'projection' | 'sort'>): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter): Promise<number>;
+  /** Inserts and returns the stored document. Throws DuplicateKeyError on a unique index clash. */
+  insertOne(doc: T): Promise<T>;
+  /** Inserts many; each is all-or-nothing per document (not a transaction across documents). */
+  insertMany(docs: T[]): Promise<T[]>;
+  updateOne(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update): Promise<UpdateResult>;
+  /** Atomically updates one document and returns it as it is after the update (or null). */
+  findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null>;
+  /** Deletes one matching document; returns the deleted document or null. */
+  findOneAndDelete(filter: Filter): Promise<T | null>;
+  deleteOne(filter: Filter): Promise<number>;
+  deleteMany(filter: Filter): Promise<number>;
+  /**
+   * How the adapter would answer this filter: whether an index served it and how many documents it had to
+   * examine. Used by tests and benchmarks to prove that hot paths do not scan.
+   */
+  explain(filter: Filter, options?: FindOptions): Promise<ExplainResult>;
+}
+
+export interface ExplainResult {
+  /** The index used, or null for a full collection scan. */
+  index: string | null;
+  /** Documents examined to answer the query. */
+  examined: number;
+  /** Documents returned. */
+  returned: number;
+}
+
+export interface Store {
+  readonly kind: 'embedded' | 'mongodb';
+  /** Connects / loads data. Called once before use. */
+  open(): Promise<void>;
+  /** Declares a collection and makes sure its indexes exist. Idempotent. */
+  ensureCollection(spec: CollectionSpec): Promise<void>;
+  collection<T extends Doc = Doc>(name: string): Collection<T>;
+  /** Atomic, persistent, strictly increasing sequence (starting at 1) for int64 ids. */
+  nextId(sequence: string): Promise<number>;
+  /** Drops every document of a collection (tests and benchmarks only). */
+  drop(name: string): Promise<void>;
+  /** Flushes and closes. */
+  close(): Promise<void>;
+}
+
+/** Thrown by every adapter when a write would break a unique index. */
+export class DuplicateKeyError extends Error {
+  readonly collection: string;
+  readonly fields: string[];
+  constructor(collection: string, fields: string[], cause?: unknown) {
+    super(`duplicate key in ${collection} on ${fields.join(',') || 'unknown index'}`);
+    this.name = 'DuplicateKeyError';
+    this.collection = collection;
+    this.fields = fields;
+    if (cause !== undefined) (this as { cause?: unknown }).cause = cause;
+  }
+}
+
+export function isDuplicateKeyError(err: unknown): err is DuplicateKeyError {
+  return err instanceof DuplicateKeyError;
+}

@@ -1,0 +1,187 @@
+// The API resources as $id'd JSON schemas: responses are serialised from these, so a field not listed here never leaves.
+
+const timestamp = { type: 'string' } as const; // RFC 3339, e.g. 2026-11-22T10:42:52Z
+const nullableTimestamp = { type: ['string', 'null'] } as const;
+
+export const ErrorSchema = {
+  $id: 'forgekit/Error',
+  type: 'object',
+  properties: { message: { type: 'string' }, url: { type: 'string' } },
+  required: ['message', 'url'],
+} as const;
+
+export const UserSchema = {
+  $id: 'forgekit/User',
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    login: { type: 'string' },
+    full_name: { type: 'string' },
+    email: { type: 'string' },
+    avatar_url: { type: 'string' },
+    username: { type: 'string' },
+  },
+  required: ['id', 'login', 'full_name', 'email', 'avatar_url', 'username'],
+} as const;
+
+export const UserListSchema = { $id: 'forgekit/UserList', type: 'array', items: { $ref: 'forgekit/User' } } as const;
+
+export const PermissionSchema = {
+  $id: 'forgekit/Permission',
+  type: 'object',
+  properties: { admin: { type: 'boolean' }, push: { type: 'boolean' }, pull: { type: 'boolean' } },
+  required: ['admin', 'push', 'pull'],
+} as const;
+
+export const RepositorySchema = {
+  $id: 'forgekit/Repository',
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    owner: { $ref: 'forgekit/User' },
+    name: { type: 'string' },
+    full_name: { type: 'string' },
+    description: { type: 'string' },
+    empty: { type: 'boolean' },
+    private: { type: 'boolean' },
+    fork: { type: 'boolean' },
+    // For forks: the parent repository (with parent: null); otherwise null.
+    parent: { anyOf: [{ type: 'null' }, { $ref: 'forgekit/Repository' }] },
+    mirror: { type: 'boolean' },
+    size: { type: 'integer' },
+    html_url: { type: 'string' },
+    ssh_url: { type: 'string' },
+    clone_url: { type: 'string' },
+    website: { type: 'string' },
+    stars_count: { type: 'integer' },
+    forks_count: { type: 'integer' },
+    watchers_count: { type: 'integer' },
+    open_issues_count: { type: 'integer' },
+    default_branch: { type: 'string' },
+    created_at: timestamp,
+    updated_at: timestamp,
+    permissions: { $ref: 'forgekit/Permission' },
+    // Mirrors only: when the last sync finished and its error, if it failed (null otherwise).
+    mirror_updated: nullableTimestamp,
+    mirror_error: { type: ['string', 'null'] },
+  },
+  required: ['id', 'owner', 'name', 'full_name', 'description', 'empty', 'private', 'fork', 'parent', 'mirror', 'size',
+    'html_url', 'ssh_url', 'clone_url', 'website', 'stars_count', 'forks_count', 'watchers_count', 'open_issues_count',
+    'default_branch', 'created_at', 'updated_at', 'permissions'],
+} as const;
+
+export const RepositoryListSchema = {
+  $id: 'forgekit/RepositoryList',
+  type: 'array',
+  items: { $ref: 'forgekit/Repository' },
+} as const;
+
+export const SearchResultsSchema = {
+  $id: 'forgekit/SearchResults',
+  type: 'object',
+  properties: { ok: { type: 'boolean' }, data: { $ref: 'forgekit/RepositoryList' } },
+  required: ['ok', 'data'],
+} as const;
+
+export const SearchErrorSchema = {
+  $id: 'forgekit/SearchError',
+  type: 'object',
+  properties: { ok: { type: 'boolean' }, error: { type: 'string' } },
+  required: ['ok', 'error'],
+} as const;
+
+export const PublicKeySchema = {
+  $id: 'forgekit/PublicKey',
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    key: { type: 'string' },
+    url: { type: 'string' },
+    title: { type: 'string' },
+    fingerprint: { type: 'string' },
+    created_at: timestamp,
+  },
+  required: ['id', 'key', 'url', 'title', 'fingerprint', 'created_at'],
+} as const;
+
+export const PublicKeyListSchema = { $id: 'forgekit/PublicKeyList', type: 'array', items: { $ref: 'forgekit/PublicKey' } } as const;
+
+export const GPGKeyEmailSchema = {
+  $id: 'forgekit/GPGKeyEmail',
+  type: 'object',
+  properties: { email: { type: 'string' }, verified: { type: 'boolean' } },
+  required: ['email', 'verified'],
+} as const;
+
+export const GPGKeySchema = {
+  $id: 'forgekit/GPGKey',
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    primary_key_id: { type: 'string' },
+    key_id: { type: 'string' },
+    public_key: { type: 'string' },
+    emails: { anyOf: [{ type: 'null' }, { type: 'array', items: { $ref: 'forgekit/GPGKeyEmail' } }] },
+    subkeys: { anyOf: [{ type: 'null' }, { type: 'array', items: { $ref: 'forgekit/GPGKey' } }] },
+    can_sign: { type: 'boolean' },
+    can_encrypt_comms: { type: 'boolean' },
+    can_encrypt_storage: { type: 'boolean' },
+    can_certify: { type: 'boolean' },
+    created_at: timestamp,
+    expires_at: nullableTimestamp,
+  },
+  required: ['id', 'primary_key_id', 'key_id', 'public_key', 'emails', 'subkeys', 'can_sign', 'can_encrypt_comms',
+    'can_encrypt_storage', 'can_certify', 'created_at', 'expires_at'],
+} as const;
+
+export const GPGKeyListSchema = { $id: 'forgekit/GPGKeyList', type: 'array', items: { $ref: 'forgekit/GPGKey' } } as const;
+
+export const AccessTokenSchema = {
+  $id: 'forgekit/AccessToken',
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    // The token value: only in the creation response; "" in lists.
+    sha1: { type: 'string' },
+    token_last_eight: { type: 'string' },
+  },
+  required: ['id', 'name', 'sha1', 'token_last_eight'],
+} as const;
+
+export const AccessTokenListSchema = {
+  $id: 'forgekit/AccessTokenList',
+  type: 'array',
+  items: { $ref: 'forgekit/AccessToken' },
+} as const;
+
+export const WatchInfoSchema = {
+  $id: 'forgekit/WatchInfo',
+  type: 'object',
+  properties: {
+    subscribed: { type: 'boolean' },
+    ignored: { type: 'boolean' },
+    reason: { type: 'null' },
+    created_at: timestamp,
+    url: { type: 'string' },
+    repository_url: { type: 'string' },
+  },
+  required: ['subscribed', 'ignored', 'reason', 'created_at', 'url', 'repository_url'],
+} as const;
+
+export const ServerVersionSchema = {
+  $id: 'forgekit/ServerVersion',
+  type: 'object',
+  properties: { Version: { type: 'string' }, version: { type: 'string' } },
+  required: ['Version', 'version'],
+} as const;
+
+/** Every resource schema, for plugins that $ref them. Registering one twice is harmless. */
+export const RESOURCE_SCHEMAS = [
+  ErrorSchema, UserSchema, UserListSchema, PermissionSchema, RepositorySchema, RepositoryListSchema,
+  SearchResultsSchema, SearchErrorSchema, PublicKeySchema, PublicKeyListSchema, GPGKeyEmailSchema, GPGKeySchema,
+  GPGKeyListSchema, AccessTokenSchema, AccessTokenListSchema, WatchInfoSchema, ServerVersionSchema,
+];
+
+/** `{ $ref }` shorthand for route schemas. */
+export const ref = (id: string) => ({ $ref: id });

@@ -1,0 +1,172 @@
+// The services plugins expose to their dependents: the typed vocabulary plugins share without importing each other.
+import type { Caller } from '../core/plugin.js';
+
+/** A stored account: an individual user or an organization (they share one namespace, like Gitea). */
+export interface Account {
+  [key: string]: unknown;
+  id: number;
+  login: string;
+  /** Lower-cased login: every lookup by name goes through it (unique index). */
+  lowerName: string;
+  type: 'user' | 'org';
+  fullName: string;
+  email: string;
+  lowerEmail: string;
+  isAdmin: boolean;
+  /** scrypt hash and salt (hex); absent for organizations. Never serialised. */
+  passwordHash?: string;
+  passwordSalt?: string;
+  description: string;
+  website: string;
+  location: string;
+  numFollowers: number;
+  numFollowing: number;
+  numStars: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiUser {
+  id: number;
+  login: string;
+  full_name: string;
+  email: string;
+  avatar_url: string;
+  username: string;
+}
+
+export interface NewUserInput {
+  username: string;
+  email: string;
+  password: string;
+  fullName?: string;
+  isAdmin?: boolean;
+}
+
+export interface NewOrgInput {
+  username: string;
+  fullName?: string;
+  description?: string;
+  website?: string;
+  location?: string;
+}
+
+export interface EmailAddress {
+  email: string;
+  verified: boolean;
+  primary: boolean;
+}
+
+/** Exposed by the `users` plugin. */
+export interface UsersService {
+  /** Case-insensitive lookup of a user or organization. */
+  byName(name: string): Promise<Account | null>;
+  byId(id: number): Promise<Account | null>;
+  byIds(ids: number[]): Promise<Map<number, Account>>;
+  /** The API User shape for a viewer: email only for the account itself and site admins. */
+  toApi(account: Account, viewer: Caller | null): ApiUser;
+  /** Validates (422 naming the field) and creates; duplicates of name or email → 422. */
+  createUser(input: NewUserInput): Promise<Account>;
+  createOrg(input: NewOrgInput): Promise<Account>;
+  /** Removes the account; emits `account.deleted` with `{ account }` first so owners of related rows clean up. */
+  deleteAccount(account: Account): Promise<void>;
+  /** null when the name is acceptable, else the reason (charset, length, reserved, taken is not checked here). */
+  checkName(name: string): string | null;
+  /** Adds `delta` to a counter field (`numFollowers`, `numFollowing`, `numStars`) atomically. */
+  incrementCounter(id: number, field: 'numFollowers' | 'numFollowing' | 'numStars', delta: number): Promise<void>;
+  /** The account's email addresses: the primary (always verified) plus added ones. */
+  emailsOf(userId: number): Promise<EmailAddress[]>;
+}
+
+/** Event names emitted by the users plugin. */
+export const ACCOUNT_DELETED = 'account.deleted';
+
+/** Access levels, ordered: a higher mode includes every lower one. */
+export const ACCESS = { none: 0, read: 1, write: 2, admin: 3, owner: 4 } as const;
+export type AccessMode = (typeof ACCESS)[keyof typeof ACCESS];
+
+/** A stored repository record (owned by the `repos` plugin). */
+export interface RepoRecord {
+  [key: string]: unknown;
+  id: number;
+  ownerId: number;
+  name: string;
+  lowerName: string;
+  description: string;
+  website: string;
+  private: boolean;
+  fork: boolean;
+  /** The parent's id for forks, else null. */
+  forkId: number | null;
+  mirror: boolean;
+  /** Maintained by the git storage capability when enabled; true / 0 otherwise. */
+  empty: boolean;
+  size: number;
+  defaultBranch: string;
+  numStars: number;
+  numForks: number;
+  numWatches: number;
+  createdAt: string;
+  updatedAt: string;
+  mirrorUpdated: string | null;
+  mirrorError: string | null;
+}
+
+/** What the caller sees of a repository: the API Repository object. */
+export type ApiRepository = Record<string, unknown>;
+
+export interface RepoInitOptions {
+  autoInit: boolean;
+  gitignores: string;
+  license: string;
+  readme: string;
+}
+
+/**
+ * The git storage capability registers itself with the repos service. Repos calls it inside create/delete so a
+ * failure half-way leaves neither a record without storage nor storage without a record.
+ */
+export interface RepoStorageProvider {
+  /** Checks templates etc. before anything is created; returns the reason (422) or null. */
+  checkInit(init: RepoInitOptions): string | null;
+  /** Creates the storage for a freshly inserted record; returns the initial `empty` and `size`. */
+  create(repo: RepoRecord, owner: Account, init: RepoInitOptions): Promise<{ empty: boolean; size: number }>;
+  /** Removes the storage of a deleted record. */
+  remove(repo: RepoRecord, owner: Account): Promise<void>;
+}
+
+/** Exposed by the `repos` plugin: the one place that answers "what may this caller do on this repo?". */
+export interface ReposService {
+  byOwnerAndName(owner: string, name: string): Promise<RepoRecord | null>;
+  byId(id: number): Promise<RepoRecord | null>;
+  byIds(ids: number[]): Promise<Map<number, RepoRecord>>;
+  accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode>;
+  /**
+   * Looks up owner/name for the caller. Missing or unreadable → 404 (never 403); readable but below `minimum`
+   * → 403. Returns the record, its owner and the caller's mode.
+   */
+  resolve(caller: Caller | null, owner: string, name: string, minimum?: AccessMode):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }>;
+  /** Which of these repository ids the caller can read (for list filtering). */
+  readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>>;
+  /** Ids of the private repositories the caller can read (for index-backed list filters). */
+  privateReadableIds(caller: Caller | null): Promise<number[]>;
+  /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
+  toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
+  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches', delta: number): Promise<void>;
+  /** Updates storage-derived fields (`empty`, `size`, mirror status) without touching `updatedAt` semantics. */
+  updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void>;
+  /** Creates a repository record plus its storage; validates the name (422) and uniqueness (409). */
+  create(owner: Account, input: {
+    name: string; description?: string; private?: boolean; website?: string; defaultBranch?: string;
+    fork?: boolean; forkId?: number | null; mirror?: boolean; init?: RepoInitOptions;
+  }, creator: Caller | null, storage?: Partial<RepoStorageProvider>): Promise<RepoRecord>;
+  delete(repo: RepoRecord): Promise<void>;
+  setStorage(provider: RepoStorageProvider): void;
+}
+
+/** Events emitted by the repos plugin, payload `{ repo, owner, creatorId }` / `{ repo }`. */
+export const REPO_CREATED = 'repo.created';
+export const REPO_DELETED = 'repo.deleted';
+/** Payload `{ repo, before }` after a PATCH (e.g. `private` changed). */
+export const REPO_UPDATED = 'repo.updated';

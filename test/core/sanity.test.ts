@@ -1,0 +1,2 @@
+import t from 'tap';
+t.test('sanity', async (t) => { t.equal(1 + 1, 2); });
