@@ -1,0 +1,166 @@
+// GPG public key operations: the caller's keys, another user's public list, and the plain-text armored export.
+import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
+import { fail } from '../../core/errors.js';
+import { pageHeaders, pageWindow } from '../../core/pagination.js';
+import { nowRfc3339, toRfc3339 } from '../../core/time.js';
+import { isDuplicateKeyError } from '../../core/store/port.js';
+import type { Account, UsersService } from '../../schemas/services.js';
+import { toApiGpgKey, type GpgKeyDoc } from './convert.js';
+import { armorKeys, GpgKeyError, parseGpgPublicKey, type GpgKeyInfo } from './parse.js';
+
+export const COLLECTION = 'gpg_keys';
+const DUPLICATE = 'a key with the same key id is already in the database';
+
+type Rc<P = Record<string, never>, Q = Record<string, never>, B = unknown> = RequestContext<P, Q, B>;
+interface PageQuery { page?: number; limit?: number }
+
+function keys(rc: Rc<any, any, any>) {
+  return rc.app.store.collection<GpgKeyDoc>(COLLECTION);
+}
+
+function users(rc: Rc<any, any, any>): UsersService {
+  return rc.app.services.get<UsersService>('users');
+}
+
+function me(rc: Rc<any, any, any>): Caller {
+  if (!rc.caller) throw fail.unauthorized();
+  return rc.caller;
+}
+
+async function accountOr404(rc: Rc<any, any, any>, name: string): Promise<Account> {
+  const account = await users(rc).byName(name);
+  if (!account) throw fail.notFound();
+  return account;
+}
+
+/** API objects for primary rows of one owner, subkeys attached (one query for all subkeys). */
+async function present(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKeyDoc[]) {
+  if (primaries.length === 0) return [];
+  const [subs, emails] = await Promise.all([
+    keys(rc).find({ ownerId, primaryKeyId: { $in: primaries.map((p) => p.keyId) } }, { sort: { id: 1 } }),
+    users(rc).emailsOf(ownerId),
+  ]);
+  return primaries.map((p) => toApiGpgKey(p, subs.filter((s) => s.primaryKeyId === p.keyId), emails));
+}
+
+async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> {
+  const win = pageWindow(rc.query, rc.app.config.pagination);
+  const filter = { ownerId, primaryKeyId: '' };
+  const [docs, total] = await Promise.all([
+    keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
+    keys(rc).count(filter),
+  ]);
+  return { status: 200, body: await present(rc, ownerId, docs), headers: pageHeaders(rc, total, win) };
+}
+
+/** GET /user/gpg_keys — the caller's primary keys (subkeys inside), id ascending. */
+export async function listMine(rc: Rc<{}, PageQuery>): Promise<Reply> {
+  return listFor(rc, me(rc).id);
+}
+
+/** GET /users/{username}/gpg_keys — anyone's public keys. */
+export async function listOfUser(rc: Rc<{ username: string }, PageQuery>): Promise<Reply> {
+  const account = await accountOr404(rc, rc.params.username);
+  return listFor(rc, account.id);
+}
+
+/** GET /user/gpg_keys/{id} — a primary key with its subkeys, or a subkey row; another user's key is a 404. */
+export async function getMine(rc: Rc<{ id: number }>): Promise<Reply> {
+  const caller = me(rc);
+  const doc = await keys(rc).findOne({ id: rc.params.id });
+  if (!doc || (doc.ownerId !== caller.id && !caller.isAdmin)) throw fail.notFound();
+  if (doc.primaryKeyId !== '') return { status: 200, body: toApiGpgKey(doc, [], []) };
+  const [body] = await present(rc, doc.ownerId, [doc]);
+  return { status: 200, body };
+}
+
+function row(info: GpgKeyInfo, id: number, ownerId: number, primaryKeyId: string, uidEmails: string[], content: string, addedAt: string): GpgKeyDoc {
+  return {
+    id,
+    ownerId,
+    keyId: info.keyId,
+    primaryKeyId,
+    fingerprint: info.fingerprint,
+    publicKey: info.publicKey,
+    canSign: info.canSign,
+    canEncryptComms: info.canEncryptComms,
+    canEncryptStorage: info.canEncryptStorage,
+    canCertify: info.canCertify,
+    createdAt: toRfc3339(info.createdAt),
+    expiresAt: info.expiresAt ? toRfc3339(info.expiresAt) : null,
+    uidEmails,
+    content,
+    addedAt,
+  };
+}
+
+/** POST /user/gpg_keys — first key of the armor; private blocks, foreign-email keys and known key ids are 422. */
+export async function create(rc: Rc<{}, {}, { armored_public_key: string }>): Promise<Reply> {
+  const caller = me(rc);
+  const field = 'armored_public_key';
+  let parsed;
+  try {
+    parsed = await parseGpgPublicKey(rc.body.armored_public_key);
+  } catch (err) {
+    if (err instanceof GpgKeyError) throw fail.validation(field, err.message);
+    throw err;
+  }
+  if (parsed.emails.length === 0) {
+    throw fail.validation(field, 'the key has no user id with an email address; at least one must be an address of your account');
+  }
+  const mine = new Set((await users(rc).emailsOf(caller.id)).map((e) => e.email.toLowerCase()));
+  if (!parsed.emails.some((e) => mine.has(e))) {
+    throw fail.validation(field, `none of the key's email addresses (${parsed.emails.join(', ')}) is an address of your account; add it with POST /user/emails first`);
+  }
+  const col = keys(rc);
+  const allIds = [parsed.primary.keyId, ...parsed.subkeys.map((s) => s.keyId)];
+  if (new Set(allIds).size !== allIds.length || (await col.count({ keyId: { $in: allIds } })) > 0) {
+    throw fail.validation(field, DUPLICATE);
+  }
+
+  const addedAt = nowRfc3339();
+  const content = Buffer.from(parsed.binary).toString('base64');
+  const docs: GpgKeyDoc[] = [row(parsed.primary, await rc.app.store.nextId(COLLECTION), caller.id, '', parsed.emails, content, addedAt)];
+  for (const sub of parsed.subkeys) {
+    docs.push(row(sub, await rc.app.store.nextId(COLLECTION), caller.id, parsed.primary.keyId, [], '', addedAt));
+  }
+  const inserted: number[] = [];
+  try {
+    for (const doc of docs) {
+      await col.insertOne(doc);
+      inserted.push(doc.id);
+    }
+  } catch (err) {
+    // A concurrent upload of the same key won the race: undo our half and refuse like any duplicate.
+    if (inserted.length) await col.deleteMany({ id: { $in: inserted } });
+    if (isDuplicateKeyError(err)) throw fail.validation(field, DUPLICATE);
+    throw err;
+  }
+  const stored = await col.find({ id: { $in: inserted } }, { sort: { id: 1 } });
+  const primary = stored.find((d) => d.primaryKeyId === '') ?? docs[0]!;
+  const [body] = await present(rc, caller.id, [primary]);
+  return { status: 201, body };
+}
+
+/** DELETE /user/gpg_keys/{id} — a primary key takes its subkeys with it; a subkey row goes alone. */
+export async function remove(rc: Rc<{ id: number }>): Promise<Reply> {
+  const caller = me(rc);
+  const col = keys(rc);
+  const doc = await col.findOne({ id: rc.params.id });
+  if (!doc) throw fail.notFound();
+  if (doc.ownerId !== caller.id && !caller.isAdmin) throw fail.forbidden('You do not have access to this key');
+  if (doc.primaryKeyId === '') {
+    await col.deleteMany({ ownerId: doc.ownerId, $or: [{ keyId: doc.keyId }, { primaryKeyId: doc.keyId }] });
+  } else {
+    await col.deleteOne({ id: doc.id });
+  }
+  return { status: 204 };
+}
+
+/** GET /{username}.gpg — every primary key of the user in one armored block ("" when there is none). */
+export async function plainText(rc: Rc<{ username: string }>): Promise<Reply> {
+  const account = await accountOr404(rc, rc.params.username);
+  const docs = await keys(rc).find({ ownerId: account.id, primaryKeyId: '' }, { sort: { id: 1 } });
+  const body = docs.length ? armorKeys(docs.map((d) => Buffer.from(d.content, 'base64'))) : '';
+  return { status: 200, type: 'text', body };
+}

@@ -1,0 +1,39 @@
+// The `gpg-keys` plugin: users' OpenPGP public keys (/user/gpg_keys, /users/{username}/gpg_keys, /{username}.gpg).
+import { definePlugin } from '../../core/plugin.js';
+import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
+import { ref } from '../../schemas/resources.js';
+import { ACCOUNT_DELETED, type Account } from '../../schemas/services.js';
+import * as h from './handlers.js';
+
+const idParams = paramsSchema({ id: idParam });
+const createBody = {
+  type: 'object',
+  properties: { armored_public_key: { type: 'string', minLength: 1 } },
+  required: ['armored_public_key'],
+};
+
+export default definePlugin({
+  name: 'gpg-keys',
+  dependencies: ['users'],
+  collections: [{
+    name: h.COLLECTION,
+    indexes: [
+      { fields: { ownerId: 1, primaryKeyId: 1, id: 1 } },
+      { fields: { keyId: 1 }, unique: true },
+      { fields: { id: 1 }, unique: true },
+    ],
+  }],
+  routes: [
+    { method: 'GET', path: '/user/gpg_keys', auth: 'user', schema: { querystring: listQuery(), response: { 200: ref('forgekit/GPGKeyList') } }, handler: h.listMine },
+    { method: 'POST', path: '/user/gpg_keys', auth: 'user', body: 'json', schema: { body: createBody, response: { 201: ref('forgekit/GPGKey') } }, handler: h.create },
+    { method: 'GET', path: '/user/gpg_keys/:id', auth: 'user', schema: { params: idParams, response: { 200: ref('forgekit/GPGKey') } }, handler: h.getMine },
+    { method: 'DELETE', path: '/user/gpg_keys/:id', auth: 'user', schema: { params: idParams }, handler: h.remove },
+    { method: 'GET', path: '/users/:username/gpg_keys', auth: 'optional', schema: { params: usernameParams, querystring: listQuery(), response: { 200: ref('forgekit/GPGKeyList') } }, handler: h.listOfUser },
+    { method: 'GET', path: '/:username.gpg', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
+  ],
+  start(ctx) {
+    ctx.events.on(ACCOUNT_DELETED, async ({ account }: { account: Account }) => {
+      await ctx.store.collection(h.COLLECTION).deleteMany({ ownerId: account.id });
+    });
+  },
+});

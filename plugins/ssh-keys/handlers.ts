@@ -1,0 +1,128 @@
+// SSH public key operations: the caller's keys, another user's public list, and the plain-text authorized_keys view.
+import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
+import { fail } from '../../core/errors.js';
+import { pageHeaders, pageWindow } from '../../core/pagination.js';
+import { nowRfc3339 } from '../../core/time.js';
+import { isDuplicateKeyError } from '../../core/store/port.js';
+import type { Account, UsersService } from '../../schemas/services.js';
+import { toApiKey, type SshKeyDoc } from './convert.js';
+import { parseSshPublicKey, SshKeyError, type MinimumSizes } from './parse.js';
+
+export const COLLECTION = 'public_keys';
+
+type Rc<P = Record<string, never>, Q = Record<string, never>, B = unknown> = RequestContext<P, Q, B>;
+interface PageQuery { page?: number; limit?: number }
+
+function keys(rc: Rc<any, any, any>) {
+  return rc.app.store.collection<SshKeyDoc>(COLLECTION);
+}
+
+function users(rc: Rc<any, any, any>): UsersService {
+  return rc.app.services.get<UsersService>('users');
+}
+
+function me(rc: Rc<any, any, any>): Caller {
+  if (!rc.caller) throw fail.unauthorized();
+  return rc.caller;
+}
+
+async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> {
+  const win = pageWindow(rc.query, rc.app.config.pagination);
+  const filter = { ownerId };
+  const [docs, total] = await Promise.all([
+    keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
+    keys(rc).count(filter),
+  ]);
+  return { status: 200, body: docs.map((d) => toApiKey(d, rc.app.urls)), headers: pageHeaders(rc, total, win) };
+}
+
+async function accountOr404(rc: Rc<any, any, any>, name: string): Promise<Account> {
+  const account = await users(rc).byName(name);
+  if (!account) throw fail.notFound();
+  return account;
+}
+
+/** GET /user/keys — the caller's keys, id ascending. */
+export async function listMine(rc: Rc<{}, PageQuery>): Promise<Reply> {
+  return listFor(rc, me(rc).id);
+}
+
+/** GET /users/{username}/keys — anyone's public keys (public data). */
+export async function listOfUser(rc: Rc<{ username: string }, PageQuery>): Promise<Reply> {
+  const account = await accountOr404(rc, rc.params.username);
+  return listFor(rc, account.id);
+}
+
+/** GET /user/keys/{id} — another user's key is a 404 (site admins see every key). */
+export async function getMine(rc: Rc<{ id: number }>): Promise<Reply> {
+  const caller = me(rc);
+  const doc = await keys(rc).findOne({ id: rc.params.id });
+  if (!doc || (doc.ownerId !== caller.id && !caller.isAdmin)) throw fail.notFound();
+  return { status: 200, body: toApiKey(doc, rc.app.urls) };
+}
+
+/** POST /user/keys — parse natively, refuse with the reason, store the normalised line. */
+export async function create(rc: Rc<{}, {}, { title: string; key: string }>): Promise<Reply> {
+  const caller = me(rc);
+  const title = rc.body.title.trim();
+  if (title === '') throw fail.validation('title', 'must not be empty');
+  let parsed;
+  try {
+    parsed = parseSshPublicKey(rc.body.key, (rc.app.settings.minimumSizes ?? {}) as MinimumSizes);
+  } catch (err) {
+    if (err instanceof SshKeyError) throw fail.validation('key', err.message);
+    throw err;
+  }
+  const col = keys(rc);
+  if (await col.findOne({ ownerId: caller.id, title })) throw fail.validation('title', 'you already have a key with this title');
+  if (await col.findOne({ fingerprint: parsed.fingerprint })) throw fail.validation('key', 'this key is already in use');
+  const doc: SshKeyDoc = {
+    id: await rc.app.store.nextId(COLLECTION),
+    ownerId: caller.id,
+    title,
+    content: parsed.line,
+    fingerprint: parsed.fingerprint,
+    type: parsed.type,
+    bits: parsed.bits,
+    createdAt: nowRfc3339(),
+  };
+  try {
+    await col.insertOne(doc);
+  } catch (err) {
+    // A concurrent request won the race for the same title or key.
+    if (isDuplicateKeyError(err)) {
+      if (err.fields.includes('fingerprint')) throw fail.validation('key', 'this key is already in use');
+      throw fail.validation('title', 'you already have a key with this title');
+    }
+    throw err;
+  }
+  const stored = await col.findOne({ id: doc.id });
+  return { status: 201, body: toApiKey(stored ?? doc, rc.app.urls) };
+}
+
+/** DELETE /user/keys/{id} — 404 when missing, 403 for another user's key unless the caller is a site admin. */
+export async function remove(rc: Rc<{ id: number }>): Promise<Reply> {
+  const caller = me(rc);
+  const col = keys(rc);
+  const doc = await col.findOne({ id: rc.params.id });
+  if (!doc) throw fail.notFound();
+  if (doc.ownerId !== caller.id && !caller.isAdmin) throw fail.forbidden('You do not have access to this key');
+  await col.deleteOne({ id: doc.id });
+  return { status: 204 };
+}
+
+/** GET /{username}.keys — one key per line, ready for authorized_keys. */
+export async function plainText(rc: Rc<{ username: string }>): Promise<Reply> {
+  const account = await accountOr404(rc, rc.params.username);
+  const docs = await keys(rc).find({ ownerId: account.id }, { sort: { id: 1 } });
+  return {
+    status: 200,
+    type: 'text',
+    body: docs.map((d) => `${d.content}\n`).join(''),
+  };
+}
+
+/** Deletes every key of a deleted account. */
+export async function deleteOwnedBy(col: { deleteMany(filter: Record<string, unknown>): Promise<number> }, ownerId: number): Promise<void> {
+  await col.deleteMany({ ownerId });
+}

@@ -1,0 +1,43 @@
+// The `ssh-keys` plugin: users' SSH public keys (/user/keys, /users/{username}/keys, /{username}.keys).
+import { definePlugin } from '../../core/plugin.js';
+import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
+import { ref } from '../../schemas/resources.js';
+import { ACCOUNT_DELETED, type Account } from '../../schemas/services.js';
+import * as h from './handlers.js';
+
+const idParams = paramsSchema({ id: idParam });
+const createBody = {
+  type: 'object',
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 255 },
+    key: { type: 'string', minLength: 1, maxLength: 65536 },
+  },
+  required: ['title', 'key'],
+};
+
+export default definePlugin({
+  name: 'ssh-keys',
+  dependencies: ['users'],
+  collections: [{
+    name: h.COLLECTION,
+    indexes: [
+      { fields: { ownerId: 1, id: 1 } },
+      { fields: { fingerprint: 1 }, unique: true },
+      { fields: { ownerId: 1, title: 1 }, unique: true },
+      { fields: { id: 1 }, unique: true },
+    ],
+  }],
+  routes: [
+    { method: 'GET', path: '/user/keys', auth: 'user', schema: { querystring: listQuery(), response: { 200: ref('forgekit/PublicKeyList') } }, handler: h.listMine },
+    { method: 'POST', path: '/user/keys', auth: 'user', body: 'json', schema: { body: createBody, response: { 201: ref('forgekit/PublicKey') } }, handler: h.create },
+    { method: 'GET', path: '/user/keys/:id', auth: 'user', schema: { params: idParams, response: { 200: ref('forgekit/PublicKey') } }, handler: h.getMine },
+    { method: 'DELETE', path: '/user/keys/:id', auth: 'user', schema: { params: idParams }, handler: h.remove },
+    { method: 'GET', path: '/users/:username/keys', auth: 'optional', schema: { params: usernameParams, querystring: listQuery(), response: { 200: ref('forgekit/PublicKeyList') } }, handler: h.listOfUser },
+    { method: 'GET', path: '/:username.keys', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
+  ],
+  start(ctx) {
+    ctx.events.on(ACCOUNT_DELETED, async ({ account }: { account: Account }) => {
+      await h.deleteOwnedBy(ctx.store.collection(h.COLLECTION), account.id);
+    });
+  },
+});
