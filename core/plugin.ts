@@ -84,8 +84,8 @@ export interface RouteDef {
   body?: BodyKind;
   /** For json bodies: accept a request with no body at all (treated as `{}`). */
   bodyOptional?: boolean;
-  /** Overrides the configured body size limit for this route (bytes). */
-  bodyLimit?: number;
+  /** Overrides the configured body size limit for this route (bytes), or derives it from the config at boot. */
+  bodyLimit?: number | ((config: ForgeConfig) => number);
   schema?: RouteSchemas;
   handler: Handler;
 }

@@ -11,7 +11,8 @@ export interface Account {
   type: 'user' | 'org';
   fullName: string;
   email: string;
-  lowerEmail: string;
+  /** Absent for organizations. */
+  lowerEmail?: string;
   isAdmin: boolean;
   /** scrypt hash and salt (hex); absent for organizations. Never serialised. */
   passwordHash?: string;
@@ -163,6 +164,10 @@ export interface ReposService {
   }, creator: Caller | null, storage?: Partial<RepoStorageProvider>): Promise<RepoRecord>;
   delete(repo: RepoRecord): Promise<void>;
   setStorage(provider: RepoStorageProvider): void;
+  /** True when the caller reads every repository (site admins): skip id filters instead of listing every id. */
+  readsAll(caller: Caller | null): boolean;
+  /** The Permission object for an access mode: `{admin: >=admin, push: >=write, pull: >=read}`. */
+  permissionsOf(mode: AccessMode): { admin: boolean; push: boolean; pull: boolean };
 }
 
 /** Events emitted by the repos plugin, payload `{ repo, owner, creatorId }` / `{ repo }`. */
@@ -170,3 +175,39 @@ export const REPO_CREATED = 'repo.created';
 export const REPO_DELETED = 'repo.deleted';
 /** Payload `{ repo, before }` after a PATCH (e.g. `private` changed). */
 export const REPO_UPDATED = 'repo.updated';
+
+/** A team's grant: read/write/admin from the API; `owner` only for an organization's Owners team. */
+export type TeamPermission = 'read' | 'write' | 'admin' | 'owner';
+
+/** A stored team (owned by the `orgs` plugin). */
+export interface TeamRecord {
+  [key: string]: unknown;
+  id: number;
+  orgId: number;
+  name: string;
+  lowerName: string;
+  description: string;
+  permission: TeamPermission;
+  /** The team's permission applies to every repository of the organization (always true for Owners). */
+  includesAllRepos: boolean;
+  /** The organization's Owners team: cannot be deleted, its last member cannot leave. */
+  isOwners: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Exposed by the `orgs` plugin: organization ownership and team membership. */
+export interface OrgsService {
+  /** Whether the user is in the organization's Owners team. */
+  isOwner(orgId: number, userId: number): Promise<boolean>;
+  /** Whether the user is in any team of the organization. */
+  isMember(orgId: number, userId: number): Promise<boolean>;
+  /** Organizations the user belongs to (any team), ascending ids. */
+  orgIdsOf(userId: number): Promise<number[]>;
+  /** The teams the user is a member of, optionally only in these organizations. */
+  teamsOf(userId: number, orgIds?: number[]): Promise<TeamRecord[]>;
+  teamById(id: number): Promise<TeamRecord | null>;
+}
+
+/** Emitted by the orgs plugin after a team is deleted, payload `{ team }` (repos drops the team's grants). */
+export const TEAM_DELETED = 'team.deleted';

@@ -1,0 +1,384 @@
+// The microkernel: loads config and plugins, compiles every route at boot, answers requests on raw node:http.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import querystring from 'node:querystring';
+import { performance } from 'node:perf_hooks';
+import { pino, type Logger } from 'pino';
+import { inject as lightInject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
+import { loadConfig, type DeepPartial, type ForgeConfig } from './config.js';
+import { resolvePlugins, checkDuplicateRoutes, PluginLoadError } from './loader.js';
+import { SchemaRegistry, type CompiledInput } from './validation.js';
+import { SerializerFactory, type Serializer } from './serialize.js';
+import { Router } from './router.js';
+import { Authenticator } from './auth.js';
+import { createEventBus } from './events.js';
+import { ForgeError, isForgeError } from './errors.js';
+import { readBody, hasBody, mediaType, isJsonMediaType } from './http/body.js';
+import type { JsonSchema, Plugin, PluginContext, Reply, RequestContext, RouteDef, ServiceRegistry, Urls } from './plugin.js';
+import type { Store } from './store/port.js';
+import { createStore } from './store/index.js';
+
+export interface KernelOptions {
+  plugins: Plugin<any>[];
+  /** Shared $id'd schemas (API resources) available to every route. */
+  schemas?: JsonSchema[];
+  /** Overrides on top of config/default.json and the environment. */
+  config?: DeepPartial<ForgeConfig>;
+  /** Environment to read overrides from (the CLI passes process.env; embedders choose). */
+  env?: Record<string, string | undefined>;
+  /** A pino logger to use instead of the kernel's own. */
+  logger?: Logger;
+  /** Mount prefix when embedded under another server (e.g. `/forge`): stripped from incoming URLs. */
+  prefix?: string;
+  /** A store to use instead of the configured one (tests, embedders with their own adapter). */
+  store?: Store;
+}
+
+export interface Forge {
+  readonly config: ForgeConfig;
+  readonly log: Logger;
+  readonly store: Store;
+  /** A node:http request listener; mount it anywhere. With Express, a third `next` argument gets unmatched paths. */
+  handler(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): void;
+  /** Starts a node:http server on the configured (or given) port and host. */
+  listen(port?: number, host?: string): Promise<{ port: number; host: string; url: string }>;
+  /** Graceful stop: no new connections, in-flight requests finish, plugins stop, the store closes. */
+  close(): Promise<void>;
+  /** Dispatches a request in-process (no socket), for tests and embedders. */
+  inject(options: InjectOptions | string): Promise<InjectResponse>;
+  /** The service a plugin exposed (e.g. `users` for the CLI); throws when the plugin is not enabled. */
+  service<T>(pluginName: string): T;
+}
+
+interface CompiledRoute {
+  def: RouteDef;
+  plugin: string;
+  app: PluginContext;
+  params?: CompiledInput;
+  query?: CompiledInput;
+  body?: (value: unknown) => unknown;
+  serializers: Map<number, Serializer>;
+  bodyLimit: number;
+}
+
+const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
+
+export async function createKernel(options: KernelOptions): Promise<Forge> {
+  const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
+  const log = options.logger ?? pino({ level: config.logLevel, base: { name: 'forgekit' } });
+  const plugins = resolvePlugins(options.plugins, config.disabledPlugins);
+  const prefix = (options.prefix ?? '').replace(/\/$/, '');
+
+  const apiBase = config.rootUrl + config.apiPrefix.replace(/^\//, '') + '/';
+  const urls: Urls = Object.freeze({ root: config.rootUrl, api: apiBase, docs: config.rootUrl + 'swagger.v1.json' });
+
+  const registry = new SchemaRegistry();
+  for (const schema of options.schemas ?? []) registry.add(schema, 'kernel');
+  for (const plugin of plugins) for (const schema of plugin.schemas ?? []) registry.add(schema, plugin.name);
+  const serializers = new SerializerFactory(registry.sharedSchemas());
+  const errorSerializer = serializers.compile({
+    type: 'object',
+    properties: { message: { type: 'string' }, url: { type: 'string' } },
+  });
+
+  const store = options.store ?? createStore({ dataDir: config.dataDir, mongodbUri: config.mongodbUri, compactIntervalMs: config.compactIntervalMs }, log);
+  const events = createEventBus();
+  const auth = new Authenticator();
+  const services = new Map<string, unknown>();
+  const enabled = new Set(plugins.map((p) => p.name));
+
+  const contexts = new Map<string, PluginContext>();
+  for (const plugin of plugins) {
+    const allowed = new Set([plugin.name, ...(plugin.dependencies ?? []), ...(plugin.optionalDependencies ?? [])]);
+    const serviceRegistry: ServiceRegistry = {
+      get<T>(name: string): T {
+        if (!allowed.has(name)) throw new Error(`plugin "${plugin.name}" asked for the service of "${name}", which it does not declare as a dependency`);
+        if (!services.has(name)) throw new Error(`plugin "${name}" exposes no service (needed by "${plugin.name}")`);
+        return services.get(name) as T;
+      },
+      has: (name) => allowed.has(name) && enabled.has(name) && services.get(name) !== undefined,
+    };
+    contexts.set(plugin.name, Object.freeze({
+      name: plugin.name,
+      config,
+      settings: config.plugins[plugin.name] ?? EMPTY,
+      store,
+      log: log.child({ plugin: plugin.name }),
+      services: serviceRegistry,
+      events,
+      auth,
+      urls,
+    }));
+  }
+
+  // Compile every route before anything starts: a bad schema or a duplicate route fails the boot.
+  const router = new Router<CompiledRoute>();
+  const declared: Array<{ plugin: string; method: string; fullPath: string }> = [];
+  const compiled: Array<[string, string, CompiledRoute]> = [];
+  for (const plugin of plugins) {
+    for (const def of plugin.routes ?? []) {
+      const fullPath = (def.mount === 'root' ? '' : config.apiPrefix) + (def.path === '/' && def.mount !== 'root' ? '' : def.path);
+      declared.push({ plugin: plugin.name, method: def.method, fullPath });
+      try {
+        const schema = def.schema ?? {};
+        const route: CompiledRoute = {
+          def,
+          plugin: plugin.name,
+          app: contexts.get(plugin.name)!,
+          params: schema.params ? registry.compileStringInput(schema.params, 'path') : undefined,
+          query: schema.querystring ? registry.compileStringInput(schema.querystring, 'query') : undefined,
+          body: schema.body ? registry.compileBody(schema.body) : undefined,
+          serializers: new Map(Object.entries(schema.response ?? {}).map(([status, s]) => [Number(status), serializers.compile(s)])),
+          bodyLimit: typeof def.bodyLimit === 'function' ? (def.bodyLimit as (c: ForgeConfig) => number)(config) : def.bodyLimit ?? config.bodyLimit,
+        };
+        compiled.push([def.method, fullPath, route]);
+      } catch (err) {
+        throw new PluginLoadError(`plugin "${plugin.name}": route ${def.method} ${def.path}: ${(err as Error).message}`);
+      }
+    }
+  }
+  checkDuplicateRoutes(declared);
+  for (const [method, fullPath, route] of compiled) {
+    try {
+      router.add(method as RouteDef['method'], fullPath, route);
+    } catch (err) {
+      throw new PluginLoadError(`plugin "${route.plugin}": route ${method} ${fullPath}: ${(err as Error).message}`);
+    }
+  }
+
+  await store.open();
+  const started: Plugin[] = [];
+  try {
+    for (const plugin of plugins) {
+      for (const spec of plugin.collections ?? []) await store.ensureCollection(spec);
+    }
+    for (const plugin of plugins) {
+      const service = plugin.start ? await plugin.start(contexts.get(plugin.name)!) : undefined;
+      services.set(plugin.name, service);
+      started.push(plugin);
+    }
+  } catch (err) {
+    await stopPlugins(started, contexts, log);
+    await store.close();
+    throw err;
+  }
+
+  let requestCounter = 0;
+  let inFlight = 0;
+  let closing = false;
+  const idle: Array<() => void> = [];
+  const requestPrefix = Date.now().toString(36);
+
+  function sendError(res: ServerResponse, err: unknown, reqLog: () => Logger): number {
+    let status = 500;
+    let message = 'internal server error';
+    let headers: Record<string, string> = {};
+    let empty = false;
+    if (isForgeError(err)) {
+      status = err.status;
+      message = err.message;
+      headers = err.headers;
+      empty = err.emptyBody;
+    } else {
+      reqLog().error({ err }, 'unhandled error');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return status;
+    }
+    if (status === 413) headers = { ...headers, Connection: 'close' };
+    if (empty) {
+      res.writeHead(status, { ...headers, 'Content-Length': 0 });
+      res.end();
+    } else {
+      const payload = errorSerializer({ message, url: urls.docs });
+      res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload) });
+      res.end(payload);
+    }
+    return status;
+  }
+
+  function sendReply(res: ServerResponse, route: CompiledRoute, reply: Reply): void {
+    const status = reply.status;
+    const headers: Record<string, string | number | string[]> = reply.headers ? { ...reply.headers } : {};
+    if (reply.body === undefined || status === 204) {
+      headers['Content-Length'] = 0;
+      res.writeHead(status, headers);
+      res.end();
+      return;
+    }
+    let payload: string | Buffer;
+    if (reply.type === 'html' || reply.type === 'text') {
+      payload = reply.body as string | Buffer;
+      headers['Content-Type'] ??= reply.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
+    } else {
+      const serialize = route.serializers.get(status);
+      payload = serialize ? serialize(reply.body) : JSON.stringify(reply.body);
+      headers['Content-Type'] = 'application/json; charset=utf-8';
+    }
+    headers['Content-Length'] = Buffer.byteLength(payload);
+    res.writeHead(status, headers);
+    res.end(payload);
+  }
+
+  async function readJsonBody(req: IncomingMessage, route: CompiledRoute): Promise<unknown> {
+    const type = mediaType(req);
+    if (!hasBody(req) && !type) {
+      if (route.def.bodyOptional) return route.body ? route.body({}) : {};
+      throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type application/json is required');
+    }
+    if (!isJsonMediaType(type)) {
+      req.resume();
+      throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', type ? `unsupported Content-Type ${type}; use application/json` : 'Content-Type application/json is required');
+    }
+    const raw = await readBody(req, route.bodyLimit);
+    let value: unknown = {};
+    const text = raw.toString('utf8');
+    if (text.trim() !== '') {
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        throw new ForgeError('BAD_JSON', `malformed JSON body: ${(err as Error).message}`);
+      }
+    }
+    return route.body ? route.body(value) : value;
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void): Promise<void> {
+    const started = performance.now();
+    const id = `${requestPrefix}-${(++requestCounter).toString(36)}`;
+    let childLog: Logger | undefined;
+    const reqLog = () => (childLog ??= log.child({ reqId: id }));
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    let path = q === -1 ? url : url.slice(0, q);
+    const rawQuery = q === -1 ? '' : url.slice(q + 1);
+    if (prefix && (path === prefix || path.startsWith(prefix + '/'))) path = path.slice(prefix.length) || '/';
+    const method = req.method ?? 'GET';
+    let status = 500;
+    inFlight++;
+    try {
+      if (closing) res.setHeader('Connection', 'close');
+      res.setHeader('X-Request-Id', id);
+      const match = router.find(method, path);
+      if (!match) {
+        if (next) {
+          status = 0;
+          next();
+          return;
+        }
+        const allowed = router.allowed(path);
+        if (allowed.length) throw new ForgeError('METHOD_NOT_ALLOWED', `method ${method} is not allowed here`, { Allow: allowed.join(', ') });
+        throw new ForgeError('NOT_FOUND');
+      }
+      const route = match.route;
+      const rawQueryObject = rawQuery ? (querystring.parse(rawQuery) as Record<string, unknown>) : {};
+      const caller = route.def.auth === 'public' ? null : await auth.authenticate(req, rawQueryObject, route.def.auth);
+      const params = route.params ? route.params(match.params) : match.params;
+      const query = route.query ? route.query(rawQueryObject) : rawQueryObject;
+      let body: unknown;
+      switch (route.def.body ?? 'none') {
+        case 'json':
+          body = await readJsonBody(req, route);
+          break;
+        case 'text':
+          body = (await readBody(req, route.bodyLimit)).toString('utf8');
+          break;
+        case 'none':
+          req.resume();
+          break;
+        case 'stream':
+          break;
+      }
+      const apiPath = route.def.mount === 'root' ? path : path.slice(config.apiPrefix.length) || '/';
+      const rc: RequestContext = {
+        req, res, id, params, query, body, caller, app: route.app, path: apiPath, rawQuery,
+        get log() { return reqLog(); },
+      };
+      const reply = await route.def.handler(rc);
+      if (reply) {
+        sendReply(res, route, reply);
+        status = reply.status;
+      } else {
+        status = res.statusCode;
+      }
+    } catch (err) {
+      status = sendError(res, err, reqLog);
+    } finally {
+      inFlight--;
+      if (status !== 0) {
+        // One line per request; the path never carries the query string, so tokens never reach the log.
+        log.info({ reqId: id, method, path, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+      }
+      if (inFlight === 0) while (idle.length) idle.shift()!();
+    }
+  }
+
+  const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
+    void dispatch(req, res, typeof next === 'function' ? next : undefined);
+  };
+
+  let server: http.Server | undefined;
+  let closed = false;
+
+  return {
+    config,
+    log,
+    store,
+    handler,
+    async listen(port = config.port, host = config.host) {
+      if (server) throw new Error('already listening');
+      server = http.createServer(handler);
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(port, host, () => {
+          server!.off('error', reject);
+          resolve();
+        });
+      });
+      const address = server.address() as { port: number; address: string };
+      const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
+      log.info({ port: address.port, host: address.address, plugins: plugins.map((p) => p.name) }, 'forgekit listening');
+      return { port: address.port, host: address.address, url: `http://${shownHost}:${address.port}` };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      closing = true;
+      const srv = server;
+      if (srv) {
+        const stopped = new Promise<void>((resolve) => srv.close(() => resolve()));
+        srv.closeIdleConnections();
+        const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve));
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<void>((resolve) => { timer = setTimeout(resolve, config.shutdownTimeoutMs); });
+        await Promise.race([drained, timeout]);
+        clearTimeout(timer);
+        srv.closeAllConnections();
+        await stopped;
+      } else if (inFlight > 0) {
+        await new Promise<void>((resolve) => idle.push(resolve));
+      }
+      await stopPlugins(started, contexts, log);
+      await store.close();
+      log.info('forgekit stopped');
+      log.flush?.();
+    },
+    service<T>(name: string): T {
+      if (!services.has(name) || services.get(name) === undefined) throw new Error(`plugin "${name}" is not enabled or exposes no service`);
+      return services.get(name) as T;
+    },
+    inject(opts) {
+      return lightInject(handler as any, opts as InjectOptions);
+    },
+  };
+}
+
+async function stopPlugins(started: Plugin[], contexts: Map<string, PluginContext>, log: Logger): Promise<void> {
+  for (const plugin of [...started].reverse()) {
+    try {
+      await plugin.stop?.(contexts.get(plugin.name)!);
+    } catch (err) {
+      log.error({ err, plugin: plugin.name }, 'plugin stop failed');
+    }
+  }
+}

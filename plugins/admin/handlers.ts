@@ -1,0 +1,29 @@
+// Site administration: create and delete user accounts.
+import type { RequestContext, Reply } from '../../core/plugin.js';
+import { fail } from '../../core/errors.js';
+import type { UsersService } from '../../schemas/services.js';
+
+const users = (rc: RequestContext) => rc.app.services.get<UsersService>('users');
+
+interface CreateUserBody {
+  username: string;
+  email: string;
+  password: string;
+  full_name?: string;
+  admin?: boolean;
+}
+
+export async function createUser(rc: RequestContext<unknown, unknown, CreateUserBody>): Promise<Reply> {
+  const { username, email, password, full_name: fullName, admin } = rc.body;
+  const account = await users(rc).createUser({ username, email, password, fullName, isAdmin: admin === true });
+  return { status: 201, body: users(rc).toApi(account, rc.caller) };
+}
+
+export async function deleteUser(rc: RequestContext<{ username: string }>): Promise<Reply> {
+  const account = await users(rc).byName(rc.params.username);
+  if (!account) throw fail.notFound();
+  if (account.type !== 'user') throw fail.validation('username', 'is an organization; delete it with DELETE /orgs/{org}');
+  if (account.id === rc.caller!.id) throw fail.validation('username', 'site administrators cannot delete their own account');
+  await users(rc).deleteAccount(account);
+  return { status: 204 };
+}

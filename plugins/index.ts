@@ -1,0 +1,32 @@
+// The forgekit distribution: the kernel plus the built-in capability plugins. This is the package entry point.
+import { createKernel, type Forge, type KernelOptions } from '../core/kernel.js';
+import type { Plugin } from '../core/plugin.js';
+import { RESOURCE_SCHEMAS } from '../schemas/resources.js';
+import apiDocs from './api-docs/index.js';
+import version from './version/index.js';
+import users from './users/index.js';
+import admin from './admin/index.js';
+import tokens from './tokens/index.js';
+import sshKeys from './ssh-keys/index.js';
+import gpgKeys from './gpg-keys/index.js';
+
+/** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys];
+
+export type ForgeOptions = Partial<KernelOptions>;
+
+/**
+ * Creates a forge: config from config/default.json, the environment (`env`, default: none — the CLI passes
+ * process.env) and `config` overrides; the built-in plugins unless `plugins` is given. Starts the store and plugins;
+ * call `listen()` for a server of its own, or mount `handler` in yours.
+ */
+export function createForge(options: ForgeOptions = {}): Promise<Forge> {
+  return createKernel({ ...options, plugins: options.plugins ?? builtinPlugins, schemas: [...RESOURCE_SCHEMAS, ...(options.schemas ?? [])] });
+}
+
+export type { Forge, KernelOptions } from '../core/kernel.js';
+export type * from '../core/plugin.js';
+export type { ForgeConfig } from '../core/config.js';
+export type * from '../core/store/port.js';
+export { definePlugin } from '../core/plugin.js';
+export { ForgeError, ERROR_CODES } from '../core/errors.js';

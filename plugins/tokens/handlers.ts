@@ -1,0 +1,38 @@
+// Token management under /users/{username}/tokens: Basic auth as that user (or a site admin), path user respected.
+import type { RequestContext, Reply } from '../../core/plugin.js';
+import { fail } from '../../core/errors.js';
+import { pageWindow, pageHeaders } from '../../core/pagination.js';
+import type { Account, UsersService } from '../../schemas/services.js';
+import type { Tokens, TokenDoc } from './service.js';
+
+const tokens = (rc: RequestContext) => rc.app.services.get<Tokens>('tokens');
+
+/** The path user, when the caller is that user or a site admin; 404 when unknown, 403 for anyone else. */
+async function pathUser(rc: RequestContext<{ username: string }>): Promise<Account> {
+  const account = await rc.app.services.get<UsersService>('users').byName(rc.params.username);
+  if (!account || account.type !== 'user') throw fail.notFound();
+  if (account.id !== rc.caller!.id && !rc.caller!.isAdmin) throw fail.forbidden('you may only manage your own tokens');
+  return account;
+}
+
+const listed = (doc: TokenDoc) => ({ id: doc.id, name: doc.name, sha1: '', token_last_eight: doc.lastEight });
+
+export async function listTokens(rc: RequestContext<{ username: string }, { page?: number; limit?: number }>): Promise<Reply> {
+  const account = await pathUser(rc);
+  const win = pageWindow(rc.query, rc.app.config.pagination);
+  const [docs, total] = await Promise.all([tokens(rc).list(account.id, win.skip, win.limit), tokens(rc).count(account.id)]);
+  return { status: 200, body: docs.map(listed), headers: pageHeaders(rc, total, win) };
+}
+
+export async function createToken(rc: RequestContext<{ username: string }, unknown, { name: string }>): Promise<Reply> {
+  const account = await pathUser(rc);
+  const { doc, token } = await tokens(rc).create(account.id, rc.body.name);
+  // The only time the value is ever shown.
+  return { status: 201, body: { id: doc.id, name: doc.name, sha1: token, token_last_eight: doc.lastEight } };
+}
+
+export async function deleteToken(rc: RequestContext<{ username: string; id: number }>): Promise<Reply> {
+  const account = await pathUser(rc);
+  if (!(await tokens(rc).delete(account.id, rc.params.id))) throw fail.notFound();
+  return { status: 204 };
+}

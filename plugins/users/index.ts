@@ -1,0 +1,66 @@
+// The `users` plugin: accounts (users and organizations), profiles, user search, email addresses, password login.
+import { definePlugin } from '../../core/plugin.js';
+import { listQuery, usernameParams } from '../../schemas/common.js';
+import { UserSchema, UserListSchema, ref } from '../../schemas/resources.js';
+import { Users, USERS, EMAILS } from './service.js';
+import * as h from './handlers.js';
+
+const EmailSchema = {
+  $id: 'forgekit/Email',
+  type: 'object',
+  properties: { email: { type: 'string' }, verified: { type: 'boolean' }, primary: { type: 'boolean' } },
+  required: ['email', 'verified', 'primary'],
+} as const;
+const emailList = { type: 'array', items: ref('forgekit/Email') };
+const emailsBody = {
+  type: 'object',
+  properties: { emails: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 254 } } },
+  required: ['emails'],
+};
+
+export default definePlugin<Users>({
+  name: 'users',
+  schemas: [UserSchema, UserListSchema, EmailSchema],
+  collections: [
+    {
+      name: USERS,
+      indexes: [
+        { fields: { id: 1 }, unique: true },
+        { fields: { lowerName: 1 }, unique: true },
+        { fields: { lowerEmail: 1 }, unique: true, sparse: true },
+        { fields: { grams: 1 } },
+      ],
+    },
+    {
+      name: EMAILS,
+      indexes: [{ fields: { id: 1 }, unique: true }, { fields: { uid: 1 } }, { fields: { lowerEmail: 1 }, unique: true }],
+    },
+  ],
+  start(ctx) {
+    const users = new Users(ctx);
+    ctx.auth.provide({ password: (login, password) => users.verifyLogin(login, password) });
+    return users;
+  },
+  routes: [
+    { method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
+    {
+      method: 'GET', path: '/users/search', auth: 'optional',
+      schema: { querystring: listQuery({ q: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/UserList') } },
+      handler: h.searchUsers,
+    },
+    {
+      method: 'GET', path: '/users/:username', auth: 'optional',
+      schema: { params: usernameParams, response: { 200: ref('forgekit/User') } },
+      handler: h.getUser,
+    },
+    { method: 'GET', path: '/user/emails', auth: 'user', schema: { response: { 200: emailList } }, handler: h.listEmails },
+    {
+      method: 'POST', path: '/user/emails', auth: 'user', body: 'json',
+      schema: { body: emailsBody, response: { 201: emailList } }, handler: h.addEmails,
+    },
+    {
+      method: 'DELETE', path: '/user/emails', auth: 'user', body: 'json',
+      schema: { body: emailsBody }, handler: h.deleteEmails,
+    },
+  ],
+});

@@ -1,0 +1,226 @@
+// The users service: accounts (users and organizations share one namespace), emails, password checks.
+import { createHash } from 'node:crypto';
+import type { Caller, PluginContext } from '../../core/plugin.js';
+import { fail } from '../../core/errors.js';
+import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
+import { nowRfc3339 } from '../../core/time.js';
+import { ACCOUNT_DELETED, type Account, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
+import { checkAccountName } from './names.js';
+import { hashPassword, verifyPassword } from './password.js';
+import { gramsOf } from './grams.js';
+import { toApiUser } from './convert.js';
+
+export const USERS = 'users';
+export const EMAILS = 'emails';
+
+export interface EmailDoc {
+  [key: string]: unknown;
+  id: number;
+  uid: number;
+  email: string;
+  lowerEmail: string;
+  verified: boolean;
+  createdAt: string;
+}
+
+// A pragmatic address check (what people type), not RFC 5322: one @, no spaces, a dot in the domain.
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+
+export function checkEmail(email: string): string | null {
+  if (email.length > 254 || !EMAIL.test(email)) return 'must be a valid email address';
+  return null;
+}
+
+/** Successful password checks are remembered briefly so Basic-auth clients do not pay scrypt on every request. */
+const PASSWORD_CACHE_MS = 60_000;
+const PASSWORD_CACHE_MAX = 10_000;
+
+export class Users implements UsersService {
+  private readonly accounts: Collection<Account>;
+  private readonly emails: Collection<EmailDoc>;
+  private readonly passwordCache = new Map<string, { caller: Caller; uid: number; expires: number }>();
+
+  constructor(private readonly ctx: PluginContext) {
+    this.accounts = ctx.store.collection<Account>(USERS);
+    this.emails = ctx.store.collection<EmailDoc>(EMAILS);
+  }
+
+  async byName(name: string): Promise<Account | null> {
+    return this.accounts.findOne({ lowerName: name.toLowerCase() });
+  }
+
+  async byId(id: number): Promise<Account | null> {
+    return this.accounts.findOne({ id });
+  }
+
+  async byIds(ids: number[]): Promise<Map<number, Account>> {
+    const unique = [...new Set(ids)];
+    const found = unique.length ? await this.accounts.find({ id: { $in: unique } }) : [];
+    return new Map(found.map((a) => [a.id, a]));
+  }
+
+  async byEmail(email: string): Promise<Account | null> {
+    const lower = email.toLowerCase();
+    const direct = await this.accounts.findOne({ lowerEmail: lower });
+    if (direct) return direct;
+    const extra = await this.emails.findOne({ lowerEmail: lower });
+    return extra ? this.byId(extra.uid) : null;
+  }
+
+  toApi(account: Account, viewer: Caller | null) {
+    return toApiUser(account, viewer, this.ctx.urls.root);
+  }
+
+  checkName(name: string): string | null {
+    return checkAccountName(name);
+  }
+
+  private async assertNameFree(name: string): Promise<void> {
+    if (await this.byName(name)) throw fail.validation('username', `"${name}" is already taken`);
+  }
+
+  private async assertEmailFree(email: string): Promise<void> {
+    const lower = email.toLowerCase();
+    if ((await this.accounts.findOne({ lowerEmail: lower })) || (await this.emails.findOne({ lowerEmail: lower }))) {
+      throw fail.validation('email', `"${email}" is already used`);
+    }
+  }
+
+  private async insertAccount(doc: Omit<Account, 'id'>): Promise<Account> {
+    const account = { ...doc, id: await this.ctx.store.nextId(USERS) } as Account;
+    try {
+      return await this.accounts.insertOne(account);
+    } catch (err) {
+      // A concurrent create won the race for the name or the email: the unique index is the last word.
+      if (isDuplicateKeyError(err)) {
+        const field = err.fields.includes('lowerEmail') ? 'email' : 'username';
+        throw fail.validation(field, `"${field === 'email' ? doc.email : doc.login}" is already taken`);
+      }
+      throw err;
+    }
+  }
+
+  async createUser(input: NewUserInput): Promise<Account> {
+    const nameProblem = checkAccountName(input.username);
+    if (nameProblem) throw fail.validation('username', nameProblem);
+    const emailProblem = checkEmail(input.email);
+    if (emailProblem) throw fail.validation('email', emailProblem);
+    if (input.password.length < 6) throw fail.validation('password', 'must be at least 6 characters');
+    await this.assertNameFree(input.username);
+    await this.assertEmailFree(input.email);
+    const { hash, salt } = await hashPassword(input.password);
+    const now = nowRfc3339();
+    const fullName = input.fullName ?? '';
+    return this.insertAccount({
+      login: input.username,
+      lowerName: input.username.toLowerCase(),
+      type: 'user',
+      fullName,
+      email: input.email,
+      lowerEmail: input.email.toLowerCase(),
+      isAdmin: input.isAdmin === true,
+      passwordHash: hash,
+      passwordSalt: salt,
+      description: '',
+      website: '',
+      location: '',
+      numFollowers: 0,
+      numFollowing: 0,
+      numStars: 0,
+      grams: gramsOf(input.username, fullName),
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+
+  async createOrg(input: NewOrgInput): Promise<Account> {
+    const nameProblem = checkAccountName(input.username);
+    if (nameProblem) throw fail.validation('username', nameProblem);
+    await this.assertNameFree(input.username);
+    const now = nowRfc3339();
+    return this.insertAccount({
+      login: input.username,
+      lowerName: input.username.toLowerCase(),
+      type: 'org',
+      fullName: input.fullName ?? '',
+      email: '', // organizations have no address (and no lowerEmail, so the sparse unique index ignores them)
+      isAdmin: false,
+      description: input.description ?? '',
+      website: input.website ?? '',
+      location: input.location ?? '',
+      numFollowers: 0,
+      numFollowing: 0,
+      numStars: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+
+  async deleteAccount(account: Account): Promise<void> {
+    // Dependents remove what refers to the account first (repos, keys, tokens, relations) and fix their counters.
+    await this.ctx.events.emit(ACCOUNT_DELETED, { account });
+    await this.emails.deleteMany({ uid: account.id });
+    await this.accounts.deleteOne({ id: account.id });
+    for (const [key, entry] of this.passwordCache) if (entry.uid === account.id) this.passwordCache.delete(key);
+  }
+
+  async incrementCounter(id: number, field: 'numFollowers' | 'numFollowing' | 'numStars', delta: number): Promise<void> {
+    await this.accounts.updateOne({ id }, { $inc: { [field]: delta } });
+  }
+
+  async emailsOf(userId: number): Promise<EmailAddress[]> {
+    const account = await this.byId(userId);
+    if (!account || account.type !== 'user') return [];
+    const extra = await this.emails.find({ uid: userId }, { sort: { id: 1 } });
+    return [
+      { email: account.email, verified: true, primary: true },
+      ...extra.map((e) => ({ email: e.email, verified: e.verified, primary: false })),
+    ];
+  }
+
+  async addEmails(userId: number, emails: string[], verified: boolean): Promise<EmailAddress[]> {
+    const unique = [...new Map(emails.map((e) => [e.toLowerCase(), e])).values()];
+    for (const [i, email] of unique.entries()) {
+      const problem = checkEmail(email);
+      if (problem) throw fail.validation(`emails[${i}]`, problem);
+      await this.assertEmailFree(email);
+    }
+    const added: EmailAddress[] = [];
+    const inserted: number[] = [];
+    try {
+      for (const email of unique) {
+        const doc: EmailDoc = { id: await this.ctx.store.nextId(EMAILS), uid: userId, email, lowerEmail: email.toLowerCase(), verified, createdAt: nowRfc3339() };
+        await this.emails.insertOne(doc);
+        inserted.push(doc.id);
+        added.push({ email, verified, primary: false });
+      }
+    } catch (err) {
+      // All or nothing: a clash half-way removes what this request added.
+      if (inserted.length) await this.emails.deleteMany({ id: { $in: inserted } });
+      if (isDuplicateKeyError(err)) throw fail.validation('emails', 'an address is already used');
+      throw err;
+    }
+    return added;
+  }
+
+  async removeEmails(account: Account, emails: string[]): Promise<void> {
+    const lower = emails.map((e) => e.toLowerCase());
+    if (account.lowerEmail && lower.includes(account.lowerEmail)) throw fail.validation('emails', 'the primary email address cannot be removed');
+    const owned = await this.emails.find({ uid: account.id, lowerEmail: { $in: lower } });
+    if (owned.length !== new Set(lower).size) throw fail.validation('emails', 'an address does not belong to this account');
+    await this.emails.deleteMany({ uid: account.id, lowerEmail: { $in: lower } });
+  }
+
+  async verifyLogin(login: string, password: string): Promise<Caller | null> {
+    const cacheKey = createHash('sha256').update(login).update('\0').update(password).digest('hex');
+    const cached = this.passwordCache.get(cacheKey);
+    if (cached && cached.expires > Date.now()) return cached.caller;
+    const account = login.includes('@') ? await this.byEmail(login) : await this.byName(login);
+    if (!account || account.type !== 'user' || !account.passwordHash || !account.passwordSalt) return null;
+    if (!(await verifyPassword(password, account.passwordHash, account.passwordSalt))) return null;
+    const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password' };
+    if (this.passwordCache.size >= PASSWORD_CACHE_MAX) this.passwordCache.clear();
+    this.passwordCache.set(cacheKey, { caller, uid: account.id, expires: Date.now() + PASSWORD_CACHE_MS });
+    return caller;
+  }
+}

@@ -1,0 +1,73 @@
+// The packaged server and CLI as real processes: boot on a fresh data dir, first admin from the env, SIGTERM,
+// `admin create-user` while the server is stopped, and boot failures with clear messages.
+import t from 'tap';
+import { spawn, execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PACKAGE_ROOT } from '../../core/config.js';
+import { freePort } from '../helpers/forge.js';
+
+const BIN = path.join(PACKAGE_ROOT, 'dist', 'bin', 'forgekit.js');
+const run = promisify(execFile);
+
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => { if (out.includes('forgekit listening')) { clearInterval(timer); resolve(); } }, 20);
+    child.once('exit', (code) => { clearInterval(timer); reject(new Error(`exited ${code}: ${out}`)); });
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, ready, exited, output: () => out };
+}
+
+t.test('server process', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-cli-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const env = {
+    PORT: String(port), FORGEKIT_DATA_DIR: dataDir, FORGEKIT_ADMIN_USERNAME: 'boss', FORGEKIT_ADMIN_PASSWORD: 'boss-secret',
+    FORGEKIT_ADMIN_EMAIL: 'boss@example.com', FORGEKIT_LOG_LEVEL: 'info',
+  };
+  const auth = { Authorization: `Basic ${Buffer.from('boss:boss-secret').toString('base64')}` };
+
+  const first = start(env);
+  const bootStart = Date.now();
+  await first.ready;
+  t.comment(`boot to listening: ${Date.now() - bootStart} ms`);
+  const version = await fetch(`http://127.0.0.1:${port}/api/v1/version`);
+  t.equal(version.status, 200);
+  const me = await fetch(`http://127.0.0.1:${port}/api/v1/user?token=abc`, {});
+  t.equal(me.status, 401);
+  const admin = await (await fetch(`http://127.0.0.1:${port}/api/v1/user`, { headers: auth })).json();
+  t.match(admin, { login: 'boss', email: 'boss@example.com' }, 'the env created the first admin');
+  t.match(first.output(), /"method":"GET","path":"\/api\/v1\/user","status":401/, 'one log line per request');
+  t.notMatch(first.output(), /token=abc|boss-secret/, 'no token or password in the logs');
+  first.child.kill('SIGTERM');
+  t.equal(await first.exited, 0, 'SIGTERM stops cleanly');
+
+  const created = await run(process.execPath, [BIN, 'admin', 'create-user', '--username', 'carol', '--password', 'carol-secret', '--email', 'carol@example.com'], { env: { ...process.env, ...env } });
+  t.match(created.stdout, /created user carol/);
+  await t.rejects(run(process.execPath, [BIN, 'admin', 'create-user', '--username', 'carol', '--password', 'x'], { env: { ...process.env, ...env } }), /required/);
+
+  const second = start(env);
+  await second.ready;
+  const carol = await fetch(`http://127.0.0.1:${port}/api/v1/user`, { headers: { Authorization: `Basic ${Buffer.from('carol:carol-secret').toString('base64')}` } });
+  t.equal((await carol.json()).login, 'carol', 'the CLI user can sign in');
+  const admins = await (await fetch(`http://127.0.0.1:${port}/api/v1/users/search?q=boss`)).json();
+  t.equal(admins.length, 1, 'the admin bootstrap is idempotent');
+  second.child.kill('SIGINT');
+  t.equal(await second.exited, 0);
+});
+
+t.test('boot failures name the problem', async (t) => {
+  const bad = start({ PORT: 'eighty' });
+  await t.rejects(bad.ready, /invalid config value for "port"/);
+  t.equal(await bad.exited, 1);
+  const disabled = start({ PORT: String(await freePort()), FORGEKIT_PLUGINS: '-users', FORGEKIT_DATA_DIR: path.join(os.tmpdir(), 'forgekit-never') });
+  await t.rejects(disabled.ready, /needs plugin "users", which is disabled/);
+});

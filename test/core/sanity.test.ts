@@ -1,2 +1,0 @@
-import t from 'tap';
-t.test('sanity', async (t) => { t.equal(1 + 1, 2); });

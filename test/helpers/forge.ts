@@ -1,0 +1,137 @@
+// Test helper: a real forgekit server on 127.0.0.1 with a fresh data dir, a site admin, and a small HTTP client.
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createForge, builtinPlugins, type Forge } from '../../plugins/index.js';
+import type { Plugin } from '../../core/plugin.js';
+import type { DeepPartial, ForgeConfig } from '../../core/config.js';
+
+export interface TestUser {
+  id: number;
+  username: string;
+  password: string;
+  email: string;
+  token: string;
+}
+
+export interface RequestOptions {
+  /** A raw body (string or Buffer) sent as is. */
+  body?: string | Buffer;
+  /** A JSON body (sets Content-Type: application/json). */
+  json?: unknown;
+  headers?: Record<string, string>;
+  /** Sent as `Authorization: token <t>`. */
+  token?: string;
+  /** Sent as Basic auth. */
+  basic?: [string, string];
+  /** The path is under the site root instead of the API prefix. */
+  root?: boolean;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export interface TestForge {
+  forge: Forge;
+  url: string;
+  api: string;
+  dataDir: string;
+  admin: TestUser;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  createUser(input?: { username?: string; password?: string; email?: string; admin?: boolean }): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config?: DeepPartial<ForgeConfig>;
+  env?: Record<string, string | undefined>;
+  disabledPlugins?: string[];
+  /** Keep the data dir on close (restart tests). */
+  dataDir?: string;
+  /** Plugins added to the built-in ones (test-only routes). */
+  extraPlugins?: Plugin<any>[];
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let userCounter = 0;
+
+export async function startForge(options: StartOptions = {}): Promise<TestForge> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'forgekit-test-')));
+  const port = await freePort();
+  const adminPassword = 'admin-password-1';
+  const forge = await createForge({
+    plugins: options.extraPlugins ? [...builtinPlugins, ...options.extraPlugins] : undefined,
+    env: { FORGEKIT_MONGODB_URI: process.env.FORGEKIT_MONGODB_URI, ...options.env },
+    config: {
+      port,
+      host: '127.0.0.1',
+      dataDir,
+      logLevel: (process.env.FORGEKIT_TEST_LOG_LEVEL as ForgeConfig['logLevel']) ?? 'silent',
+      admin: { username: 'root', password: adminPassword, email: 'root@example.com' },
+      ...(options.disabledPlugins ? { disabledPlugins: options.disabledPlugins } : {}),
+      ...options.config,
+    },
+  });
+  const { url } = await forge.listen();
+  const api = `${url}/api/v1`;
+
+  async function request(method: string, p: string, o: RequestOptions = {}): Promise<TestResponse> {
+    const headers: Record<string, string> = { ...o.headers };
+    let body: string | Buffer | undefined = o.body;
+    if (o.json !== undefined) {
+      body = JSON.stringify(o.json);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    if (o.token) headers.Authorization = `token ${o.token}`;
+    if (o.basic) headers.Authorization = `Basic ${Buffer.from(`${o.basic[0]}:${o.basic[1]}`).toString('base64')}`;
+    const res = await fetch((o.root ? url : api) + p, { method, headers, body });
+    const text = await res.text();
+    let json: unknown;
+    if (text && (res.headers.get('content-type') ?? '').includes('json')) {
+      try { json = JSON.parse(text); } catch { json = undefined; }
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  async function tokenFor(username: string, password: string): Promise<string> {
+    const res = await request('POST', `/users/${username}/tokens`, { basic: [username, password], json: { name: 'test' } });
+    if (res.status !== 201) throw new Error(`token creation for ${username} failed: ${res.status} ${res.text}`);
+    return res.json.sha1;
+  }
+
+  const adminAccount = await request('GET', '/users/root');
+  const admin: TestUser = { id: adminAccount.json.id, username: 'root', password: adminPassword, email: 'root@example.com', token: await tokenFor('root', adminPassword) };
+
+  async function createUser(input: { username?: string; password?: string; email?: string; admin?: boolean } = {}): Promise<TestUser> {
+    const username = input.username ?? `user${++userCounter}x${process.pid}`;
+    const password = input.password ?? `pw-${username}-secret`;
+    const email = input.email ?? `${username}@example.com`;
+    const res = await request('POST', '/admin/users', { token: admin.token, json: { username, password, email, admin: input.admin } });
+    if (res.status !== 201) throw new Error(`user creation failed: ${res.status} ${res.text}`);
+    return { id: res.json.id, username, password, email, token: await tokenFor(username, password) };
+  }
+
+  return {
+    forge, url, api, dataDir, admin, request, createUser,
+    async close() {
+      await forge.close();
+      if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
