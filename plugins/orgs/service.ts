@@ -1,0 +1,200 @@
+// Teams and team membership: the OrgsService other plugins use, plus the mutations the orgs routes perform.
+import { fail } from '../../core/errors.js';
+import type { PluginContext } from '../../core/plugin.js';
+import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
+import { nowRfc3339 } from '../../core/time.js';
+import {
+  TEAM_DELETED,
+  type Account,
+  type NewOrgInput,
+  type OrgsService,
+  type TeamPermission,
+  type TeamRecord,
+  type UsersService,
+} from '../../schemas/services.js';
+
+export const TEAMS = 'teams';
+export const TEAM_MEMBERS = 'team_members';
+export const OWNERS_TEAM_NAME = 'Owners';
+
+/** One row per (team, user). `owners` copies the team's isOwners flag so "is owner" is one indexed lookup. */
+export interface MembershipRecord {
+  [key: string]: unknown;
+  teamId: number;
+  orgId: number;
+  userId: number;
+  owners: boolean;
+  createdAt: string;
+}
+
+export class Orgs implements OrgsService {
+  readonly teams: Collection<TeamRecord>;
+  readonly members: Collection<MembershipRecord>;
+
+  constructor(private readonly ctx: PluginContext) {
+    this.teams = ctx.store.collection<TeamRecord>(TEAMS);
+    this.members = ctx.store.collection<MembershipRecord>(TEAM_MEMBERS);
+  }
+
+  get users(): UsersService {
+    return this.ctx.services.get<UsersService>('users');
+  }
+
+  // ---- OrgsService ----
+
+  async isOwner(orgId: number, userId: number): Promise<boolean> {
+    return (await this.members.findOne({ userId, orgId, owners: true })) !== null;
+  }
+
+  async isMember(orgId: number, userId: number): Promise<boolean> {
+    return (await this.members.findOne({ userId, orgId })) !== null;
+  }
+
+  async orgIdsOf(userId: number): Promise<number[]> {
+    const rows = await this.members.find({ userId }, { projection: { orgId: 1 } });
+    return [...new Set(rows.map((r) => r.orgId))].sort((a, b) => a - b);
+  }
+
+  async teamsOf(userId: number, orgIds?: number[]): Promise<TeamRecord[]> {
+    let rows = await this.members.find({ userId }, { projection: { teamId: 1, orgId: 1 } });
+    if (orgIds) {
+      const wanted = new Set(orgIds);
+      rows = rows.filter((r) => wanted.has(r.orgId));
+    }
+    if (rows.length === 0) return [];
+    return this.teams.find({ id: { $in: rows.map((r) => r.teamId) } }, { sort: { id: 1 } });
+  }
+
+  async teamById(id: number): Promise<TeamRecord | null> {
+    return this.teams.findOne({ id });
+  }
+
+  // ---- mutations behind the routes ----
+
+  /** Creates the organization account and its Owners team with `owner` in it; no half-made org is left behind. */
+  async createOrg(input: NewOrgInput, owner: Account): Promise<Account> {
+    const org = await this.users.createOrg(input);
+    try {
+      const team = await this.insertTeam(org.id, {
+        name: OWNERS_TEAM_NAME, description: '', permission: 'owner', includesAllRepos: true, isOwners: true,
+      });
+      await this.addMember(team, owner.id);
+    } catch (err) {
+      await this.users.deleteAccount(org);
+      throw err;
+    }
+    return org;
+  }
+
+  async createTeam(orgId: number, input: { name: string; description?: string; permission: TeamPermission; includesAllRepos: boolean }): Promise<TeamRecord> {
+    const existing = await this.teams.findOne({ orgId, lowerName: input.name.toLowerCase() });
+    if (existing) throw fail.conflict(`team "${input.name}" already exists in this organization`);
+    return this.insertTeam(orgId, { ...input, description: input.description ?? '', isOwners: false });
+  }
+
+  private async insertTeam(orgId: number, input: Pick<TeamRecord, 'name' | 'description' | 'permission' | 'includesAllRepos' | 'isOwners'>): Promise<TeamRecord> {
+    const now = nowRfc3339();
+    const team: TeamRecord = {
+      id: await this.ctx.store.nextId(TEAMS),
+      orgId,
+      name: input.name,
+      lowerName: input.name.toLowerCase(),
+      description: input.description,
+      permission: input.permission,
+      includesAllRepos: input.includesAllRepos,
+      isOwners: input.isOwners,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      return await this.teams.insertOne(team);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw fail.conflict(`team "${input.name}" already exists in this organization`);
+      throw err;
+    }
+  }
+
+  async ownersTeam(orgId: number): Promise<TeamRecord | null> {
+    return this.teams.findOne({ orgId, isOwners: true });
+  }
+
+  /** Idempotent: adding a member twice is a no-op. */
+  async addMember(team: TeamRecord, userId: number): Promise<void> {
+    try {
+      await this.members.insertOne({ teamId: team.id, orgId: team.orgId, userId, owners: team.isOwners, createdAt: nowRfc3339() });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+
+  /** Idempotent; the Owners team never loses its last member (422). */
+  async removeMember(team: TeamRecord, userId: number): Promise<void> {
+    const removed = await this.members.findOneAndDelete({ teamId: team.id, userId });
+    if (!removed || !team.isOwners) return;
+    await this.keepAnOwner(team, [removed]);
+  }
+
+  /** Removes the user from every team of the organization (leaving it); the last owner cannot leave (422). */
+  async removeFromOrg(orgId: number, userId: number): Promise<void> {
+    const rows = await this.members.find({ userId, orgId });
+    const removed: MembershipRecord[] = [];
+    for (const row of rows) {
+      const gone = await this.members.findOneAndDelete({ teamId: row.teamId, userId });
+      if (gone) removed.push(gone);
+    }
+    const ownerRows = removed.filter((r) => r.owners);
+    if (ownerRows.length === 0) return;
+    const team = await this.teamById(ownerRows[0]!.teamId);
+    if (team) await this.keepAnOwner(team, removed);
+  }
+
+  /**
+   * Delete first, then count: two concurrent removals of the last two owners cannot both succeed, because the
+   * later one sees zero owners left and puts its rows back.
+   */
+  private async keepAnOwner(ownersTeam: TeamRecord, removed: MembershipRecord[]): Promise<void> {
+    if ((await this.members.count({ teamId: ownersTeam.id })) > 0) return;
+    for (const row of removed) {
+      try {
+        await this.members.insertOne(row);
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    }
+    throw fail.validation('username', 'the last owner of an organization cannot be removed');
+  }
+
+  async deleteTeam(team: TeamRecord): Promise<void> {
+    if (team.isOwners) throw fail.validation('id', 'the Owners team cannot be deleted');
+    await this.members.deleteMany({ teamId: team.id });
+    await this.teams.deleteOne({ id: team.id });
+    await this.ctx.events.emit(TEAM_DELETED, { team });
+  }
+
+  /** Distinct member user ids of an organization (any team). */
+  async memberIdsOfOrg(orgId: number): Promise<number[]> {
+    const rows = await this.members.find({ orgId }, { projection: { userId: 1 } });
+    return [...new Set(rows.map((r) => r.userId))];
+  }
+
+  async memberIdsOfTeam(teamId: number): Promise<number[]> {
+    const rows = await this.members.find({ teamId }, { projection: { userId: 1 } });
+    return rows.map((r) => r.userId);
+  }
+
+  async teamsOfOrg(orgId: number): Promise<TeamRecord[]> {
+    return this.teams.find({ orgId }, { sort: { lowerName: 1, id: 1 } });
+  }
+
+  /** `account.deleted`: an organization takes its teams with it; a user leaves every team. */
+  async onAccountDeleted(account: Account): Promise<void> {
+    if (account.type === 'org') {
+      const teams = await this.teams.find({ orgId: account.id });
+      await this.members.deleteMany({ orgId: account.id });
+      await this.teams.deleteMany({ orgId: account.id });
+      for (const team of teams) await this.ctx.events.emit(TEAM_DELETED, { team });
+    } else {
+      await this.members.deleteMany({ userId: account.id });
+    }
+  }
+}

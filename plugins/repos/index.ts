@@ -1,0 +1,125 @@
+// Plugin `repos`: repositories, who may do what on them (the access service every plugin uses), lists and search.
+import { definePlugin } from '../../core/plugin.js';
+import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
+import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
+import { ACCOUNT_DELETED, TEAM_DELETED, type Account, type ReposService, type TeamRecord } from '../../schemas/services.js';
+import * as h from './handlers.js';
+import { collaboratorBody, createRepoBody, editRepoBody, searchQuery } from './schemas.js';
+import { GRAM_DF_COLLECTION, GRAM_DF_INDEXES, SEARCH_COLLECTION, SEARCH_INDEXES } from './search-index.js';
+import { COLLABORATIONS, REPOS, Repos, TEAM_REPOS } from './service.js';
+
+const repoResponse = (status: number) => ({ [status]: ref('forgekit/Repository') });
+const collaboratorParams = paramsSchema({ owner: nameParam, repo: nameParam, collaborator: nameParam });
+const teamRepoParams = paramsSchema({ id: idParam, org: nameParam, repo: nameParam });
+const list = listQuery();
+
+export default definePlugin<ReposService>({
+  name: 'repos',
+  dependencies: ['users', 'orgs'],
+  schemas: [...RESOURCE_SCHEMAS],
+  collections: [
+    {
+      name: REPOS,
+      indexes: [
+        { fields: { id: 1 }, unique: true },
+        { fields: { ownerId: 1, lowerName: 1 }, unique: true },
+        { fields: { ownerId: 1 } },
+        { fields: { forkId: 1 } },
+        { fields: { private: 1, lowerName: 1, id: 1 } },
+        { fields: { lowerName: 1, id: 1 } },
+      ],
+    },
+    { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },
+    { name: GRAM_DF_COLLECTION, indexes: GRAM_DF_INDEXES },
+    {
+      name: COLLABORATIONS,
+      indexes: [
+        { fields: { repoId: 1, userId: 1 }, unique: true },
+        { fields: { repoId: 1 } },
+        { fields: { userId: 1 } },
+      ],
+    },
+    {
+      name: TEAM_REPOS,
+      indexes: [
+        { fields: { teamId: 1, repoId: 1 }, unique: true },
+        { fields: { teamId: 1 } },
+        { fields: { repoId: 1 } },
+      ],
+    },
+  ],
+  start(ctx) {
+    const service = new Repos(ctx);
+    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    ctx.events.on(TEAM_DELETED, ({ team }: { team: TeamRecord }) => service.onTeamDeleted(team));
+    return service;
+  },
+  routes: [
+    {
+      method: 'POST', path: '/user/repos', auth: 'user', body: 'json', handler: h.createUserRepo,
+      schema: { body: createRepoBody, response: repoResponse(201) },
+    },
+    {
+      method: 'POST', path: '/org/:org/repos', auth: 'user', body: 'json', handler: h.createOrgRepo,
+      schema: { params: paramsSchema({ org: nameParam }), body: createRepoBody, response: repoResponse(201) },
+    },
+    {
+      // The path later Gitea versions use for the same operation.
+      method: 'POST', path: '/orgs/:org/repos', auth: 'user', body: 'json', handler: h.createOrgRepo,
+      schema: { params: paramsSchema({ org: nameParam }), body: createRepoBody, response: repoResponse(201) },
+    },
+    {
+      method: 'GET', path: '/repos/search', auth: 'optional', handler: h.search,
+      schema: { querystring: searchQuery, response: { 200: ref('forgekit/SearchResults'), 500: ref('forgekit/SearchError') } },
+    },
+    {
+      method: 'GET', path: '/repos/:owner/:repo', auth: 'optional', handler: h.getRepo,
+      schema: { params: ownerRepoParams, response: repoResponse(200) },
+    },
+    {
+      method: 'PATCH', path: '/repos/:owner/:repo', auth: 'user', body: 'json', handler: h.editRepo,
+      schema: { params: ownerRepoParams, body: editRepoBody, response: repoResponse(200) },
+    },
+    {
+      method: 'DELETE', path: '/repos/:owner/:repo', auth: 'user', handler: h.deleteRepo,
+      schema: { params: ownerRepoParams },
+    },
+    {
+      method: 'GET', path: '/repos/:owner/:repo/collaborators', auth: 'user', handler: h.listCollaborators,
+      schema: { params: ownerRepoParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
+    },
+    {
+      method: 'GET', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', handler: h.checkCollaborator,
+      schema: { params: collaboratorParams },
+    },
+    {
+      method: 'PUT', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', body: 'json', bodyOptional: true,
+      handler: h.addCollaborator,
+      schema: { params: collaboratorParams, body: collaboratorBody },
+    },
+    {
+      method: 'DELETE', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', handler: h.removeCollaborator,
+      schema: { params: collaboratorParams },
+    },
+    {
+      method: 'GET', path: '/teams/:id/repos', auth: 'user', handler: h.listTeamRepos,
+      schema: { params: paramsSchema({ id: idParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
+    },
+    {
+      method: 'PUT', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.addTeamRepo,
+      schema: { params: teamRepoParams },
+    },
+    {
+      method: 'DELETE', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.removeTeamRepo,
+      schema: { params: teamRepoParams },
+    },
+    {
+      method: 'GET', path: '/user/repos', auth: 'user', handler: h.listMyRepos,
+      schema: { querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
+    },
+    {
+      method: 'GET', path: '/users/:username/repos', auth: 'optional', handler: h.listUserRepos,
+      schema: { params: paramsSchema({ username: nameParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
+    },
+  ],
+});

@@ -1,0 +1,39 @@
+// Request bodies and query strings of the repos plugin.
+import type { JsonSchema } from '../../core/plugin.js';
+import { listQuery } from '../../schemas/common.js';
+
+/** The spec's CreateRepoOption. Name rules are checked by the service so every creator gets the same messages. */
+export const createRepoBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    description: { type: 'string', maxLength: 255 },
+    private: { type: 'boolean' },
+    auto_init: { type: 'boolean' },
+    gitignores: { type: 'string', maxLength: 1024 },
+    license: { type: 'string', maxLength: 255 },
+    readme: { type: 'string', maxLength: 255 },
+  },
+  required: ['name'],
+};
+
+/** Gitea's EditRepoOption, without renaming (out of scope): unknown keys are ignored. */
+export const editRepoBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    description: { type: 'string', maxLength: 255 },
+    website: { type: 'string', maxLength: 255 },
+    private: { type: 'boolean' },
+    default_branch: { type: 'string', minLength: 1, maxLength: 255 },
+  },
+};
+
+export const collaboratorBody: JsonSchema = {
+  type: 'object',
+  properties: { permission: { type: 'string', enum: ['read', 'write', 'admin'] } },
+};
+
+export const searchQuery: JsonSchema = listQuery({
+  q: { type: 'string' },
+  uid: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+});

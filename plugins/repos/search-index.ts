@@ -1,0 +1,126 @@
+// The repository name index behind `GET /repos/search`: n-grams of the lower-cased name in a posting collection.
+//
+// Every repository has one `repo_search` document carrying the distinct 1-, 2- and 3-grams of its lower-cased
+// name in an indexed array field (a multikey index on MongoDB, an array index on the embedded store). A query
+// `q` is answered by one equality lookup on a single gram of `q` — `q` itself when it is at most 3 characters,
+// else its rarest trigram according to the `repo_gram_df` document-frequency table — followed by a literal
+// `includes(q)` check of those candidates only. `q` is never turned into a pattern, so regex metacharacters,
+// `%` and `_` are plain text and nothing can backtrack. The df table only chooses the plan: results are the
+// same whatever it says.
+import { isDuplicateKeyError, type Collection, type Doc, type IndexSpec } from '../../core/store/port.js';
+
+export const SEARCH_COLLECTION = 'repo_search';
+export const GRAM_DF_COLLECTION = 'repo_gram_df';
+export const MAX_GRAM = 3;
+
+export interface SearchDoc extends Doc {
+  repoId: number;
+  ownerId: number;
+  private: boolean;
+  lowerName: string;
+  grams: string[];
+}
+
+export interface GramDfDoc extends Doc {
+  gram: string;
+  n: number;
+}
+
+/** Distinct 1..3-grams of a lower-cased name (≈3 per character; names are at most 100 characters). */
+export function gramsOf(lowerName: string): string[] {
+  const out = new Set<string>();
+  for (let n = 1; n <= MAX_GRAM; n++) {
+    for (let i = 0; i + n <= lowerName.length; i++) out.add(lowerName.slice(i, i + n));
+  }
+  return [...out];
+}
+
+/** Distinct trigrams only: the grams whose frequencies are tracked. */
+export function trigramsOf(lowerName: string): string[] {
+  const out = new Set<string>();
+  for (let i = 0; i + MAX_GRAM <= lowerName.length; i++) out.add(lowerName.slice(i, i + MAX_GRAM));
+  return [...out];
+}
+
+/** The grams a query may be looked up by: the query itself when short, else each of its trigrams. */
+export function lookupGrams(q: string): string[] {
+  return q.length <= MAX_GRAM ? [q] : trigramsOf(q);
+}
+
+/** The gram with the fewest documents (ties: the first in the query); unknown grams count as 0. */
+export function rarestGram(grams: string[], df: Map<string, number>): string {
+  let best = grams[0]!;
+  let bestN = df.get(best) ?? 0;
+  for (const g of grams.slice(1)) {
+    const n = df.get(g) ?? 0;
+    if (n < bestN) {
+      best = g;
+      bestN = n;
+    }
+  }
+  return best;
+}
+
+export function searchDocOf(repo: { id: number; ownerId: number; private: boolean; lowerName: string }): SearchDoc {
+  return { repoId: repo.id, ownerId: repo.ownerId, private: repo.private, lowerName: repo.lowerName, grams: gramsOf(repo.lowerName) };
+}
+
+export const SEARCH_INDEXES: IndexSpec[] = [
+  { fields: { repoId: 1 }, unique: true },
+  { fields: { grams: 1 } },
+  { fields: { ownerId: 1 } },
+];
+
+export const GRAM_DF_INDEXES: IndexSpec[] = [{ fields: { gram: 1 }, unique: true }];
+
+/** Keeps the posting collection and the df table in step with the repositories. */
+export class NameIndex {
+  constructor(
+    readonly docs: Collection<SearchDoc>,
+    readonly df: Collection<GramDfDoc>,
+  ) {}
+
+  async add(repo: { id: number; ownerId: number; private: boolean; lowerName: string }): Promise<void> {
+    await this.docs.insertOne(searchDocOf(repo));
+    await this.bump(trigramsOf(repo.lowerName), 1);
+  }
+
+  async remove(repo: { id: number; lowerName: string }): Promise<void> {
+    const gone = await this.docs.findOneAndDelete({ repoId: repo.id });
+    if (gone) await this.bump(trigramsOf(repo.lowerName), -1);
+  }
+
+  async setPrivate(repoId: number, value: boolean): Promise<void> {
+    await this.docs.updateOne({ repoId }, { $set: { private: value } });
+  }
+
+  private async bump(grams: string[], delta: number): Promise<void> {
+    await Promise.all(grams.map(async (gram) => {
+      try {
+        await this.df.updateOne({ gram }, { $inc: { n: delta } }, { upsert: delta > 0 });
+      } catch (err) {
+        // Two first-time upserts of one gram race on the unique index: the loser's row now exists, so increment it.
+        if (!isDuplicateKeyError(err)) throw err;
+        await this.df.updateOne({ gram }, { $inc: { n: delta } });
+      }
+    }));
+  }
+
+  /** The single gram a query is looked up by. */
+  async planGram(q: string): Promise<string> {
+    const grams = lookupGrams(q);
+    if (grams.length === 1) return grams[0]!;
+    const rows = await this.df.find({ gram: { $in: grams } }, { projection: { gram: 1, n: 1 } });
+    return rarestGram(grams, new Map(rows.map((r) => [r.gram, r.n])));
+  }
+
+  /** Candidates for `q` (lower-cased, non-empty), verified by a literal substring check. */
+  async candidates(q: string, ownerId?: number): Promise<SearchDoc[]> {
+    const gram = await this.planGram(q);
+    const filter: Record<string, unknown> = { grams: gram };
+    if (ownerId !== undefined) filter.ownerId = ownerId;
+    const rows = await this.docs.find(filter, { projection: { repoId: 1, ownerId: 1, private: 1, lowerName: 1 } });
+    // A query of up to 3 characters is its own gram, so its posting list is exactly the answer.
+    return q === gram ? rows : rows.filter((r) => r.lowerName.includes(q));
+  }
+}
