@@ -1,0 +1,56 @@
+// The `markup` plugin: markdown rendering (CommonMark and Gitea-flavoured), always sanitised.
+import { definePlugin } from '../../core/plugin.js';
+import type { ForgeConfig } from '../../core/config.js';
+import { createMarkupRenderer } from './render.js';
+import type { MarkupRenderer } from './render.js';
+import { renderMarkdown, renderRaw } from './handlers.js';
+
+export const DEFAULT_MAX_BYTES = 1024 * 1024;
+
+/** `plugins.markup.maxBytes`: larger bodies are answered 413 before anything is parsed. */
+function maxBytes(config: ForgeConfig): number {
+  const value = config.plugins?.markup?.maxBytes;
+  return typeof value === 'number' && value > 0 ? value : DEFAULT_MAX_BYTES;
+}
+
+const html = { 200: { type: 'string' } };
+
+export default definePlugin<MarkupRenderer>({
+  name: 'markup',
+  start(ctx) {
+    return createMarkupRenderer({ rootUrl: ctx.urls.root });
+  },
+  routes: [
+    {
+      method: 'POST',
+      path: '/markdown',
+      auth: 'public',
+      body: 'json',
+      bodyOptional: true,
+      bodyLimit: maxBytes,
+      schema: {
+        body: {
+          type: 'object',
+          properties: {
+            Text: { type: 'string' },
+            Mode: { type: 'string', maxLength: 64 },
+            // Bounded: the prefix is repeated in every resolved link.
+            Context: { type: 'string', maxLength: 2048 },
+            Wiki: { type: 'boolean' },
+          },
+        },
+        response: html,
+      },
+      handler: renderMarkdown,
+    },
+    {
+      method: 'POST',
+      path: '/markdown/raw',
+      auth: 'public',
+      body: 'text',
+      bodyLimit: maxBytes,
+      schema: { response: html },
+      handler: renderRaw,
+    },
+  ],
+});
