@@ -9,9 +9,11 @@ import admin from './admin/index.js';
 import tokens from './tokens/index.js';
 import sshKeys from './ssh-keys/index.js';
 import gpgKeys from './gpg-keys/index.js';
+import orgs from './orgs/index.js';
+import repos from './repos/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos];
 
 export type ForgeOptions = Partial<KernelOptions>;
 
