@@ -1,0 +1,128 @@
+// The benchmark case contract: what `bench/cases/<capability>.ts` files export and what the harness hands them.
+//
+// A case file exports `cases: BenchCase[]` (or a default export of one case or an array), and optionally
+// `seed: BenchSeeder`, which inserts that capability's documents straight through the store port. A case whose
+// name equals one of the harness's own cases (bench/default-cases.ts) replaces it; any other name is added.
+import type { Store } from '../core/store/port.js';
+
+export type BenchMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Seeded accounts a case can sign in as (an access token in `Authorization: token …`). */
+export type BenchRole = 'owner' | 'starrer' | 'keys' | 'member' | 'admin';
+
+export interface BenchAccount {
+  id: number;
+  login: string;
+  email: string;
+  /** A 40-hex access token (its SHA-256 is what the tokens collection stores). */
+  token: string;
+}
+
+/** What the seeded dataset offers to case paths: `{owner.login}`, `{org.id}`, `{terms.common}`, … */
+export interface BenchFixture {
+  /** `/api/v1` */
+  apiPrefix: string;
+  accounts: Record<BenchRole, BenchAccount>;
+  /** The organization the `member` role belongs to (it owns public and private repositories). */
+  org: { id: number; login: string };
+  terms: {
+    /** A 3-letter substring that many repository names contain. */
+    common: string;
+    /** A word only a handful of repository names contain. */
+    rare: string;
+    /** A term that several of `org`'s repositories contain. */
+    org: string;
+    /** A 3-letter substring of many user logins / full names. */
+    user: string;
+  };
+}
+
+export interface RecordedResponse {
+  status: number;
+  /** Raw header pairs as the server sent them (minus Date/Connection/Keep-Alive/Transfer-Encoding). */
+  headers: Array<[string, string]>;
+  body: Buffer;
+}
+
+export interface BenchCase {
+  /** Unique kebab-case name, e.g. `repos-search-common`. `--case <text>` runs cases whose name or group contains it. */
+  name: string;
+  /** The family: `version`, `search`, `list`, `markup`, … (targets are per family, see bench/targets.ts). */
+  group?: string;
+  method?: BenchMethod;
+  /** Path under the API prefix, query included; `{dotted.path}` placeholders are filled from the BenchFixture. */
+  path: string | ((fx: BenchFixture) => string);
+  /** The seeded account that signs the request; absent = anonymous. */
+  as?: BenchRole;
+  headers?: Record<string, string>;
+  /** A string or Buffer is sent as is; anything else as JSON (Content-Type added). */
+  body?: unknown;
+  /** Plugins the case needs; a case whose plugin is not enabled is skipped and the reason printed. */
+  plugins?: string[];
+  /** The status the recorded response must have (default 200); anything else fails the case instead of timing an error. */
+  status?: number;
+  /** Extra check of the recorded response (e.g. "the page is full"): a problem description, or null. */
+  check?: (res: RecordedResponse, fx: BenchFixture) => string | null;
+  description?: string;
+}
+
+/** A stored repository as the seeding plan knows it (enough for relation seeders to pick targets). */
+export interface PlannedRepo {
+  id: number;
+  ownerId: number;
+  lowerName: string;
+  private: boolean;
+}
+
+export interface SeedContext {
+  store: Store;
+  /** True for `--quick` (small dataset). */
+  quick: boolean;
+  /** Sizes of this run's dataset. */
+  sizes: DatasetSizes;
+  fixture: BenchFixture;
+  /** Every seeded user (not organizations), ascending ids. */
+  users: Array<{ id: number; login: string }>;
+  /** Every seeded repository, ascending ids. */
+  repos: PlannedRepo[];
+  /** A deterministic PRNG in [0, 1) for this seeder. */
+  random: () => number;
+  log: (message: string) => void;
+}
+
+export type BenchSeeder = (ctx: SeedContext) => Promise<void>;
+
+export interface DatasetSizes {
+  users: number;
+  orgs: number;
+  repos: number;
+  /** Repositories owned by the `owner` role. */
+  ownerRepos: number;
+  /** Stars and watches of the `starrer` role. */
+  stars: number;
+  watches: number;
+  sshKeys: number;
+  gpgKeys: number;
+  /** Share of private repositories. */
+  privateShare: number;
+}
+
+/** Fills `{dotted.path}` placeholders from the fixture (URL-encoded); an unknown placeholder is an error. */
+export function fillPath(template: string, fx: BenchFixture): string {
+  return template.replace(/\{([A-Za-z0-9_.]+)\}/g, (_, dotted: string) => {
+    let node: unknown = fx;
+    for (const key of dotted.split('.')) {
+      if (node === null || typeof node !== 'object' || !(key in (node as Record<string, unknown>))) {
+        throw new Error(`unknown placeholder {${dotted}} in bench path "${template}"`);
+      }
+      node = (node as Record<string, unknown>)[key];
+    }
+    if (typeof node !== 'string' && typeof node !== 'number') throw new Error(`placeholder {${dotted}} is not a string or number`);
+    return encodeURIComponent(String(node));
+  });
+}
+
+export function resolvePath(c: BenchCase, fx: BenchFixture): string {
+  const raw = typeof c.path === 'function' ? c.path(fx) : fillPath(c.path, fx);
+  return raw.startsWith('/') ? raw : `/${raw}`;
+}
