@@ -1,0 +1,193 @@
+// The append-only data file of one collection: ordered group-commit appends, exclusive rewrites, torn-tail repair.
+import { open, type FileHandle } from 'node:fs/promises';
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+interface Task {
+  fn: () => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Every mutation of a collection is applied in memory synchronously and then handed its serialised lines here.
+ * Lines are written in the order they were handed in; while one write is in flight, the lines that arrive are
+ * batched into the next write (group commit). A caller's promise resolves only once the write holding its lines
+ * has completed, so an acknowledged write is in the file (the OS page cache) and survives the process being
+ * killed. Exclusive tasks (compaction, drop) run between writes.
+ */
+export class Journal {
+  private fh: FileHandle | null = null;
+  private pending: string[] = [];
+  private batch: Deferred | null = null;
+  private tasks: Task[] = [];
+  private running = false;
+  /** Set when a write failed: the file may end with a partial line until the next successful rewrite. */
+  private broken: Error | null = null;
+  /** Writes since the last rewrite: compaction is skipped when nothing changed. */
+  dirty = 0;
+
+  constructor(readonly file: string) {}
+
+  async open(): Promise<void> {
+    this.fh = await open(this.file, 'a', 0o644);
+  }
+
+  append(text: string): Promise<void> {
+    if (this.broken) return Promise.reject(new Error(`${this.file} is not writable after a failed write (${this.broken.message}); it recovers at the next compaction`));
+    if (!this.fh) return Promise.reject(new Error(`${this.file} is closed`));
+    this.pending.push(text);
+    this.dirty++;
+    if (!this.batch) this.batch = deferred();
+    const promise = this.batch.promise;
+    if (!this.running) void this.drain();
+    return promise;
+  }
+
+  /** Runs `fn` when every earlier append has been written and before any later one. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.tasks.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  /**
+   * Replaces the whole file with `lines` (nedb's crash-safe rewrite: temp file, fsync, rename, fsync of the
+   * directory), then reopens it for appending. Must run inside `exclusive`.
+   */
+  async rewrite(lines: string[], writeLines: (file: string, lines: string[]) => Promise<void>): Promise<void> {
+    const dirtyBefore = this.dirty;
+    await writeLines(this.file, lines);
+    const old = this.fh;
+    this.fh = await open(this.file, 'a', 0o644);
+    await old?.close();
+    this.broken = null;
+    this.dirty -= dirtyBefore;
+  }
+
+  async close(): Promise<void> {
+    await this.exclusive(async () => {
+      const fh = this.fh;
+      this.fh = null;
+      await fh?.close();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      for (;;) {
+        if (this.pending.length > 0) {
+          const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+          const batch = this.batch!;
+          this.pending = [];
+          this.batch = null;
+          try {
+            await this.write(text);
+            batch.resolve();
+          } catch (err) {
+            this.broken = err as Error;
+            batch.reject(err);
+          }
+          continue;
+        }
+        const task = this.tasks.shift();
+        if (!task) break;
+        try {
+          task.resolve(await task.fn());
+        } catch (err) {
+          task.reject(err);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async write(text: string): Promise<void> {
+    if (this.broken) throw this.broken;
+    const fh = this.fh;
+    if (!fh) throw new Error(`${this.file} is closed`);
+    const buf = Buffer.from(text, 'utf8');
+    let offset = 0;
+    while (offset < buf.length) {
+      const { bytesWritten } = await fh.write(buf, offset, buf.length - offset);
+      offset += bytesWritten;
+    }
+  }
+}
+
+export interface TailRepair {
+  /** Bytes of a partial last line that were cut off. */
+  dropped: number;
+  /** True when the last line was complete but lacked its newline (one was added). */
+  completed: boolean;
+}
+
+/**
+ * A crash can leave a partial JSON line at the end of a data file (the process died mid-append). Such a line was
+ * never acknowledged, so it is cut off before the file is loaded. Only the last line is treated this way: a bad
+ * line anywhere else is corruption and stops the load.
+ */
+export async function repairTornTail(file: string): Promise<TailRepair | null> {
+  let fh: FileHandle;
+  try {
+    fh = await open(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const { size } = await fh.stat();
+    if (size === 0) return null;
+    const last = Buffer.alloc(1);
+    await fh.read(last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return null;
+    // Find the last newline, reading backwards in chunks.
+    const chunks: Buffer[] = [];
+    let pos = size;
+    let newline = -1;
+    while (pos > 0 && newline < 0) {
+      const len = Math.min(64 * 1024, pos);
+      pos -= len;
+      const buf = Buffer.alloc(len);
+      await fh.read(buf, 0, len, pos);
+      const i = buf.lastIndexOf(0x0a);
+      if (i >= 0) {
+        newline = pos + i;
+        chunks.unshift(buf.subarray(i + 1));
+      } else chunks.unshift(buf);
+    }
+    const fragment = Buffer.concat(chunks);
+    let complete = false;
+    try {
+      const parsed: unknown = JSON.parse(fragment.toString('utf8'));
+      complete = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+    } catch {
+      complete = false;
+    }
+    if (complete) {
+      await fh.write('\n', size);
+      return { dropped: 0, completed: true };
+    }
+    await fh.truncate(newline + 1);
+    return { dropped: fragment.length, completed: false };
+  } finally {
+    await fh.close();
+  }
+}

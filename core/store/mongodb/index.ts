@@ -1,0 +1,2 @@
+// The MongoDB store adapter.
+export { MongoStore, databaseFromUri, type MongoStoreOptions } from './store.js';
