@@ -107,8 +107,9 @@ export function resolvePlugins(plugins: unknown[], disabled: readonly string[]):
 export function checkDuplicateRoutes(routes: Array<{ plugin: string; method: string; fullPath: string }>): void {
   const seen = new Map<string, string>();
   for (const r of routes) {
-    // Parameter names do not distinguish routes: /a/:x and /a/:y are the same route.
-    const key = `${r.method} ${r.fullPath.replace(/:[^/]+/g, ':')}`;
+    // Parameter names do not distinguish routes: /a/:x and /a/:y are the same route. A name ends where find-my-way
+    // ends it (`/`, `.`, `-`, `(`), so static suffixes still count: /:user.keys and /:user.gpg differ.
+    const key = `${r.method} ${r.fullPath.replace(/:[^/.\-(]+/g, ':')}`;
     const other = seen.get(key);
     if (other !== undefined) {
       throw new PluginLoadError(`duplicate route ${r.method} ${r.fullPath}: declared by plugin "${other}" and plugin "${r.plugin}"`);
