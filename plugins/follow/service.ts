@@ -1,0 +1,108 @@
+// Follow relations with exact counters: one row per (follower, following) pair, counters move only with a row.
+import type { PluginContext } from '../../core/plugin.js';
+import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
+import { nowRfc3339 } from '../../core/time.js';
+import type { Account, UsersService } from '../../schemas/services.js';
+import type { FollowRow } from './convert.js';
+
+export const FOLLOWS = 'follows';
+
+export const FOLLOW_INDEXES: IndexSpec[] = [
+  // The pair is the relation: the unique index is what makes concurrent PUTs count once.
+  { fields: { followerId: 1, followingId: 1 }, unique: true },
+  { fields: { id: 1 }, unique: true },
+  // Lists: one side's rows, newest first.
+  { fields: { followerId: 1, id: -1 } },
+  { fields: { followingId: 1, id: -1 } },
+  { fields: { followerId: 1 } },
+  { fields: { followingId: 1 } },
+];
+
+export interface PageRequest {
+  skip: number;
+  limit: number;
+}
+
+/** Which side of the relation a list walks: the accounts `uid` follows, or the accounts following `uid`. */
+export type FollowSide = 'following' | 'followers';
+
+/** The store query behind a list page (exported so tests can `explain()` exactly what the handlers run). */
+export function followListQuery(side: FollowSide, uid: number, page: PageRequest): { filter: Filter; options: FindOptions } {
+  const filter = side === 'following' ? { followerId: uid } : { followingId: uid };
+  return { filter, options: { sort: { id: -1 }, skip: page.skip, limit: page.limit } };
+}
+
+export class Follows {
+  readonly rows: Collection<FollowRow>;
+
+  constructor(private readonly ctx: PluginContext) {
+    this.rows = ctx.store.collection<FollowRow>(FOLLOWS);
+  }
+
+  private get users(): UsersService {
+    return this.ctx.services.get<UsersService>('users');
+  }
+
+  async isFollowing(followerId: number, followingId: number): Promise<boolean> {
+    return (await this.rows.findOne({ followerId, followingId }, { projection: { id: 1 } })) !== null;
+  }
+
+  /**
+   * Idempotent: following yourself or someone you already follow changes nothing. The counters move only when
+   * this call's insert is the one that created the row.
+   */
+  async follow(followerId: number, target: Account): Promise<void> {
+    if (followerId === target.id) return;
+    if (await this.isFollowing(followerId, target.id)) return;
+    const row: FollowRow = { id: await this.ctx.store.nextId(FOLLOWS), followerId, followingId: target.id, createdAt: nowRfc3339() };
+    try {
+      await this.rows.insertOne(row);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return; // a concurrent PUT created it and counted it
+      throw err;
+    }
+    await Promise.all([
+      this.users.incrementCounter(target.id, 'numFollowers', 1),
+      this.users.incrementCounter(followerId, 'numFollowing', 1),
+    ]);
+    // An account deleted while this row was being written has already had its rows removed: do not leave an orphan.
+    const alive = await this.users.byIds([followerId, target.id]);
+    if (alive.size < 2) await this.unfollow(followerId, target.id);
+  }
+
+  /** Idempotent: decrements only when this call deleted the row. */
+  async unfollow(followerId: number, followingId: number): Promise<void> {
+    const gone = await this.rows.findOneAndDelete({ followerId, followingId });
+    if (!gone) return;
+    await Promise.all([
+      this.users.incrementCounter(followingId, 'numFollowers', -1),
+      this.users.incrementCounter(followerId, 'numFollowing', -1),
+    ]);
+  }
+
+  /** A page of the account ids on the other side of `uid`'s rows, newest relation first, and the total. */
+  async page(side: FollowSide, uid: number, page: PageRequest): Promise<{ ids: number[]; total: number }> {
+    const { filter, options } = followListQuery(side, uid, page);
+    const [rows, total] = await Promise.all([this.rows.find(filter, options), this.rows.count(filter)]);
+    return { ids: rows.map((r) => (side === 'following' ? r.followingId : r.followerId)), total };
+  }
+
+  /**
+   * `account.deleted`: every row on either side goes, and the accounts on the other side get their counters
+   * fixed. Rows are deleted one by one with findOneAndDelete so a concurrent DELETE never decrements twice.
+   */
+  async onAccountDeleted(account: Account): Promise<void> {
+    const followersDrop = new Map<number, number>(); // accounts `account` followed: numFollowers -= n
+    const followingDrop = new Map<number, number>(); // accounts that followed `account`: numFollowing -= n
+    for (const row of await this.rows.find({ followerId: account.id }, { projection: { id: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ id: row.id });
+      if (gone) followersDrop.set(gone.followingId, (followersDrop.get(gone.followingId) ?? 0) + 1);
+    }
+    for (const row of await this.rows.find({ followingId: account.id }, { projection: { id: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ id: row.id });
+      if (gone) followingDrop.set(gone.followerId, (followingDrop.get(gone.followerId) ?? 0) + 1);
+    }
+    for (const [id, n] of followersDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowers', -n);
+    for (const [id, n] of followingDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowing', -n);
+  }
+}

@@ -1,0 +1,33 @@
+// The `stars` plugin: users star repositories; exact `stars_count` on repositories and star counts on users.
+import { definePlugin } from '../../core/plugin.js';
+import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
+import { ref } from '../../schemas/resources.js';
+import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED, type Account, type RepoRecord } from '../../schemas/services.js';
+import * as h from './handlers.js';
+import { STAR_INDEXES, STARS, Stars } from './service.js';
+
+const repoList = { 200: ref('forgekit/RepositoryList') };
+const list = listQuery();
+
+export default definePlugin<Stars>({
+  name: 'stars',
+  dependencies: ['users', 'repos'],
+  collections: [{ name: STARS, indexes: STAR_INDEXES }],
+  start(ctx) {
+    const service = new Stars(ctx);
+    ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
+    ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    return service;
+  },
+  routes: [
+    { method: 'GET', path: '/user/starred', auth: 'user', schema: { querystring: list, response: repoList }, handler: h.listMine },
+    { method: 'GET', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.check },
+    { method: 'PUT', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.star },
+    { method: 'DELETE', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.unstar },
+    {
+      method: 'GET', path: '/users/:username/starred', auth: 'optional',
+      schema: { params: usernameParams, querystring: list, response: repoList }, handler: h.listOfUser,
+    },
+  ],
+});

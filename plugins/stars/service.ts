@@ -1,0 +1,151 @@
+// Stars with exact counters: one row per (user, repository); `numStars` on both move only with a row.
+import type { Caller, PluginContext } from '../../core/plugin.js';
+import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
+import { nowRfc3339 } from '../../core/time.js';
+import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
+import type { StarRow } from './convert.js';
+
+export const STARS = 'stars';
+
+export const STAR_INDEXES: IndexSpec[] = [
+  // The pair is the relation: the unique index is what makes concurrent PUTs count once.
+  { fields: { uid: 1, repoId: 1 }, unique: true },
+  { fields: { id: 1 }, unique: true },
+  // A user's list, newest first (MongoDB walks this one in order; the embedded store uses `uid` and sorts).
+  { fields: { uid: 1, id: -1 } },
+  { fields: { uid: 1 } },
+  // The private rows of a user, to work out which ones a caller may not see.
+  { fields: { uid: 1, repoPrivate: 1 } },
+  // A repository's rows: deletion and visibility changes.
+  { fields: { repoId: 1 } },
+];
+
+export interface PageRequest {
+  skip: number;
+  limit: number;
+}
+
+/**
+ * The store query behind a list page: `uid`'s rows minus the `hidden` repositories, newest first. Exported so
+ * tests can `explain()` exactly what the handlers run.
+ */
+export function starListQuery(uid: number, hidden: number[], page: PageRequest): { filter: Filter; options: FindOptions } {
+  const filter: Filter = hidden.length ? { uid, repoId: { $nin: hidden } } : { uid };
+  return { filter, options: { sort: { id: -1 }, skip: page.skip, limit: page.limit } };
+}
+
+export class Stars {
+  readonly rows: Collection<StarRow>;
+
+  constructor(private readonly ctx: PluginContext) {
+    this.rows = ctx.store.collection<StarRow>(STARS);
+  }
+
+  get repos(): ReposService {
+    return this.ctx.services.get<ReposService>('repos');
+  }
+
+  get users(): UsersService {
+    return this.ctx.services.get<UsersService>('users');
+  }
+
+  async isStarred(uid: number, repoId: number): Promise<boolean> {
+    return (await this.rows.findOne({ uid, repoId }, { projection: { id: 1 } })) !== null;
+  }
+
+  /** Idempotent: the counters move only when this call's insert created the row. */
+  async star(uid: number, repo: RepoRecord): Promise<void> {
+    if (await this.isStarred(uid, repo.id)) return;
+    const row: StarRow = {
+      id: await this.ctx.store.nextId(STARS),
+      uid,
+      repoId: repo.id,
+      repoOwnerId: repo.ownerId,
+      repoPrivate: repo.private,
+      createdAt: nowRfc3339(),
+    };
+    try {
+      await this.rows.insertOne(row);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return; // a concurrent PUT created it and counted it
+      throw err;
+    }
+    await Promise.all([
+      this.repos.incrementCounter(repo.id, 'numStars', 1),
+      this.users.incrementCounter(uid, 'numStars', 1),
+    ]);
+    await this.settle(row);
+  }
+
+  /**
+   * After an insert, looks at the repository and the user again: one deleted meanwhile has already had its rows
+   * cleaned up (so this row goes too), and a visibility change may have missed this row (so it is copied now).
+   */
+  private async settle(row: StarRow): Promise<void> {
+    const [now, user] = await Promise.all([this.repos.byId(row.repoId), this.users.byId(row.uid)]);
+    if (!now || !user) {
+      await this.unstar(row.uid, row.repoId);
+      return;
+    }
+    if (now.private !== row.repoPrivate || now.ownerId !== row.repoOwnerId) {
+      await this.rows.updateOne({ id: row.id }, { $set: { repoPrivate: now.private, repoOwnerId: now.ownerId } });
+    }
+  }
+
+  /** Idempotent: decrements only when this call deleted the row. */
+  async unstar(uid: number, repoId: number): Promise<void> {
+    const gone = await this.rows.findOneAndDelete({ uid, repoId });
+    if (!gone) return;
+    await Promise.all([
+      this.repos.incrementCounter(repoId, 'numStars', -1),
+      this.users.incrementCounter(uid, 'numStars', -1),
+    ]);
+  }
+
+  /**
+   * The repositories among `uid`'s private rows that the caller cannot read. Only private rows can be hidden, and
+   * a user has few of them next to their public ones, so this stays small while the list itself pages by index.
+   */
+  async hiddenFor(caller: Caller | null, uid: number): Promise<number[]> {
+    if (this.repos.readsAll(caller)) return [];
+    const priv = await this.rows.find({ uid, repoPrivate: true }, { projection: { repoId: 1 } });
+    if (priv.length === 0) return [];
+    const ids = priv.map((r) => r.repoId);
+    const readable = await this.repos.readableIds(caller, ids);
+    return ids.filter((id) => !readable.has(id));
+  }
+
+  /** A page of `uid`'s stars the caller may see, newest first, and how many the caller may see in all. */
+  async page(caller: Caller | null, uid: number, page: PageRequest): Promise<{ rows: StarRow[]; records: Map<number, RepoRecord>; total: number }> {
+    const hidden = await this.hiddenFor(caller, uid);
+    const { filter, options } = starListQuery(uid, hidden, page);
+    // Every hidden repository is one of uid's rows, so the visible total is the (index-counted) total minus them.
+    const [rows, all] = await Promise.all([this.rows.find(filter, options), this.rows.count({ uid })]);
+    const records = await this.repos.byIds(rows.map((r) => r.repoId));
+    return { rows, records, total: Math.max(0, all - hidden.length) };
+  }
+
+  /** `repo.updated`: keep the visibility copies in step (a repository made private must vanish from others' lists). */
+  async onRepoUpdated(repo: RepoRecord, before: RepoRecord | undefined): Promise<void> {
+    if (before && before.private === repo.private && before.ownerId === repo.ownerId) return;
+    await this.rows.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId } });
+  }
+
+  /** `repo.deleted`: its rows go and each starring user's `numStars` drops by what was really deleted. */
+  async onRepoDeleted(repo: RepoRecord): Promise<void> {
+    for (const row of await this.rows.find({ repoId: repo.id }, { projection: { id: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ id: row.id });
+      if (gone) await this.users.incrementCounter(gone.uid, 'numStars', -1);
+    }
+  }
+
+  /** `account.deleted`: the account's rows go and each repository's `numStars` drops by what was really deleted. */
+  async onAccountDeleted(account: Account): Promise<void> {
+    const drop = new Map<number, number>();
+    for (const row of await this.rows.find({ uid: account.id }, { projection: { id: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ id: row.id });
+      if (gone) drop.set(gone.repoId, (drop.get(gone.repoId) ?? 0) + 1);
+    }
+    for (const [repoId, n] of drop) await this.repos.incrementCounter(repoId, 'numStars', -n);
+  }
+}

@@ -1,0 +1,42 @@
+// The `watch` plugin: repository subscriptions (owners watch what they create) with an exact `watchers_count`.
+import { definePlugin } from '../../core/plugin.js';
+import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
+import { ref } from '../../schemas/resources.js';
+import { ACCOUNT_DELETED, REPO_CREATED, REPO_DELETED, REPO_UPDATED, type Account, type RepoRecord } from '../../schemas/services.js';
+import * as h from './handlers.js';
+import { WATCH_INDEXES, WATCHES, Watches } from './service.js';
+
+const repoList = { 200: ref('forgekit/RepositoryList') };
+const watchInfo = { 200: ref('forgekit/WatchInfo') };
+const list = listQuery();
+
+export default definePlugin<Watches>({
+  name: 'watch',
+  dependencies: ['users', 'repos'],
+  collections: [{ name: WATCHES, indexes: WATCH_INDEXES }],
+  start(ctx) {
+    const service = new Watches(ctx);
+    ctx.events.on(REPO_CREATED, ({ repo, owner, creatorId }: { repo: RepoRecord; owner?: Account; creatorId?: number | null }) =>
+      service.onRepoCreated(repo, owner, creatorId));
+    ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
+    ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    return service;
+  },
+  routes: [
+    {
+      method: 'GET', path: '/repos/:owner/:repo/subscription', auth: 'user',
+      schema: { params: ownerRepoParams, response: watchInfo }, handler: h.get,
+    },
+    {
+      method: 'PUT', path: '/repos/:owner/:repo/subscription', auth: 'user',
+      schema: { params: ownerRepoParams, response: watchInfo }, handler: h.watch,
+    },
+    { method: 'DELETE', path: '/repos/:owner/:repo/subscription', auth: 'user', schema: { params: ownerRepoParams }, handler: h.unwatch },
+    { method: 'GET', path: '/user/subscriptions', auth: 'user', schema: { querystring: list, response: repoList }, handler: h.listMine },
+    {
+      method: 'GET', path: '/users/:username/subscriptions', auth: 'optional',
+      schema: { params: usernameParams, querystring: list, response: repoList }, handler: h.listOfUser,
+    },
+  ],
+});
