@@ -100,7 +100,7 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
     }
     if (o.token) headers.Authorization = `token ${o.token}`;
     if (o.basic) headers.Authorization = `Basic ${Buffer.from(`${o.basic[0]}:${o.basic[1]}`).toString('base64')}`;
-    const res = await fetch((o.root ? url : api) + p, { method, headers, body });
+    const res = await fetch((o.root ? url : api) + p, { method, headers, body: body as BodyInit | undefined });
     const text = await res.text();
     let json: unknown;
     if (text && (res.headers.get('content-type') ?? '').includes('json')) {
