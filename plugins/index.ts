@@ -11,9 +11,12 @@ import sshKeys from './ssh-keys/index.js';
 import gpgKeys from './gpg-keys/index.js';
 import orgs from './orgs/index.js';
 import repos from './repos/index.js';
+import follow from './follow/index.js';
+import stars from './stars/index.js';
+import watch from './watch/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch];
 
 export type ForgeOptions = Partial<KernelOptions>;
 
