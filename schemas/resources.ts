@@ -33,10 +33,9 @@ export const PermissionSchema = {
   required: ['admin', 'push', 'pull'],
 } as const;
 
-export const RepositorySchema = {
-  $id: 'forgekit/Repository',
-  type: 'object',
-  properties: {
+/** The Repository properties, in wire order; `parent` is filled in by RepositorySchema. */
+function repositoryProperties(parent: Record<string, unknown>) {
+  return {
     id: { type: 'integer' },
     owner: { $ref: 'forgekit/User' },
     name: { type: 'string' },
@@ -45,8 +44,7 @@ export const RepositorySchema = {
     empty: { type: 'boolean' },
     private: { type: 'boolean' },
     fork: { type: 'boolean' },
-    // For forks: the parent repository (with parent: null); otherwise null.
-    parent: { anyOf: [{ type: 'null' }, { $ref: 'forgekit/Repository' }] },
+    parent,
     mirror: { type: 'boolean' },
     size: { type: 'integer' },
     html_url: { type: 'string' },
@@ -64,10 +62,25 @@ export const RepositorySchema = {
     // Mirrors only: when the last sync finished and its error, if it failed (null otherwise).
     mirror_updated: nullableTimestamp,
     mirror_error: { type: ['string', 'null'] },
-  },
-  required: ['id', 'owner', 'name', 'full_name', 'description', 'empty', 'private', 'fork', 'parent', 'mirror', 'size',
-    'html_url', 'ssh_url', 'clone_url', 'website', 'stars_count', 'forks_count', 'watchers_count', 'open_issues_count',
-    'default_branch', 'created_at', 'updated_at', 'permissions'],
+  } as const;
+}
+
+const repositoryRequired = ['id', 'owner', 'name', 'full_name', 'description', 'empty', 'private', 'fork', 'parent', 'mirror', 'size',
+  'html_url', 'ssh_url', 'clone_url', 'website', 'stars_count', 'forks_count', 'watchers_count', 'open_issues_count',
+  'default_branch', 'created_at', 'updated_at', 'permissions'] as const;
+
+export const RepositorySchema = {
+  $id: 'forgekit/Repository',
+  type: 'object',
+  properties: repositoryProperties({
+    // For forks: the parent repository (with parent: null); otherwise null. Spelled out instead of
+    // `anyOf: [null, {$ref}]`: fast-json-stringify resolves an anyOf through Ajv at request time, and Ajv resolves
+    // `forgekit/User` inside `forgekit/Repository` as the relative URI `forgekit/forgekit/User`.
+    type: ['object', 'null'],
+    properties: repositoryProperties({ type: 'null' }),
+    required: repositoryRequired,
+  }),
+  required: repositoryRequired,
 } as const;
 
 export const RepositoryListSchema = {
@@ -121,8 +134,9 @@ export const GPGKeySchema = {
     primary_key_id: { type: 'string' },
     key_id: { type: 'string' },
     public_key: { type: 'string' },
-    emails: { anyOf: [{ type: 'null' }, { type: 'array', items: { $ref: 'forgekit/GPGKeyEmail' } }] },
-    subkeys: { anyOf: [{ type: 'null' }, { type: 'array', items: { $ref: 'forgekit/GPGKey' } }] },
+    // Always arrays (subkeys carry `[]` for both), never null as in Gitea 2017.
+    emails: { type: 'array', items: { $ref: 'forgekit/GPGKeyEmail' } },
+    subkeys: { type: 'array', items: { $ref: 'forgekit/GPGKey' } },
     can_sign: { type: 'boolean' },
     can_encrypt_comms: { type: 'boolean' },
     can_encrypt_storage: { type: 'boolean' },
