@@ -212,6 +212,14 @@ export async function listUserRepos(rc: Rc<{ username: string }>): Promise<Reply
   return listReply(rc, await repos(rc).listOwnedBy(rc.caller, owner, win), win);
 }
 
+/** GET /orgs/{org}/repos — like `/users/{org}/repos`, for organizations only. */
+export async function listOrgRepos(rc: Rc<{ org: string }>): Promise<Reply> {
+  const org = await users(rc).byName(rc.params.org);
+  if (!org || org.type !== 'org') throw fail.notFound();
+  const win = listWindow(rc);
+  return listReply(rc, await repos(rc).listOwnedBy(rc.caller, org, win), win);
+}
+
 /** GET /repos/search — `{ok:true,data}`; an internal failure is `500 {ok:false,error}`, never internals. */
 export async function search(rc: Rc<unknown, { q?: string; uid?: number; page?: number; limit?: number }>): Promise<Reply> {
   const settings = rc.app.settings.search ?? {};

@@ -118,6 +118,10 @@ export default definePlugin<ReposService>({
       schema: { querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
     },
     {
+      method: 'GET', path: '/orgs/:org/repos', auth: 'optional', handler: h.listOrgRepos,
+      schema: { params: paramsSchema({ org: nameParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
+    },
+    {
       method: 'GET', path: '/users/:username/repos', auth: 'optional', handler: h.listUserRepos,
       schema: { params: paramsSchema({ username: nameParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
     },
