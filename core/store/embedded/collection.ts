@@ -33,11 +33,15 @@ export type StoreLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
 const FILE_MODES = { fileMode: 0o644, dirMode: 0o755 };
 
-/** `_id`s: a random per-process prefix and a counter (unique across restarts, cheaper than random bytes per doc). */
-const ID_PREFIX = randomBytes(9).toString('base64url');
+/**
+ * `_id`s: boot time + random bits + a padded counter. Unique across restarts, cheaper than random bytes per
+ * document, and ordered like insertion, so a collection scan returns documents in insertion order (like MongoDB's
+ * natural order in practice).
+ */
+const ID_PREFIX = Date.now().toString(36).padStart(9, '0') + randomBytes(3).toString('hex');
 let idCounter = 0;
 function newId(): string {
-  return ID_PREFIX + (idCounter++).toString(36);
+  return ID_PREFIX + (idCounter++).toString(36).padStart(8, '0');
 }
 
 // nedb's loader splits lines on U+0085/U+2028/U+2029 too, and JSON.stringify leaves them raw: escape them so the

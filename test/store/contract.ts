@@ -1,0 +1,408 @@
+// The store contract: one suite every adapter must pass (run by embedded.test.ts and mongodb.test.ts).
+import tap from 'tap';
+import { isDuplicateKeyError, type CollectionSpec, type Doc, type Store } from '../../core/store/port.js';
+
+export interface StoreHarness {
+  /** A fresh, opened store over empty storage. */
+  create(): Promise<Store>;
+  /** Closes the store and opens a new one over the same storage (persistence checks). */
+  reopen?(store: Store): Promise<Store>;
+  /** Releases whatever `create` made (temp dirs, test databases). */
+  cleanup?(store: Store): Promise<void>;
+}
+
+interface Item extends Doc {
+  id: number;
+  name: string;
+  n?: number;
+  tags?: string[];
+  owner?: { id: number; name?: string };
+  members?: Array<{ id: number; role: string }>;
+  flag?: boolean;
+  note?: string | null;
+}
+
+const SEED: Item[] = [
+  { id: 1, name: 'alpha', n: 5, tags: ['a', 'b'], owner: { id: 10, name: 'o1' }, flag: true, note: null },
+  { id: 2, name: 'beta', n: 10, tags: ['b'], owner: { id: 11 }, flag: false },
+  { id: 3, name: 'gamma', n: 15, tags: [], members: [{ id: 7, role: 'admin' }, { id: 8, role: 'read' }] },
+  { id: 4, name: 'delta', n: 20, owner: { id: 10 }, flag: true, note: 'x' },
+];
+
+const ids = (docs: Doc[]): number[] => docs.map((d) => d.id as number);
+const sorted = (docs: Doc[]): number[] => ids(docs).sort((a, b) => a - b);
+
+/** Registers the whole suite under one tap test. */
+export function storeContract(name: string, harness: StoreHarness): void {
+  tap.test(name, async (t) => {
+    let store: Store;
+    t.beforeEach(async () => {
+      store = await harness.create();
+    });
+    t.afterEach(async () => {
+      await store.close();
+      await harness.cleanup?.(store);
+    });
+
+    const seeded = async (indexed = false) => {
+      await store.ensureCollection({
+        name: 'items',
+        indexes: indexed ? [{ fields: { id: 1 }, unique: true }, { fields: { n: 1 } }, { fields: { 'owner.id': 1 } }] : [],
+      });
+      const items = store.collection<Item>('items');
+      await items.insertMany(SEED);
+      return items;
+    };
+
+    t.test('insertOne returns the stored document; _id never reaches plugins', async (t) => {
+      await store.ensureCollection({ name: 'items' });
+      const items = store.collection<Item>('items');
+      const input: Item = { id: 1, name: 'one', tags: ['x'], owner: { id: 2 }, note: undefined as unknown as string };
+      const stored = await items.insertOne(input);
+      t.same(stored, { id: 1, name: 'one', tags: ['x'], owner: { id: 2 } }, 'stored document, undefined dropped');
+      t.notOk('_id' in stored, 'no _id in the insert result');
+      t.not(stored, input, 'a copy, not the caller object');
+      // Mutating the caller's object or the returned one does not reach the store.
+      input.tags!.push('mutated');
+      stored.owner!.id = 99;
+      const found = await items.findOne({ id: 1 });
+      t.same(found, { id: 1, name: 'one', tags: ['x'], owner: { id: 2 } });
+      t.notOk(found && '_id' in found, 'no _id in findOne');
+      found!.tags!.push('again');
+      t.same((await items.find({}))[0], { id: 1, name: 'one', tags: ['x'], owner: { id: 2 } }, 'find results are copies too');
+      t.notOk('_id' in (await items.find({}))[0]!, 'no _id in find');
+      const withId = await items.insertOne({ _id: 'mine', id: 2, name: 'two' } as unknown as Item);
+      t.same(withId, { id: 2, name: 'two' }, 'an incoming _id is ignored');
+    });
+
+    t.test('documents must be plain JSON', async (t) => {
+      const items = store.collection('items');
+      await t.rejects(items.insertOne({ id: 1, at: new Date() }), TypeError, 'Date refused');
+      await t.rejects(items.insertOne({ id: 1, n: NaN }), TypeError, 'NaN refused');
+      await t.rejects(items.insertOne({ id: 1, f: () => 1 }), TypeError, 'function refused');
+      await t.rejects(items.insertOne({ id: 1, $bad: 1 }), TypeError, '$ field refused');
+      await t.rejects(items.insertOne({ id: 1, 'a.b': 1 }), TypeError, 'dotted field refused');
+      await t.rejects(items.insertOne({ id: 1, nested: { $x: 1 } }), TypeError, 'nested $ field refused');
+      t.equal(await items.count({}), 0, 'nothing was stored');
+      await t.rejects(items.updateOne({ id: 1 }, { $set: { at: new Date() } }), TypeError, 'Date refused in updates');
+      t.throws(() => store.collection('../escape'), TypeError, 'path-like collection names refused');
+    });
+
+    t.test('filter operators', async (t) => {
+      for (const indexed of [false, true]) {
+        if (indexed) {
+          await store.drop('items');
+          await store.ensureCollection({ name: 'items', indexes: [{ fields: { id: 1 }, unique: true }, { fields: { n: 1 } }, { fields: { 'owner.id': 1 } }, { fields: { tags: 1 } }, { fields: { name: 1 } }] });
+        }
+        const items = indexed ? store.collection<Item>('items') : await seeded(false);
+        if (indexed) await items.insertMany(SEED);
+        const cases: Array<[string, Record<string, unknown>, number[]]> = [
+          ['empty filter', {}, [1, 2, 3, 4]],
+          ['equality', { name: 'beta' }, [2]],
+          ['$eq', { n: { $eq: 10 } }, [2]],
+          ['$ne', { n: { $ne: 10 } }, [1, 3, 4]],
+          ['$gt', { n: { $gt: 5 } }, [2, 3, 4]],
+          ['$gte', { n: { $gte: 5 } }, [1, 2, 3, 4]],
+          ['$lt', { n: { $lt: 15 } }, [1, 2]],
+          ['$lte', { n: { $lte: 15 } }, [1, 2, 3]],
+          ['range', { n: { $gt: 5, $lt: 20 } }, [2, 3]],
+          ['string range', { name: { $gt: 'b' } }, [2, 3, 4]],
+          ['range is type-bracketed', { n: { $gt: 'a' } }, []],
+          ['$in', { n: { $in: [5, 20] } }, [1, 4]],
+          ['$in empty', { name: { $in: [] } }, []],
+          ['$nin', { n: { $nin: [5, 20] } }, [2, 3]],
+          ['array contains', { tags: 'b' }, [1, 2]],
+          ['array exact', { tags: ['b'] }, [2]],
+          ['$ne on an array: no element equals', { tags: { $ne: 'a' } }, [2, 3, 4]],
+          ['$nin on an array', { tags: { $nin: ['a'] } }, [2, 3, 4]],
+          ['$in on an array', { tags: { $in: ['a', 'zzz'] } }, [1]],
+          ['$exists true (empty array exists)', { tags: { $exists: true } }, [1, 2, 3]],
+          ['null matches null and missing', { note: null }, [1, 2, 3]],
+          ['$exists false', { note: { $exists: false } }, [2, 3]],
+          ['$exists true', { note: { $exists: true } }, [1, 4]],
+          ['$ne null', { note: { $ne: null } }, [4]],
+          ['$in with null', { note: { $in: [null, 'x'] } }, [1, 2, 3, 4]],
+          ['dotted path', { 'owner.id': 10 }, [1, 4]],
+          ['dotted $exists', { 'owner.name': { $exists: true } }, [1]],
+          ['dotted path into an array of documents', { 'members.role': 'admin' }, [3]],
+          ['dotted range into an array', { 'members.id': { $gt: 7 } }, [3]],
+          ['whole sub-document', { owner: { id: 11 } }, [2]],
+          ['$or', { $or: [{ name: 'alpha' }, { n: 20 }] }, [1, 4]],
+          ['$or on indexed fields', { $or: [{ id: 2 }, { 'owner.id': 10 }] }, [1, 2, 4]],
+          ['$and', { $and: [{ flag: true }, { n: { $gt: 5 } }] }, [4]],
+          ['several fields', { flag: true, 'owner.id': 10 }, [1, 4]],
+          ['boolean', { flag: false }, [2]],
+          ['no match', { id: 42 }, []],
+        ];
+        for (const [label, filter, expected] of cases) {
+          const what = `${label}${indexed ? ' (indexed)' : ''}`;
+          t.same(sorted(await items.find(filter)), expected, `find: ${what}`);
+          t.equal(await items.count(filter), expected.length, `count: ${what}`);
+        }
+      }
+    });
+
+    t.test('sort, skip, limit, projection', async (t) => {
+      const items = await seeded(true);
+      t.same(ids(await items.find({}, { sort: { n: -1 } })), [4, 3, 2, 1], 'sort descending');
+      t.same(ids(await items.find({}, { sort: { name: 1 } })), [1, 2, 4, 3], 'sort by string');
+      t.same(ids(await items.find({}, { sort: { n: 1 }, skip: 1, limit: 2 })), [2, 3], 'skip + limit');
+      t.same(ids(await items.find({}, { sort: { n: 1 }, limit: 0 })), [1, 2, 3, 4], 'limit 0 = no limit');
+      t.same(ids(await items.find({}, { sort: { n: 1 }, skip: 10 })), [], 'skip past the end');
+      t.same(ids(await items.find({}, { sort: { flag: -1, n: 1 } })), [1, 4, 2, 3], 'compound sort, missing last descending');
+      const byNote = ids(await items.find({}, { sort: { note: 1 } }));
+      t.equal(byNote[3], 4, 'missing and null sort before strings');
+      t.same(ids(await items.find({ flag: true }, { sort: { 'owner.id': 1, n: -1 } })), [4, 1], 'sort by a dotted path');
+      t.same(ids(await items.find({}, { sort: { id: -1 }, limit: 3 })), [4, 3, 2], 'sort on an indexed field with limit');
+      t.same(ids(await items.find({ n: { $gte: 10 } }, { sort: { id: 1 }, skip: 1, limit: 1 })), [3], 'filter + sort + window');
+      t.equal((await items.findOne({}, { sort: { n: -1 } }))?.id, 4, 'findOne honours sort');
+      t.same(await items.findOne({ id: 1 }, { projection: { name: 1 } }), { name: 'alpha' }, 'findOne projection');
+      t.same(await items.find({ id: { $in: [1, 3] } }, { projection: { name: 1, 'owner.id': 1 }, sort: { id: 1 } }), [
+        { name: 'alpha', owner: { id: 10 } },
+        { name: 'gamma' },
+      ], 'inclusion projection with a dotted path');
+      const excluded = await items.find({}, { projection: { tags: 0, owner: 0, members: 0 }, sort: { id: 1 } });
+      t.same(excluded[0], { id: 1, name: 'alpha', n: 5, flag: true, note: null }, 'exclusion projection');
+      t.ok(excluded.every((d) => !('_id' in d) && !('tags' in d)), 'no _id, no excluded field');
+      t.same(await items.find({ id: 2 }, { projection: { _id: 1, name: 1 } as Record<string, 0 | 1> }), [{ name: 'beta' }], '_id stays hidden even when asked for');
+    });
+
+    t.test('updateOne / updateMany with every update operator', async (t) => {
+      const items = await seeded(true);
+      t.same(await items.updateOne({ id: 1 }, { $set: { name: 'ALPHA', 'owner.name': 'renamed', 'extra.deep': 1 } }), { matched: 1, modified: 1, upserted: false }, '$set');
+      t.same(await items.findOne({ id: 1 }, { projection: { name: 1, owner: 1, extra: 1 } }), { name: 'ALPHA', owner: { id: 10, name: 'renamed' }, extra: { deep: 1 } });
+      t.same(await items.updateOne({ id: 1 }, { $set: { name: 'ALPHA' } }), { matched: 1, modified: 0, upserted: false }, 'no-op update: matched, not modified');
+      await items.updateOne({ id: 1 }, { $unset: { note: true, 'owner.name': 1, missing: '' } });
+      const one = await items.findOne({ id: 1 });
+      t.notOk('note' in one!, '$unset removes a field');
+      t.same(one!.owner, { id: 10 }, '$unset on a dotted path');
+      await items.updateOne({ id: 1 }, { $inc: { n: 2, counter: 1 } });
+      t.same(await items.findOne({ id: 1 }, { projection: { n: 1, counter: 1 } }), { n: 7, counter: 1 }, '$inc existing and missing');
+      await items.updateOne({ id: 1 }, { $inc: { n: -7 } });
+      t.equal((await items.findOne({ id: 1 }))!.n, 0, '$inc negative');
+      await items.updateOne({ id: 1 }, { $addToSet: { tags: 'b' } });
+      t.same((await items.findOne({ id: 1 }))!.tags, ['a', 'b'], '$addToSet of a present value');
+      await items.updateOne({ id: 1 }, { $addToSet: { tags: { $each: ['c', 'a', 'd'] } } });
+      t.same((await items.findOne({ id: 1 }))!.tags, ['a', 'b', 'c', 'd'], '$addToSet $each');
+      await items.updateOne({ id: 4 }, { $addToSet: { tags: 'new' } });
+      t.same((await items.findOne({ id: 4 }))!.tags, ['new'], '$addToSet creates the array');
+      await items.updateOne({ id: 1 }, { $pull: { tags: 'c' } });
+      t.same((await items.findOne({ id: 1 }))!.tags, ['a', 'b', 'd'], '$pull a value');
+      await items.updateOne({ id: 1 }, { $pull: { tags: { $in: ['a', 'd'] } } });
+      t.same((await items.findOne({ id: 1 }))!.tags, ['b'], '$pull with $in');
+      await items.updateOne({ id: 3 }, { $pull: { members: { role: 'read' } } });
+      t.same((await items.findOne({ id: 3 }))!.members, [{ id: 7, role: 'admin' }], '$pull sub-documents matching a query');
+      t.same(await items.updateOne({ id: 2 }, { $pull: { nothing: 'x' } }), { matched: 1, modified: 0, upserted: false }, '$pull on a missing field is a no-op');
+      await items.updateOne({ id: 2 }, { $push: { tags: 'b' } });
+      t.same((await items.findOne({ id: 2 }))!.tags, ['b', 'b'], '$push appends even duplicates');
+      await items.updateOne({ id: 2 }, { $push: { tags: { $each: ['c', 'd'] }, log: 'first' } });
+      t.same(await items.findOne({ id: 2 }, { projection: { tags: 1, log: 1 } }), { tags: ['b', 'b', 'c', 'd'], log: ['first'] }, '$push $each and creating the array');
+
+      t.same(await items.updateOne({ id: 99 }, { $set: { name: 'x' } }), { matched: 0, modified: 0, upserted: false }, 'no match');
+      t.same(await items.updateMany({ flag: true }, { $set: { flagged: 'yes' } }), { matched: 2, modified: 2, upserted: false }, 'updateMany');
+      t.same(sorted(await items.find({ flagged: 'yes' })), [1, 4]);
+      t.same(await items.updateMany({ flag: true }, { $set: { flagged: 'yes' } }), { matched: 2, modified: 0, upserted: false }, 'updateMany no-op');
+      t.same(await items.updateMany({ n: { $gte: 10 } }, { $inc: { n: 1 } }), { matched: 3, modified: 3, upserted: false });
+      t.same(ids(await items.find({ n: { $gte: 11 } }, { sort: { n: 1 } })), [2, 3, 4], 'indexed field updated in place is found by its index');
+      t.same(sorted(await items.find({ n: 10 })), [], 'old index key gone');
+
+      // Upsert: the new document starts from the filter's equality conditions.
+      t.same(await items.updateOne({ id: 5, 'owner.id': 12 }, { $set: { name: 'epsilon' }, $inc: { n: 1 } }, { upsert: true }), { matched: 0, modified: 0, upserted: true }, 'upsert inserts');
+      t.same(await items.findOne({ id: 5 }), { id: 5, owner: { id: 12 }, name: 'epsilon', n: 1 }, 'upserted document');
+      t.same(await items.updateOne({ id: 5 }, { $inc: { n: 1 } }, { upsert: true }), { matched: 1, modified: 1, upserted: false }, 'upsert of an existing document updates');
+      t.equal(await items.count({}), 5);
+
+      // Bad updates change nothing.
+      await t.rejects(items.updateOne({ id: 1 }, { $inc: { name: 1 } }), 'inc of a string');
+      t.equal((await items.findOne({ id: 1 }))!.name, 'ALPHA', 'unchanged after a failed update');
+      await t.rejects(items.updateOne({ id: 1 }, { $rename: { name: 'x' } } as never), TypeError, 'unsupported operator');
+      await t.rejects(items.updateOne({ id: 1 }, {}), TypeError, 'empty update');
+      await t.rejects(items.updateOne({ id: 1 }, { $set: { _id: 'x' } }), TypeError, '_id cannot be set');
+    });
+
+    t.test('findOneAndUpdate / findOneAndDelete', async (t) => {
+      const items = await seeded(true);
+      const after = await items.findOneAndUpdate({ id: 2 }, { $inc: { n: 5 }, $set: { name: 'BETA' } });
+      t.same(after, { id: 2, name: 'BETA', n: 15, tags: ['b'], owner: { id: 11 }, flag: false }, 'returns the document after the update, no _id');
+      t.equal(await items.findOneAndUpdate({ id: 42 }, { $set: { name: 'x' } }), null, 'null when nothing matches');
+      const up = await items.findOneAndUpdate({ id: 7 }, { $set: { name: 'seven' } }, { upsert: true });
+      t.same(up, { id: 7, name: 'seven' }, 'upsert returns the new document');
+      const unchanged = await items.findOneAndUpdate({ id: 7 }, { $set: { name: 'seven' } });
+      t.same(unchanged, { id: 7, name: 'seven' }, 'a no-op update still returns the document');
+      // Atomic counters: concurrent increments never lose one.
+      await Promise.all(Array.from({ length: 50 }, () => items.findOneAndUpdate({ id: 7 }, { $inc: { hits: 1 } })));
+      t.equal((await items.findOne({ id: 7 }))!.hits, 50, '50 concurrent $inc');
+
+      const deleted = await items.findOneAndDelete({ id: 3 });
+      t.same(deleted, SEED[2], 'returns the deleted document');
+      t.equal(await items.findOne({ id: 3 }), null, 'gone');
+      t.equal(await items.findOneAndDelete({ id: 3 }), null, 'null when nothing matches');
+    });
+
+    t.test('deleteOne / deleteMany', async (t) => {
+      const items = await seeded(true);
+      t.equal(await items.deleteOne({ flag: true }), 1, 'deleteOne deletes one');
+      t.equal(await items.count({ flag: true }), 1);
+      t.equal(await items.deleteOne({ id: 42 }), 0, 'deleteOne without a match');
+      t.equal(await items.deleteMany({ n: { $gte: 10, $lt: 20 } }), 2, 'deleteMany returns the count');
+      t.equal(await items.deleteMany({}), 1, 'deleteMany({}) empties the collection');
+      t.equal(await items.count({}), 0);
+      t.same(await items.find({ id: 2 }), [], 'a deleted document is not found through an index');
+    });
+
+    t.test('unique and compound unique indexes raise DuplicateKeyError without a partial write', async (t) => {
+      const spec: CollectionSpec = {
+        name: 'repos',
+        indexes: [
+          { fields: { id: 1 }, unique: true },
+          { fields: { owner_id: 1, lower_name: 1 }, unique: true },
+          { fields: { topic: 1 } },
+        ],
+      };
+      await store.ensureCollection(spec);
+      await store.ensureCollection(spec); // idempotent
+      const repos = store.collection('repos');
+      await repos.insertOne({ id: 1, owner_id: 1, lower_name: 'a', topic: 't' });
+      await repos.insertOne({ id: 2, owner_id: 2, lower_name: 'a', topic: 't' });
+      await repos.insertOne({ id: 3, owner_id: 1, lower_name: 'b', topic: 't' });
+
+      const dupId = await repos.insertOne({ id: 1, owner_id: 9, lower_name: 'z', topic: 'ghost' }).catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(dupId), 'unique clash → DuplicateKeyError');
+      t.same((dupId as { fields: string[] }).fields, ['id'], 'names the field');
+      t.equal((dupId as { collection: string }).collection, 'repos', 'names the collection');
+      t.equal(await repos.count({ topic: 'ghost' }), 0, 'the refused document is in no index');
+      t.equal(await repos.count({ owner_id: 9 }), 0, 'and nowhere else');
+
+      const dupPair = await repos.insertOne({ id: 4, owner_id: 2, lower_name: 'a' }).catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(dupPair), 'compound clash → DuplicateKeyError');
+      t.same((dupPair as { fields: string[] }).fields, ['owner_id', 'lower_name'], 'names the compound fields in order');
+      t.equal(await repos.count({}), 3, 'no partial write');
+      t.equal(await repos.count({ id: 4 }), 0);
+
+      const upd = await repos.updateOne({ id: 3 }, { $set: { lower_name: 'a', topic: 'moved' } }).catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(upd), 'an update that clashes → DuplicateKeyError');
+      t.same(await repos.findOne({ id: 3 }, { projection: { lower_name: 1, topic: 1 } }), { lower_name: 'b', topic: 't' }, 'the document is unchanged');
+      t.equal(await repos.count({ topic: 'moved' }), 0, 'other indexes are unchanged');
+      t.equal(await repos.count({ topic: 't' }), 3);
+
+      const fou = await repos.findOneAndUpdate({ id: 2 }, { $set: { owner_id: 1 } }).catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(fou), 'findOneAndUpdate clash → DuplicateKeyError');
+      t.same(sorted(await repos.find({ owner_id: 2 })), [2], 'unchanged');
+
+      const ups = await repos.updateOne({ id: 9 }, { $set: { owner_id: 1, lower_name: 'a' } }, { upsert: true }).catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(ups), 'an upsert that clashes → DuplicateKeyError');
+      t.equal(await repos.count({ id: 9 }), 0);
+
+      const many = await repos
+        .insertMany([
+          { id: 10, owner_id: 3, lower_name: 'x' },
+          { id: 1, owner_id: 3, lower_name: 'y' },
+          { id: 12, owner_id: 3, lower_name: 'z' },
+        ])
+        .catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(many), 'insertMany with a clash → DuplicateKeyError');
+      t.same(sorted(await repos.find({ owner_id: 3 })), [10], 'documents before the clash are in, the clash and later ones are not');
+
+      const swap = await repos.updateMany({ owner_id: 1 }, { $set: { lower_name: 'same' } }).catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(swap), 'updateMany that would make two documents clash');
+      t.ok((await repos.count({ lower_name: 'same' })) <= 1, 'never two documents with the same unique key');
+    });
+
+    t.test('sparse indexes', async (t) => {
+      await store.ensureCollection({
+        name: 'users',
+        indexes: [{ fields: { email: 1 }, unique: true, sparse: true }, { fields: { login: 1 }, unique: true }],
+      });
+      const users = store.collection('users');
+      await users.insertOne({ id: 1, login: 'a' });
+      await users.insertOne({ id: 2, login: 'b' });
+      await users.insertOne({ id: 3, login: 'c', email: 'c@x' });
+      t.equal(await users.count({}), 3, 'documents without the sparse field do not clash');
+      const dup = await users.insertOne({ id: 4, login: 'd', email: 'c@x' }).catch((e: unknown) => e);
+      t.ok(isDuplicateKeyError(dup), 'a present value still has to be unique');
+      t.same((dup as { fields: string[] }).fields, ['email']);
+      t.same(sorted(await users.find({ email: { $exists: false } })), [1, 2], 'documents left out of a sparse index are still found');
+      t.same(sorted(await users.find({ email: null })), [1, 2], 'null matches missing despite the sparse index');
+      t.same(sorted(await users.find({ email: 'c@x' })), [3]);
+      await users.updateOne({ id: 1 }, { $set: { email: 'a@x' } });
+      t.same(sorted(await users.find({ email: 'a@x' })), [1], 'a field added later enters the sparse index');
+      await users.updateOne({ id: 1 }, { $unset: { email: 1 } });
+      t.same(sorted(await users.find({ email: 'a@x' })), [], 'and leaves it when removed');
+      const nonSparse = await users.insertOne({ id: 5 }).catch((e: unknown) => e);
+      await users.insertOne({ id: 6 }).catch((e: unknown) => e);
+      t.ok(!isDuplicateKeyError(nonSparse), 'the first document without a non-sparse unique field is accepted');
+      t.equal(await users.count({ login: { $exists: false } }), 1, 'a second one clashes on the missing (null) value, as in MongoDB');
+    });
+
+    t.test('nextId is atomic and strictly increasing', async (t) => {
+      const values = await Promise.all(Array.from({ length: 200 }, () => store.nextId('repo')));
+      t.equal(new Set(values).size, 200, '200 concurrent calls, 200 distinct ids');
+      t.same([...values].sort((a, b) => a - b), Array.from({ length: 200 }, (_, i) => i + 1), 'exactly 1..200');
+      t.ok(values.every(Number.isInteger), 'integers');
+      t.equal(await store.nextId('repo'), 201, 'the next one continues');
+      t.equal(await store.nextId('user'), 1, 'sequences are independent');
+      await t.rejects(store.nextId(''), TypeError, 'a sequence needs a name');
+    });
+
+    t.test('explain reports the index used and the documents examined', async (t) => {
+      await store.ensureCollection({
+        name: 'big',
+        indexes: [{ fields: { id: 1 }, unique: true }, { fields: { owner_id: 1 } }, { fields: { owner_id: 1, name: 1 }, unique: true }],
+      });
+      const big = store.collection('big');
+      await big.insertMany(Array.from({ length: 500 }, (_, i) => ({ id: i + 1, owner_id: i % 10, name: `r${i}`, free: i })));
+      const eq = await big.explain({ id: 250 });
+      t.equal(eq.index, 'id_1', 'unique equality uses its index');
+      t.equal(eq.examined, 1, 'and examines one document');
+      t.equal(eq.returned, 1);
+      const owner = await big.explain({ owner_id: 3 });
+      t.ok(owner.index === 'owner_id_1' || owner.index === 'owner_id_1_name_1', `owner lookup uses an index (${owner.index})`);
+      t.equal(owner.examined, 50, 'examines only the matches');
+      t.equal(owner.returned, 50);
+      const compound = await big.explain({ owner_id: 3, name: 'r13' });
+      t.ok(compound.index !== null && compound.examined <= 1, `compound equality (${compound.index}, ${compound.examined} examined)`);
+      const range = await big.explain({ id: { $gt: 490 } });
+      t.equal(range.index, 'id_1', 'a range uses the index');
+      t.equal(range.examined, 10);
+      const inList = await big.explain({ id: { $in: [1, 2, 3] } });
+      t.equal(inList.index, 'id_1', '$in uses the index');
+      t.equal(inList.examined, 3);
+      const page = await big.explain({ owner_id: 3 }, { sort: { id: -1 }, skip: 5, limit: 10 });
+      t.not(page.index, null, 'a sorted page over an indexed filter uses an index');
+      t.ok(page.examined < 500, `and never scans the collection (${page.examined} examined)`);
+      t.equal(page.returned, 10);
+      const scan = await big.explain({ free: 7 });
+      t.equal(scan.index, null, 'an unindexed field is a collection scan');
+      t.equal(scan.examined, 500, 'that examines every document');
+    });
+
+    t.test('drop removes every document and keeps the indexes', async (t) => {
+      const items = await seeded(true);
+      await store.nextId('keep');
+      await store.drop('items');
+      t.equal(await items.count({}), 0, 'empty');
+      await items.insertOne({ id: 1, name: 'again' });
+      t.ok(isDuplicateKeyError(await items.insertOne({ id: 1, name: 'twice' }).catch((e: unknown) => e)), 'unique index still enforced');
+      t.equal((await items.explain({ id: 1 })).index, 'id_1', 'indexes still used');
+      t.equal(await store.nextId('keep'), 2, 'sequences are not touched');
+    });
+
+    if (harness.reopen) {
+      t.test('data, indexes and sequences persist across a restart', async (t) => {
+        const items = await seeded(true);
+        await items.updateOne({ id: 1 }, { $set: { name: 'changed' }, $push: { tags: 'z' } });
+        await items.deleteOne({ id: 2 });
+        await items.insertOne({ id: 5, name: 'line\u2028sep\u2029and\u0085nel\nnewline' });
+        const last = await Promise.all([store.nextId('seq'), store.nextId('seq'), store.nextId('seq')]);
+        store = await harness.reopen!(store);
+        await store.ensureCollection({ name: 'items', indexes: [{ fields: { id: 1 }, unique: true }, { fields: { n: 1 } }, { fields: { 'owner.id': 1 } }] });
+        const again = store.collection<Item>('items');
+        t.same(sorted(await again.find({})), [1, 3, 4, 5], 'insert and delete persisted');
+        t.same(await again.findOne({ id: 1 }, { projection: { name: 1, tags: 1 } }), { name: 'changed', tags: ['a', 'b', 'z'] }, 'update persisted');
+        t.equal((await again.findOne({ id: 5 }))!.name, 'line\u2028sep\u2029and\u0085nel\nnewline', 'line separators inside strings survive');
+        t.ok(isDuplicateKeyError(await again.insertOne({ id: 1, name: 'dup' }).catch((e: unknown) => e)), 'unique index enforced after restart');
+        t.equal(await store.nextId('seq'), Math.max(...last) + 1, 'the sequence continues, no value reused');
+      });
+    }
+  });
+}
