@@ -145,6 +145,27 @@ t.test('parser: refusals', async (t) => {
   t.match(await refusal(broken), /no user id with a valid self-signature|could not be parsed/, 'a broken self-signature');
 });
 
+t.test('parser: mutated keys are refused with a reason, never a crash', async (t) => {
+  let seed = 11;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  let refused = 0;
+  for (const name of ['rsa2048', 'ed25519']) {
+    const bin = dearmor(read(`${name}.asc`));
+    for (let i = 0; i < 100; i++) {
+      const b = Buffer.from(bin);
+      b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      const mutated = rnd() < 0.4 ? b.subarray(0, Math.floor(rnd() * b.length)) : b;
+      try {
+        await parseGpgPublicKey(openpgp.armor(openpgp.enums.armor.publicKey, mutated));
+      } catch (err) {
+        if (!(err instanceof GpgKeyError)) throw err;
+        refused++;
+      }
+    }
+  }
+  t.ok(refused > 0, `${refused} of 200 mutations refused with a reason; none crashed`);
+});
+
 t.test('HTTP', async (t) => {
   const forge = await startForge();
   t.teardown(() => forge.close());
@@ -378,9 +399,12 @@ t.test('HTTP', async (t) => {
   t.test('a deleted account takes its keys with it', async (t) => {
     t.equal((await forge.request('DELETE', `/admin/users/${bob.username}`, { token: forge.admin.token })).status, 204);
     const heir = await forge.createUser({ email: 'bob@example.net' });
-    const res = await post(heir, read('ed25519.asc'));
-    t.equal(res.status, 201, 'the deleted account\'s key ids are free');
-    t.equal(res.json.subkeys.length, 1);
+    // Several uploads at once: the unique key_id index lets exactly one through, with its subkey.
+    const race = await Promise.all([0, 1, 2, 3].map(() => post(heir, read('ed25519.asc'))));
+    t.same(race.map((r) => r.status).sort(), [201, 422, 422, 422], 'the deleted account\'s key ids are free; one upload wins');
+    const [stored] = await list(heir);
+    t.equal((await list(heir)).length, 1);
+    checkKey(t, stored, 'ed25519', [{ email: 'bob@example.net', verified: true }]);
   });
 
   t.test('several keys: pagination over primaries and one armored block', async (t) => {

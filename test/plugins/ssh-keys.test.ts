@@ -117,6 +117,28 @@ t.test('parser: refusals say why', async (t) => {
   t.match(refusal(`${read('ecdsa-384.rfc4716').replace('---- END SSH2 PUBLIC KEY ----', '')}`), /must start with/, 'RFC 4716 without its END line');
 });
 
+t.test('parser: mutated keys are refused with a reason, never a crash', async (t) => {
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  let refused = 0;
+  for (const name of ['rsa-2048', 'ed25519', 'ecdsa-521', 'dsa']) {
+    const [type, b64] = pubLine(name).split(' ') as [string, string];
+    const blob = Buffer.from(b64, 'base64');
+    for (let i = 0; i < 150; i++) {
+      const b = Buffer.from(blob);
+      b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      const mutated = rnd() < 0.4 ? b.subarray(0, Math.floor(rnd() * b.length)) : b;
+      try {
+        parseSshPublicKey(`${type} ${mutated.toString('base64')}`, { ed25519: 256, ecdsa: 256, rsa: 1024, dsa: 1024 });
+      } catch (err) {
+        if (!(err instanceof SshKeyError)) throw err;
+        refused++;
+      }
+    }
+  }
+  t.ok(refused > 0, `${refused} of 600 mutations refused with a reason; none crashed`);
+});
+
 t.test('HTTP', async (t) => {
   const forge = await startForge();
   t.teardown(() => forge.close());
@@ -139,6 +161,7 @@ t.test('HTTP', async (t) => {
       t.equal(body.key, pubLine(name), 'the normalised line');
       t.equal(body.key.split(' ')[0], facts.type, 'type as ssh-keygen names it');
       t.equal(body.fingerprint, facts.fingerprint, 'fingerprint as ssh-keygen computes it');
+      t.equal(body.key.split(' ').slice(2).join(' '), facts.comment, 'comment as ssh-keygen shows it');
       t.equal(body.title, `title ${name}`);
       t.equal(body.url, `${forge.api}/user/keys/${body.id}`);
       t.match(body.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -326,4 +349,16 @@ t.test('HTTP with configured minimum sizes', async (t) => {
   t.match(res.json.message, /256 bits, this server needs at least 384 for ecdsa/);
   const ok = await forge.request('POST', '/user/keys', { token: user.token, json: { title: 'ec521', key: read('ecdsa-521.pub') } });
   t.equal(ok.status, 201);
+
+  // Concurrent adds of one key by two users: the unique fingerprint index lets exactly one through.
+  const other = await forge.createUser();
+  const race = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => forge.request('POST', '/user/keys', {
+    token: i % 2 ? user.token : other.token, json: { title: `race ${i}`, key: read('ed25519.pub') },
+  })));
+  t.same(race.map((r) => r.status).sort(), [201, 422, 422, 422, 422, 422], 'exactly one wins, the rest are 422 (never 500)');
+  const stored = [
+    ...(await forge.request('GET', '/user/keys', { token: user.token })).json,
+    ...(await forge.request('GET', '/user/keys', { token: other.token })).json,
+  ].filter((k: any) => k.fingerprint === keygen('ed25519').fingerprint);
+  t.equal(stored.length, 1, 'stored once');
 });
