@@ -22,6 +22,9 @@ export interface BenchAccount {
 export interface BenchFixture {
   /** `/api/v1` */
   apiPrefix: string;
+  /** True for `--quick` (small dataset): checks of page sizes read `sizes`. */
+  quick: boolean;
+  sizes: DatasetSizes;
   accounts: Record<BenchRole, BenchAccount>;
   /** The organization the `member` role belongs to (it owns public and private repositories). */
   org: { id: number; login: string };

@@ -1,0 +1,189 @@
+// The result document (bench/results/<date>-<commit>.json), the stdout table and the generated part of RESULTS.md.
+import type { MachineInfo, CommitInfo } from './machine.js';
+import type { RatioSummary, TargetSummary } from './stats.js';
+import type { Verdict } from './targets.js';
+import type { DatasetSizes } from './case.js';
+import type { SeedReport } from './seed.js';
+
+export const RESULT_SCHEMA = 'forgekit-bench/1';
+
+export interface CaseResult {
+  name: string;
+  group: string;
+  from: string;
+  replaces?: string;
+  method: string;
+  path: string;
+  as: string | null;
+  description: string;
+  status: 'ok' | 'failed' | 'skipped';
+  reason?: string;
+  recorded?: { status: number; bytes: number; headers: Array<[string, string]> };
+  forgekit?: TargetSummary;
+  bare?: TargetSummary;
+  ratio?: RatioSummary;
+  verdict?: Verdict;
+  /** 1-minute load average before and after the case: other work on the machine shows here. */
+  load?: [number, number];
+}
+
+export interface BenchResult {
+  schema: typeof RESULT_SCHEMA;
+  mode: 'full' | 'quick';
+  startedAt: string;
+  finishedAt: string;
+  store: 'embedded' | 'mongodb';
+  machine: MachineInfo;
+  commit: CommitInfo;
+  settings: {
+    connections: number;
+    durationSec: number;
+    warmupSec: number;
+    rounds: number;
+    order: string;
+    logLevel: string;
+    pinning: { server: string; load: string } | null;
+    filter: string[];
+  };
+  dataset: {
+    sizes: DatasetSizes;
+    accounts: number;
+    termCounts: Record<string, number>;
+    seed: SeedReport;
+    dataDirBytes: number;
+  };
+  server: {
+    /** Spawn of the server process → listening (node start-up, module loading, store load, plugin start). */
+    bootMs: number;
+    createForgeMs: number;
+    rssAfterBootBytes: number;
+    rssAtEndBytes: number;
+    maxRssBytes: number;
+    logBytes: number;
+    logLines: number;
+  };
+  targets: {
+    bootUnderMs: number;
+    bootMet: boolean;
+    rssUnderBytes: number;
+    rssMet: boolean;
+  };
+  cases: CaseResult[];
+  problems: string[];
+}
+
+const MiB = 1024 * 1024;
+
+function pad(s: string, n: number, right = false): string {
+  return right ? s.padStart(n) : s.padEnd(n);
+}
+
+function fmtInt(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function verdictText(c: CaseResult): string {
+  if (c.status === 'skipped') return `skipped: ${c.reason}`;
+  if (c.status === 'failed') return `FAILED: ${c.reason}`;
+  const v = c.verdict;
+  if (!v || v.met === null) return 'no target';
+  return v.met ? 'met' : `MISSED (${v.misses.join('; ')})`;
+}
+
+function targetText(c: CaseResult): string {
+  const t = c.verdict?.target;
+  if (!t) return '';
+  const parts: string[] = [];
+  if (t.minRatio !== undefined) parts.push(`≥${t.minRatio}`);
+  if (t.maxP99Ms !== undefined) parts.push(`p99<${t.maxP99Ms}ms`);
+  return parts.join(' ');
+}
+
+/** One row per case for the terminal. */
+export function textTable(result: BenchResult): string {
+  const head = ['case', 'forgekit req/s', 'p50', 'p99', 'bare req/s', 'p50', 'p99', 'ratio', 'spread', 'target', 'verdict'];
+  const rows = result.cases.map((c) => c.status !== 'ok'
+    ? [c.name, '', '', '', '', '', '', '', '', targetText(c), verdictText(c)]
+    : [
+      c.name,
+      fmtInt(c.forgekit!.reqPerSec), `${c.forgekit!.p50Ms}ms`, `${c.forgekit!.p99Ms}ms`,
+      fmtInt(c.bare!.reqPerSec), `${c.bare!.p50Ms}ms`, `${c.bare!.p99Ms}ms`,
+      c.ratio!.ratio.toFixed(3), `${c.ratio!.min.toFixed(2)}–${c.ratio!.max.toFixed(2)}`,
+      targetText(c), verdictText(c),
+    ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const numeric = new Set([1, 2, 3, 4, 5, 6, 7]);
+  const line = (r: string[]) => r.map((cell, i) => pad(cell, widths[i]!, numeric.has(i))).join('  ').trimEnd();
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function summaryText(result: BenchResult): string {
+  const s = result.server;
+  const seed = result.dataset.seed;
+  return [
+    `dataset: ${fmtInt(result.dataset.accounts)} accounts, ${fmtInt(result.dataset.sizes.repos)} repositories; seeded in ${(seed.ms / 1000).toFixed(1)} s; ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk`,
+    `server (${result.store} store): boot ${(s.bootMs / 1000).toFixed(2)} s (target < ${result.targets.bootUnderMs / 1000} s: ${result.targets.bootMet ? 'met' : 'MISSED'}), ` +
+      `RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, at end ${(s.rssAtEndBytes / MiB).toFixed(0)} MiB, peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB ` +
+      `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})`,
+    `request log: ${fmtInt(s.logLines)} lines, ${(s.logBytes / MiB).toFixed(1)} MiB (logging at ${result.settings.logLevel})`,
+  ].join('\n');
+}
+
+/** The generated part of RESULTS.md: machine, how it ran, dataset, server, the table. */
+export function markdownReport(result: BenchResult): string {
+  const m = result.machine;
+  const st = result.settings;
+  const s = result.server;
+  const rows = result.cases.map((c) => {
+    const req = `\`${c.method} ${c.path}\`${c.as ? ` as ${c.as}` : ''}`;
+    if (c.status !== 'ok') return `| ${c.name} | ${req} | | | | | | | | ${targetText(c)} | ${verdictText(c)} |`;
+    return `| ${c.name} | ${req} | ${fmtInt(c.forgekit!.reqPerSec)} | ${c.forgekit!.p50Ms} | ${c.forgekit!.p99Ms} | ` +
+      `${fmtInt(c.bare!.reqPerSec)} | ${c.bare!.p50Ms} | ${c.bare!.p99Ms} | **${c.ratio!.ratio.toFixed(3)}** | ` +
+      `${c.ratio!.min.toFixed(2)}–${c.ratio!.max.toFixed(2)} | ${targetText(c)} | ${verdictText(c)} |`;
+  });
+  const seedSteps = result.dataset.seed.steps
+    .map((x) => `${x.name} ${x.skipped ? `(skipped: ${x.skipped})` : `${fmtInt(x.docs)} docs ${(x.ms / 1000).toFixed(1)} s`}`)
+    .join('; ');
+  return [
+    `Run of ${result.startedAt} on commit \`${result.commit.short}\`${result.commit.dirty ? ' (with uncommitted changes in the tree)' : ''}, ${result.store} store, ` +
+      `file \`bench/results/${resultFileName(result)}\`.`,
+    '',
+    `- Machine: ${m.cpuModel}, ${m.cpus} cores, ${m.memoryGiB} GiB, ${m.platform} (kernel ${m.kernel}), Node ${m.node}; ` +
+      `load average at start ${m.loadAtStart.join(' / ')}.`,
+    `- Load: autocannon, ${st.connections} connections, pipelining 1, ${st.rounds} rounds of ${st.durationSec} s per server, ` +
+      `interleaved ${st.order}, after ${st.warmupSec} s of warm-up each. ` +
+      (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
+    `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run).`,
+    `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +
+      `${fmtInt(result.dataset.sizes.repos)} repositories (${Math.round(result.dataset.sizes.privateShare * 100)}% private), ` +
+      `search terms matching ${Object.entries(result.dataset.termCounts).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}. ` +
+      `Seeded through the store in ${(result.dataset.seed.ms / 1000).toFixed(1)} s (${seedSteps}); ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk.`,
+    `- Server: boot ${(s.bootMs / 1000).toFixed(2)} s (process spawn → listening; createForge ${(s.createForgeMs / 1000).toFixed(2)} s) — ` +
+      `target < ${result.targets.bootUnderMs / 1000} s ${result.targets.bootMet ? 'met' : '**missed**'}; RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, ` +
+      `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}.`,
+    '',
+    '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | target | verdict |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
+    ...rows,
+    ...(result.problems.length ? ['', 'Problems reported by the run:', ...result.problems.map((p) => `- ${p}`)] : []),
+  ].join('\n');
+}
+
+export function resultFileName(result: Pick<BenchResult, 'startedAt' | 'commit' | 'mode'>): string {
+  const date = result.startedAt.slice(0, 10);
+  return `${date}-${result.commit.short}${result.mode === 'quick' ? '-quick' : ''}.json`;
+}
+
+export const MD_BEGIN = '<!-- bench:begin (generated by `npm run bench`; edit outside these markers) -->';
+export const MD_END = '<!-- bench:end -->';
+
+/** Replaces the generated section of RESULTS.md, keeping everything written by hand around it. */
+export function spliceResults(existing: string | null, generated: string): string {
+  const block = `${MD_BEGIN}\n${generated}\n${MD_END}`;
+  if (existing && existing.includes(MD_BEGIN) && existing.includes(MD_END)) {
+    const start = existing.indexOf(MD_BEGIN);
+    const end = existing.indexOf(MD_END) + MD_END.length;
+    return existing.slice(0, start) + block + existing.slice(end);
+  }
+  return `# forgekit benchmark results\n\n## Latest run\n\n${block}\n${existing ? `\n${existing}` : ''}`;
+}

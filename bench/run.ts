@@ -1,0 +1,546 @@
+// The benchmark harness: seeds a deterministic dataset through the store, boots forgekit and a bare node:http
+// replay server in their own processes, and measures every case against both with autocannon, interleaved.
+//
+//   npm run bench                      full dataset, every case
+//   npm run bench -- --case search     cases whose name or group contains "search"
+//   npm run bench -- --quick           small dataset, short runs (the smoke test in npm test)
+//   FORGEKIT_MONGODB_URI=… npm run bench   the same against MongoDB
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createReadStream, openSync, closeSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
+import { resolvePlugins } from '../core/loader.js';
+import { createStore } from '../core/store/index.js';
+import { builtinPlugins } from '../plugins/index.js';
+import { resolvePath, type BenchCase, type BenchFixture, type RecordedResponse } from './case.js';
+import { FULL_SIZES, QUICK_SIZES, planDataset } from './dataset.js';
+import { loadCases } from './load-cases.js';
+import { commitInfo, hasTaskset, machineInfo, pin } from './machine.js';
+import {
+  markdownReport, RESULT_SCHEMA, resultFileName, spliceResults, summaryText, textTable,
+  type BenchResult, type CaseResult,
+} from './report.js';
+import { fixtureOf, seedDataset } from './seed.js';
+import { combine, ratioOf, runStats, Samples, type RunStats } from './stats.js';
+import { BOOT_MAX_MS, inferGroup, judge, RSS_MAX_BYTES } from './targets.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+export interface BenchOptions {
+  quick: boolean;
+  filter: string[];
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  rounds: number;
+  outDir: string;
+  pin: boolean;
+  keepData: boolean;
+  resultsMd: boolean;
+  logLevel: 'info' | 'silent';
+}
+
+const USAGE = `usage: node dist/bench/run.js [--quick] [--case <text>]... [--connections N] [--duration S]
+       [--warmup S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]`;
+
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      case: { type: 'string', multiple: true, default: [] },
+      connections: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      rounds: { type: 'string' },
+      out: { type: 'string' },
+      'no-pin': { type: 'boolean', default: false },
+      'keep-data': { type: 'boolean', default: false },
+      'no-results-md': { type: 'boolean', default: false },
+      'log-level': { type: 'string', default: 'info' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const quick = values.quick === true;
+  const num = (v: string | undefined, fallback: number, name: string, min: number) => {
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number ≥ ${min}`);
+    return n;
+  };
+  const logLevel = values['log-level'];
+  if (logLevel !== 'info' && logLevel !== 'silent') throw new Error('--log-level must be info or silent');
+  return {
+    quick,
+    filter: (values.case as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
+    connections: Math.floor(num(values.connections, quick ? 10 : 50, 'connections', 1)),
+    durationSec: num(values.duration, quick ? 0.5 : 5, 'duration', 0.1),
+    warmupSec: num(values.warmup, quick ? 0.2 : 2, 'warmup', 0),
+    // "At least twice": fewer than 2 interleaved rounds is refused.
+    rounds: Math.floor(num(values.rounds, quick ? 2 : 3, 'rounds', 2)),
+    outDir: path.resolve(values.out ?? path.join(PACKAGE_ROOT, 'bench', 'results')),
+    pin: values['no-pin'] !== true,
+    keepData: values['keep-data'] === true,
+    resultsMd: values['no-results-md'] !== true && !quick,
+    logLevel,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- child processes
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  ready: Record<string, any>;
+  spawnToReadyMs: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function startChild(script: string, env: NodeJS.ProcessEnv, logFile: string, cpu: string | null, timeoutMs: number): Promise<Child> {
+  const fd = openSync(logFile, 'a');
+  const args = [path.join(HERE, script)];
+  const started = performance.now();
+  const proc = cpu
+    ? spawn('taskset', ['-c', cpu, process.execPath, ...args], { env, stdio: ['ignore', fd, fd, 'ipc'] })
+    : spawn(process.execPath, args, { env, stdio: ['ignore', fd, fd, 'ipc'] });
+  closeSync(fd);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${script} did not become ready within ${timeoutMs} ms (log: ${logFile})`));
+    }, timeoutMs);
+    const onMessage = (msg: any) => {
+      if (msg?.type === 'ready') {
+        clearTimeout(timer);
+        proc.off('message', onMessage);
+        resolve({ proc, url: msg.url, ready: msg, spawnToReadyMs: Math.round(performance.now() - started) });
+      } else if (msg?.type === 'error') {
+        clearTimeout(timer);
+        reject(new Error(`${script} failed to start: ${msg.message}`));
+      }
+    };
+    proc.on('message', onMessage);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with code ${code} before it was ready (log: ${logFile})`));
+    });
+  });
+}
+
+function ask(child: Child, message: Record<string, unknown>, replyType: string, timeoutMs = 10_000): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${replyType} reply within ${timeoutMs} ms`)), timeoutMs);
+    const onMessage = (msg: any) => {
+      if (msg?.type === replyType) {
+        clearTimeout(timer);
+        child.proc.off('message', onMessage);
+        resolve(msg);
+      }
+    };
+    child.proc.on('message', onMessage);
+    child.proc.send(message);
+  });
+}
+
+async function stopChild(child: Child | undefined): Promise<void> {
+  if (!child || child.proc.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
+  try {
+    child.proc.send({ type: 'stop' });
+  } catch {
+    child.proc.kill('SIGTERM');
+  }
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------- requests
+
+interface PreparedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export function prepareRequest(c: BenchCase, fx: BenchFixture): PreparedRequest {
+  const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
+  const has = (name: string) => Object.keys(headers).some((k) => k.toLowerCase() === name);
+  if (c.as) {
+    const account = fx.accounts[c.as];
+    if (!account) throw new Error(`unknown role "${c.as}"`);
+    headers.authorization = `token ${account.token}`;
+  }
+  let body: Buffer | undefined;
+  if (c.body !== undefined) {
+    if (typeof c.body === 'string' || Buffer.isBuffer(c.body)) {
+      body = Buffer.isBuffer(c.body) ? c.body : Buffer.from(c.body);
+      if (!has('content-type')) {
+        let isJson = true;
+        try {
+          JSON.parse(body.toString('utf8'));
+        } catch {
+          isJson = false;
+        }
+        headers['content-type'] = isJson ? 'application/json' : 'text/plain; charset=utf-8';
+      }
+    } else {
+      body = Buffer.from(JSON.stringify(c.body));
+      if (!has('content-type')) headers['content-type'] = 'application/json';
+    }
+  }
+  return { method: c.method ?? (body ? 'POST' : 'GET'), path: fx.apiPrefix + resolvePath(c, fx), headers, body };
+}
+
+/** Headers node:http writes itself on every response; the replay server adds its own. */
+const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+export function record(baseUrl: string, req: PreparedRequest): Promise<RecordedResponse> {
+  return new Promise((resolve, reject) => {
+    const r = http.request(baseUrl + req.path, { method: req.method, headers: req.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const headers: Array<[string, string]> = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          const name = res.rawHeaders[i]!;
+          if (!TRANSPORT_HEADERS.has(name.toLowerCase())) headers.push([name, res.rawHeaders[i + 1]!]);
+        }
+        resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+      });
+      res.on('error', reject);
+    });
+    r.setTimeout(30_000, () => r.destroy(new Error('recording request timed out')));
+    r.on('error', reject);
+    r.end(req.body);
+  });
+}
+
+interface LoadRun {
+  stats: RunStats;
+  latencies: Float64Array;
+}
+
+async function load(baseUrl: string, req: PreparedRequest, expected: number, seconds: number, connections: number): Promise<LoadRun> {
+  const samples = new Samples();
+  let wrong = 0;
+  const instance = autocannon({
+    url: baseUrl + req.path,
+    method: req.method as autocannon.Request['method'],
+    headers: req.headers,
+    body: req.body,
+    connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+    skipAggregateResult: true,
+  } as autocannon.Options) as unknown as NodeJS.EventEmitter & PromiseLike<unknown>;
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    samples.push(ms);
+    if (status !== expected) wrong++;
+  });
+  const started = performance.now();
+  const result = (await instance) as unknown as { errors: number; timeouts: number; duration?: number };
+  const wall = (performance.now() - started) / 1000;
+  const latencies = samples.values().slice();
+  return { stats: runStats(latencies, wall, result.errors ?? 0, result.timeouts ?? 0, wrong), latencies };
+}
+
+// ---------------------------------------------------------------------------------------------- helpers
+
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await dirBytes(p);
+    else if (entry.isFile()) total += (await stat(p)).size;
+  }
+  return total;
+}
+
+function countLines(file: string): Promise<{ lines: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    let lines = 0;
+    let bytes = 0;
+    createReadStream(file)
+      .on('data', (chunk: string | Buffer) => {
+        const b = chunk as Buffer;
+        bytes += b.length;
+        for (let i = b.indexOf(10); i !== -1; i = b.indexOf(10, i + 1)) lines++;
+      })
+      .on('end', () => resolve({ lines, bytes }))
+      .on('error', reject);
+  });
+}
+
+function load1(): number {
+  return Math.round(os.loadavg()[0]! * 100) / 100;
+}
+
+function matchesFilter(c: BenchCase, group: string, filter: string[]): boolean {
+  if (filter.length === 0) return true;
+  return filter.some((f) => c.name.includes(f) || group.includes(f));
+}
+
+const quiet = { info() {}, warn() {}, error(...args: unknown[]) { console.error(...args); } };
+
+// ---------------------------------------------------------------------------------------------- main
+
+export async function runBench(opts: BenchOptions, out: (line: string) => void = console.log): Promise<BenchResult> {
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const commit = commitInfo();
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'forgekit-bench-'));
+  const dataDir = path.join(tmp, 'data');
+  const config = loadConfig({ env: process.env, overrides: { dataDir } });
+  const plugins = resolvePlugins(builtinPlugins, config.disabledPlugins);
+  const enabled = new Set(plugins.map((p) => p.name));
+  const sizes = opts.quick ? QUICK_SIZES : FULL_SIZES;
+  const plan = planDataset(sizes);
+  const fixture = fixtureOf(plan, config.apiPrefix, opts.quick);
+  const problems: string[] = [];
+
+  const canPin = opts.pin && os.cpus().length >= 2 && hasTaskset();
+  const pinning = canPin ? { server: '0', load: '1' } : null;
+  if (pinning && !pin(process.pid, pinning.load)) problems.push('could not pin the load generator; running unpinned');
+
+  const loaded = await loadCases(fixture);
+  for (const p of loaded.problems) problems.push(`case file ${p.file} failed to load: ${p.message}`);
+  for (const m of loaded.missing) problems.push(`case ${m.name} not run: ${m.file} does not exist yet (${m.what})`);
+
+  let forge: Child | undefined;
+  let bare: Child | undefined;
+  const cases: CaseResult[] = [];
+  try {
+    out(`forgekit bench (${opts.quick ? 'quick' : 'full'}) on ${machine.cpuModel} ×${machine.cpus}, node ${machine.node}, commit ${commit.short}${commit.dirty ? '+dirty' : ''}`);
+    out(`seeding ${plan.accounts.length} accounts and ${plan.repos.length} repositories into ${config.mongodbUri ? 'MongoDB' : dataDir} …`);
+    const store = createStore({ dataDir, mongodbUri: config.mongodbUri, compactIntervalMs: 0 }, quiet);
+    await store.open();
+    let seed;
+    try {
+      seed = await seedDataset({ store, plan, fixture, config, plugins, quick: opts.quick, extraSeeders: loaded.seeders, log: (m) => out(`  ${m}`) });
+    } finally {
+      await store.close();
+    }
+    const storeKind = store.kind;
+    const dataDirBytes = storeKind === 'embedded' ? await dirBytes(dataDir) : 0;
+    out(`seeded in ${(seed.ms / 1000).toFixed(1)} s`);
+
+    const logFile = path.join(tmp, 'forgekit.log');
+    const forgePort = await freePort();
+    forge = await startChild('server-forge.js', {
+      ...process.env,
+      FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port: forgePort, logLevel: opts.logLevel }),
+    }, logFile, pinning?.server ?? null, 120_000);
+    out(`forgekit ready in ${forge.spawnToReadyMs} ms (createForge ${forge.ready.createForgeMs} ms), RSS ${(forge.ready.rss / 1024 / 1024).toFixed(0)} MiB`);
+    bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000);
+
+    for (const loadedCase of loaded.cases) {
+      const c = loadedCase.case;
+      let prepared: PreparedRequest | undefined;
+      let group = c.group ?? '';
+      try {
+        prepared = prepareRequest(c, fixture);
+        group ||= inferGroup(prepared.method, prepared.path.slice(fixture.apiPrefix.length));
+      } catch (err) {
+        group ||= 'unknown';
+        if (!matchesFilter(c, group, opts.filter)) continue;
+        cases.push(baseResult(c, loadedCase, group, undefined, 'failed', (err as Error).message));
+        continue;
+      }
+      if (!matchesFilter(c, group, opts.filter)) continue;
+      const missing = (c.plugins ?? []).filter((p) => !enabled.has(p));
+      if (missing.length) {
+        const known = new Set(builtinPlugins.map((p) => p.name));
+        const why = missing.map((p) => (known.has(p) ? `plugin ${p} is disabled` : `plugin ${p} does not exist yet`)).join(', ');
+        cases.push(baseResult(c, loadedCase, group, prepared, 'skipped', why));
+        out(`${c.name}: skipped (${why})`);
+        continue;
+      }
+      const result = await measureCase(c, loadedCase, group, prepared, fixture, forge, bare, opts);
+      cases.push(result);
+      out(result.status === 'ok'
+        ? `${c.name}: forgekit ${result.forgekit!.reqPerSec} req/s p99 ${result.forgekit!.p99Ms} ms, bare ${result.bare!.reqPerSec} req/s, ratio ${result.ratio!.ratio}`
+        : `${c.name}: ${result.status} (${result.reason})`);
+    }
+
+    const mem = await ask(forge, { type: 'memory' }, 'memory');
+    await stopChild(bare);
+    await stopChild(forge);
+    const log = await countLines(logFile);
+    const bootMs = forge.spawnToReadyMs;
+    const result: BenchResult = {
+      schema: RESULT_SCHEMA,
+      mode: opts.quick ? 'quick' : 'full',
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      store: storeKind,
+      machine,
+      commit,
+      settings: {
+        connections: opts.connections,
+        durationSec: opts.durationSec,
+        warmupSec: opts.warmupSec,
+        rounds: opts.rounds,
+        order: 'A B A B (forgekit, then bare, per round)',
+        logLevel: opts.logLevel,
+        pinning,
+        filter: opts.filter,
+      },
+      dataset: { sizes, accounts: plan.accounts.length, termCounts: plan.termCounts, seed, dataDirBytes },
+      server: {
+        bootMs,
+        createForgeMs: forge.ready.createForgeMs,
+        rssAfterBootBytes: forge.ready.rss,
+        rssAtEndBytes: mem.rss,
+        maxRssBytes: mem.maxRss,
+        logBytes: log.bytes,
+        logLines: log.lines,
+      },
+      targets: {
+        bootUnderMs: BOOT_MAX_MS,
+        bootMet: bootMs < BOOT_MAX_MS,
+        rssUnderBytes: RSS_MAX_BYTES,
+        rssMet: Math.max(mem.maxRss, mem.rss) < RSS_MAX_BYTES,
+      },
+      cases,
+      problems,
+    };
+
+    out('');
+    out(textTable(result));
+    out('');
+    out(summaryText(result));
+    for (const p of problems) out(`note: ${p}`);
+
+    await mkdir(opts.outDir, { recursive: true });
+    const file = path.join(opts.outDir, resultFileName(result));
+    await writeFile(file, JSON.stringify(result, null, 2) + '\n');
+    out(`results: ${path.relative(process.cwd(), file) || file}`);
+    if (opts.resultsMd && opts.filter.length === 0) {
+      const mdFile = path.join(PACKAGE_ROOT, 'bench', 'RESULTS.md');
+      const existing = await readFile(mdFile, 'utf8').catch(() => null);
+      await writeFile(mdFile, spliceResults(existing, markdownReport(result)));
+      out(`table written to ${path.relative(process.cwd(), mdFile)}`);
+    }
+    return result;
+  } finally {
+    await stopChild(bare).catch(() => {});
+    await stopChild(forge).catch(() => {});
+    if (!opts.keepData) await rm(tmp, { recursive: true, force: true });
+    else out(`data kept in ${tmp}`);
+  }
+}
+
+function baseResult(c: BenchCase, loaded: { from: string; replaces?: string }, group: string, req: PreparedRequest | undefined,
+  status: CaseResult['status'], reason?: string): CaseResult {
+  return {
+    name: c.name,
+    group,
+    from: loaded.from,
+    ...(loaded.replaces ? { replaces: loaded.replaces } : {}),
+    method: req?.method ?? c.method ?? 'GET',
+    path: req?.path ?? (typeof c.path === 'string' ? c.path : '<computed>'),
+    as: c.as ?? null,
+    description: c.description ?? '',
+    status,
+    ...(reason ? { reason } : {}),
+  };
+}
+
+async function measureCase(c: BenchCase, loaded: { from: string; replaces?: string }, group: string, req: PreparedRequest,
+  fx: BenchFixture, forge: Child, bare: Child, opts: BenchOptions): Promise<CaseResult> {
+  const base = baseResult(c, loaded, group, req, 'ok');
+  const expected = c.status ?? 200;
+  let recorded: RecordedResponse;
+  try {
+    recorded = await record(forge.url, req);
+  } catch (err) {
+    return { ...base, status: 'failed', reason: `recording failed: ${(err as Error).message}` };
+  }
+  const recordedInfo = { status: recorded.status, bytes: recorded.body.length, headers: recorded.headers };
+  if (recorded.status !== expected) {
+    const snippet = recorded.body.toString('utf8').slice(0, 200);
+    return { ...base, recorded: recordedInfo, status: 'failed', reason: `forgekit answered ${recorded.status}, expected ${expected}: ${snippet}` };
+  }
+  const problem = c.check?.(recorded, fx) ?? null;
+  if (problem) return { ...base, recorded: recordedInfo, status: 'failed', reason: `recorded response: ${problem}` };
+  await ask(bare, { type: 'set', status: recorded.status, headers: recorded.headers, body: recorded.body.toString('base64') }, 'set-ok');
+  const check = await record(bare.url, req);
+  if (check.status !== recorded.status || !check.body.equals(recorded.body)) {
+    return { ...base, recorded: recordedInfo, status: 'failed', reason: 'the bare server did not replay the recorded response' };
+  }
+
+  const loadBefore = load1();
+  if (opts.warmupSec > 0) {
+    await load(forge.url, req, expected, opts.warmupSec, opts.connections);
+    await load(bare.url, req, expected, opts.warmupSec, opts.connections);
+  }
+  const a: LoadRun[] = [];
+  const b: LoadRun[] = [];
+  for (let round = 0; round < opts.rounds; round++) {
+    a.push(await load(forge.url, req, expected, opts.durationSec, opts.connections));
+    b.push(await load(bare.url, req, expected, opts.durationSec, opts.connections));
+  }
+  const forgekit = combine(a.map((r) => r.stats), a.map((r) => r.latencies));
+  const bareSummary = combine(b.map((r) => r.stats), b.map((r) => r.latencies));
+  const ratio = ratioOf(forgekit, bareSummary);
+  const result: CaseResult = {
+    ...base,
+    recorded: recordedInfo,
+    forgekit,
+    bare: bareSummary,
+    ratio,
+    verdict: judge(group, ratio.ratio, forgekit.p99Ms, opts.connections),
+    load: [loadBefore, load1()],
+  };
+  if (forgekit.errors > 0 || bareSummary.errors > 0) {
+    result.status = 'failed';
+    result.reason = `errors under load: forgekit ${forgekit.errors}, bare ${bareSummary.errors} (socket errors, timeouts or a status other than ${expected})`;
+  }
+  return result;
+}
+
+// Run when executed directly (not when imported by tests).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  let opts: BenchOptions;
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  runBench(opts).then(
+    (result) => {
+      const failed = result.cases.filter((c) => c.status === 'failed');
+      process.exitCode = failed.length ? 1 : 0;
+    },
+    (err) => {
+      console.error(err instanceof Error ? err.stack ?? err.message : err);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,40 @@
+// Child process: the physical limit. A bare node:http server that answers every request with one recorded response
+// (status, headers, body) from memory, after reading the request body like any server must. Nothing else.
+import http from 'node:http';
+
+interface Recorded {
+  status: number;
+  headers: string[];
+  body: Buffer;
+}
+
+let current: Recorded = { status: 503, headers: ['Content-Length', '0'], body: Buffer.alloc(0) };
+
+const server = http.createServer((req, res) => {
+  const reply = current;
+  req.on('data', () => {});
+  req.on('end', () => {
+    res.writeHead(reply.status, reply.headers);
+    res.end(reply.body);
+  });
+});
+// The same keep-alive behaviour as forgekit's server (node:http defaults on both sides).
+
+process.on('message', (msg: { type?: string; status?: number; headers?: Array<[string, string]>; body?: string }) => {
+  if (msg?.type === 'set') {
+    current = { status: msg.status!, headers: msg.headers!.flat(), body: Buffer.from(msg.body ?? '', 'base64') };
+    process.send?.({ type: 'set-ok' });
+  } else if (msg?.type === 'memory') {
+    process.send?.({ type: 'memory', rss: process.memoryUsage().rss });
+  } else if (msg?.type === 'stop') {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  }
+});
+process.on('disconnect', () => process.exit(0));
+
+const port = Number(process.env.FORGEKIT_BENCH_PORT ?? 0);
+server.listen(port, '127.0.0.1', () => {
+  const address = server.address() as { port: number };
+  process.send?.({ type: 'ready', url: `http://127.0.0.1:${address.port}` });
+});

@@ -1,0 +1,55 @@
+// Child process: boots forgekit on the seeded data dir (or MongoDB) and reports its boot time and memory over IPC.
+// Run by bench/run.ts only; request logging stays at the configured level (`info`: one line per request).
+import { performance } from 'node:perf_hooks';
+import { createForge } from '../plugins/index.js';
+
+interface ForgeChildConfig {
+  dataDir: string;
+  port: number;
+  logLevel: 'info' | 'silent' | 'warn' | 'error' | 'debug';
+}
+
+function send(message: unknown): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  const cfg = JSON.parse(process.env.FORGEKIT_BENCH_SERVER ?? '{}') as ForgeChildConfig;
+  const t0 = performance.now();
+  const forge = await createForge({
+    env: process.env,
+    config: { dataDir: cfg.dataDir, port: cfg.port, host: '127.0.0.1', logLevel: cfg.logLevel },
+  });
+  const created = performance.now();
+  const { url } = await forge.listen(cfg.port, '127.0.0.1');
+  const ready = performance.now();
+  const mem = process.memoryUsage();
+  send({
+    type: 'ready',
+    url,
+    store: forge.store.kind,
+    createForgeMs: Math.round(created - t0),
+    listenMs: Math.round(ready - created),
+    // performance.now() counts from process start: node start-up and module loading included.
+    sinceProcessStartMs: Math.round(ready),
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+  });
+  process.on('message', (msg: { type?: string }) => {
+    if (msg?.type === 'memory') {
+      const m = process.memoryUsage();
+      send({ type: 'memory', rss: m.rss, heapUsed: m.heapUsed, maxRss: process.resourceUsage().maxRSS * 1024 });
+    } else if (msg?.type === 'stop') {
+      forge.close().then(() => process.exit(0), () => process.exit(1));
+    }
+  });
+  process.on('disconnect', () => {
+    forge.close().finally(() => process.exit(0));
+  });
+}
+
+main().catch((err) => {
+  send({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });
+  process.exitCode = 1;
+  setTimeout(() => process.exit(1), 100);
+});

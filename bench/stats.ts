@@ -1,0 +1,117 @@
+// Numbers from load runs: exact latency percentiles (every response time kept, not a 1 ms-bucket histogram),
+// throughput, and the forgekit ÷ bare ratio with its spread across interleaved rounds.
+
+/** A growable list of response times in milliseconds. */
+export class Samples {
+  private data = new Float64Array(1 << 14);
+  length = 0;
+
+  push(ms: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = ms;
+  }
+
+  values(): Float64Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/** Nearest-rank percentile of sorted values (p in 0..100); 0 for no values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+export function sortedCopy(parts: Float64Array[]): Float64Array {
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const out = new Float64Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out.sort();
+}
+
+export interface RunStats {
+  requests: number;
+  seconds: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  errors: number;
+  timeouts: number;
+  /** Responses whose status was not the recorded one. */
+  wrongStatus: number;
+}
+
+export function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+export function runStats(latencies: Float64Array, seconds: number, errors: number, timeouts: number, wrongStatus: number): RunStats {
+  const sorted = sortedCopy([latencies]);
+  return {
+    requests: latencies.length,
+    seconds: round2(seconds),
+    reqPerSec: seconds > 0 ? Math.round(latencies.length / seconds) : 0,
+    p50Ms: round2(percentile(sorted, 50)),
+    p99Ms: round2(percentile(sorted, 99)),
+    maxMs: round2(sorted.length ? sorted[sorted.length - 1]! : 0),
+    errors,
+    timeouts,
+    wrongStatus,
+  };
+}
+
+export interface TargetSummary {
+  rounds: RunStats[];
+  /** All rounds together: requests over total time, percentiles over every response. */
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  errors: number;
+}
+
+export function combine(rounds: RunStats[], latencies: Float64Array[]): TargetSummary {
+  const sorted = sortedCopy(latencies);
+  const requests = rounds.reduce((n, r) => n + r.requests, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  return {
+    rounds,
+    reqPerSec: seconds > 0 ? Math.round(requests / seconds) : 0,
+    p50Ms: round2(percentile(sorted, 50)),
+    p99Ms: round2(percentile(sorted, 99)),
+    requests,
+    errors: rounds.reduce((n, r) => n + r.errors + r.timeouts + r.wrongStatus, 0),
+  };
+}
+
+export interface RatioSummary {
+  /** forgekit req/s ÷ bare req/s over all rounds. */
+  ratio: number;
+  /** The same ratio per A/B round pair: its spread is the noise of this run. */
+  perRound: number[];
+  min: number;
+  max: number;
+}
+
+export function ratioOf(forge: TargetSummary, bare: TargetSummary): RatioSummary {
+  const perRound = forge.rounds.map((r, i) => {
+    const b = bare.rounds[i];
+    return b && b.reqPerSec > 0 ? Math.round((r.reqPerSec / b.reqPerSec) * 1000) / 1000 : 0;
+  });
+  return {
+    ratio: bare.reqPerSec > 0 ? Math.round((forge.reqPerSec / bare.reqPerSec) * 1000) / 1000 : 0,
+    perRound,
+    min: perRound.length ? Math.min(...perRound) : 0,
+    max: perRound.length ? Math.max(...perRound) : 0,
+  };
+}

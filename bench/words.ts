@@ -1,0 +1,66 @@
+// Word lists for the synthetic dataset: repository names are built from words people really use in repo names,
+// most frequent first (they are drawn with Zipf weights, so `app`, `api`, `web` … are common and the tail is rare).
+export const REPO_WORDS = [
+  'app', 'api', 'web', 'server', 'client', 'lib', 'core', 'tools', 'cli', 'go', 'js', 'python', 'react', 'node',
+  'data', 'config', 'docs', 'test', 'utils', 'service', 'plugin', 'site', 'demo', 'bot', 'sdk', 'kit', 'ui',
+  'dotfiles', 'backend', 'frontend', 'mobile', 'android', 'ios', 'rust', 'java', 'docker', 'k8s', 'terraform',
+  'infra', 'deploy', 'scripts', 'json', 'http', 'auth', 'admin', 'dashboard', 'blog', 'website', 'portfolio',
+  'game', 'engine', 'parser', 'compiler', 'runtime', 'framework', 'template', 'starter', 'boilerplate', 'example',
+  'awesome', 'simple', 'fast', 'tiny', 'micro', 'mini', 'open', 'free', 'my', 'new', 'old', 'legacy', 'next',
+  'vue', 'angular', 'svelte', 'django', 'flask', 'rails', 'laravel', 'spring', 'express', 'graphql', 'grpc',
+  'rest', 'sql', 'postgres', 'mysql', 'redis', 'mongo', 'kafka', 'queue', 'cache', 'proxy', 'gateway', 'router',
+  'logger', 'monitor', 'metrics', 'tracing', 'search', 'index', 'storage', 'backup', 'sync', 'mirror', 'fork',
+  'chat', 'mail', 'notify', 'calendar', 'wiki', 'notes', 'todo', 'tracker', 'budget', 'shop', 'store', 'cart',
+  'payment', 'invoice', 'crm', 'erp', 'cms', 'editor', 'viewer', 'player', 'music', 'video', 'image', 'photo',
+  'camera', 'map', 'geo', 'weather', 'news', 'feed', 'rss', 'crawler', 'scraper', 'downloader', 'uploader',
+  'converter', 'generator', 'builder', 'runner', 'scheduler', 'worker', 'agent', 'daemon', 'shell', 'terminal',
+  'vim', 'emacs', 'theme', 'icons', 'fonts', 'css', 'sass', 'html', 'markdown', 'yaml', 'toml', 'csv', 'xml',
+  'regex', 'crypto', 'hash', 'jwt', 'oauth', 'ldap', 'ssh', 'vpn', 'dns', 'tcp', 'udp', 'socket', 'stream',
+  'event', 'bus', 'pipeline', 'workflow', 'ci', 'cd', 'lint', 'format', 'bench', 'fuzz', 'mock', 'stub', 'spec',
+  'schema', 'model', 'orm', 'migration', 'seed', 'fixture', 'dataset', 'ml', 'ai', 'nlp', 'vision', 'neural',
+  'tensor', 'matrix', 'vector', 'graph', 'tree', 'heap', 'sort', 'algo', 'leetcode', 'interview', 'course',
+  'homework', 'lab', 'thesis', 'paper', 'notebook', 'jupyter', 'analysis', 'report', 'stats', 'finance', 'stock',
+  'crypto-bot', 'wallet', 'ledger', 'chain', 'token', 'contract', 'node-red', 'homelab', 'raspberry', 'arduino',
+  'esp32', 'firmware', 'kernel', 'driver', 'os', 'boot', 'loader', 'emulator', 'sandbox', 'playground', 'sample',
+  'tutorial', 'guide', 'handbook', 'cheatsheet', 'snippets', 'gists', 'resources', 'list', 'links', 'bookmarks',
+  'zettel', 'quokka', 'axolotl', 'narwhal', 'pangolin', 'wombat', 'capybara', 'okapi', 'zephyr',
+];
+
+export const FIRST_NAMES = [
+  'james', 'mary', 'john', 'patricia', 'robert', 'jennifer', 'michael', 'linda', 'william', 'elizabeth', 'david',
+  'barbara', 'richard', 'susan', 'joseph', 'jessica', 'thomas', 'sarah', 'charles', 'karen', 'christopher', 'nancy',
+  'daniel', 'lisa', 'matthew', 'betty', 'anthony', 'margaret', 'mark', 'sandra', 'donald', 'ashley', 'steven',
+  'kimberly', 'paul', 'emily', 'andrew', 'donna', 'joshua', 'michelle', 'kenneth', 'dorothy', 'kevin', 'carol',
+  'brian', 'amanda', 'george', 'melissa', 'edward', 'deborah', 'ronald', 'stephanie', 'timothy', 'rebecca', 'jason',
+  'sharon', 'jeffrey', 'laura', 'ryan', 'cynthia', 'jacob', 'kathleen', 'gary', 'amy', 'nicholas', 'shirley', 'eric',
+  'angela', 'jonathan', 'helen', 'stephen', 'anna', 'larry', 'brenda', 'justin', 'pamela', 'scott', 'nicole',
+  'brandon', 'emma', 'benjamin', 'samantha', 'samuel', 'katherine', 'gregory', 'christine', 'frank', 'debra',
+  'alexander', 'rachel', 'raymond', 'catherine', 'patrick', 'carolyn', 'jack', 'janet', 'dennis', 'ruth', 'jerry',
+  'maria', 'tyler', 'heather', 'aaron', 'diane', 'jose', 'virginia', 'adam', 'julie', 'henry', 'joyce', 'nathan',
+  'victoria', 'douglas', 'olivia', 'zachary', 'kelly', 'peter', 'christina', 'kyle', 'lauren', 'walter', 'joan',
+  'ethan', 'evelyn', 'jeremy', 'judith', 'harold', 'megan', 'keith', 'cheryl', 'christian', 'andrea', 'roger',
+  'hannah', 'noah', 'martha', 'gerald', 'jacqueline', 'carl', 'frances', 'terry', 'gloria', 'sean', 'ann', 'austin',
+  'teresa', 'arthur', 'kathryn', 'lawrence', 'sara', 'jesse', 'janice', 'dylan', 'jean', 'bryan', 'alice', 'joe',
+  'madison', 'jordan', 'doris', 'billy', 'abigail', 'bruce', 'julia', 'albert', 'judy', 'willie', 'grace', 'gabriel',
+  'denise', 'logan', 'amber', 'alan', 'marilyn', 'juan', 'beverly', 'wayne', 'danielle', 'roy', 'theresa', 'ralph',
+  'sophia', 'randy', 'marie', 'eugene', 'diana', 'vincent', 'brittany', 'russell', 'natalie', 'elijah', 'isabella',
+  'louis', 'charlotte', 'bobby', 'rose', 'philip', 'alexis', 'johnny', 'kayla', 'yuki', 'hiroshi', 'mei', 'wei',
+  'li', 'chen', 'priya', 'arjun', 'fatima', 'omar', 'ahmed', 'leila', 'ivan', 'olga', 'dmitri', 'sven', 'ingrid',
+  'lars', 'pierre', 'camille', 'lucas', 'chloe', 'mateo', 'valentina', 'diego', 'lucia', 'kofi', 'amara', 'tariq',
+];
+
+export const LAST_NAMES = [
+  'smith', 'johnson', 'williams', 'brown', 'jones', 'garcia', 'miller', 'davis', 'rodriguez', 'martinez',
+  'hernandez', 'lopez', 'gonzalez', 'wilson', 'anderson', 'thomas', 'taylor', 'moore', 'jackson', 'martin', 'lee',
+  'perez', 'thompson', 'white', 'harris', 'sanchez', 'clark', 'ramirez', 'lewis', 'robinson', 'walker', 'young',
+  'allen', 'king', 'wright', 'scott', 'torres', 'nguyen', 'hill', 'flores', 'green', 'adams', 'nelson', 'baker',
+  'hall', 'rivera', 'campbell', 'mitchell', 'carter', 'roberts', 'kim', 'tanaka', 'sato', 'wang', 'zhang', 'singh',
+  'patel', 'khan', 'ali', 'ivanov', 'petrov', 'novak', 'muller', 'schmidt', 'schneider', 'fischer', 'weber',
+  'meyer', 'dubois', 'moreau', 'laurent', 'rossi', 'russo', 'ferrari', 'esposito', 'bianchi', 'silva', 'santos',
+  'oliveira', 'souza', 'costa', 'jensen', 'nielsen', 'hansen', 'larsen', 'berg', 'lindqvist', 'okafor', 'mensah',
+];
+
+export const ORG_WORDS = [
+  'labs', 'team', 'works', 'systems', 'studio', 'collective', 'foundation', 'group', 'org', 'hq', 'dev', 'io',
+  'cloud', 'soft', 'tech', 'digital', 'network', 'project', 'community', 'guild',
+];
