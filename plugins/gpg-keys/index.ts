@@ -18,7 +18,8 @@ export default definePlugin({
   collections: [{
     name: h.COLLECTION,
     indexes: [
-      { fields: { ownerId: 1, primaryKeyId: 1, id: 1 } },
+      { fields: { ownerId: 1, primaryKeyId: 1 } },
+      { fields: { primaryKeyId: 1 } },
       { fields: { keyId: 1 }, unique: true },
       { fields: { id: 1 }, unique: true },
     ],

@@ -21,7 +21,7 @@ export default definePlugin({
   collections: [{
     name: h.COLLECTION,
     indexes: [
-      { fields: { ownerId: 1, id: 1 } },
+      { fields: { ownerId: 1 } },
       { fields: { fingerprint: 1 }, unique: true },
       { fields: { ownerId: 1, title: 1 }, unique: true },
       { fields: { id: 1 }, unique: true },

@@ -419,6 +419,10 @@ t.test('HTTP', async (t) => {
     t.equal(res.headers.get('x-total-count'), '2');
     t.match(res.headers.get('link'), /\/user\/gpg_keys\?limit=1&page=2>; rel="next"/);
     t.equal(res.json[0].key_id, facts('signonly').primary.keyId, 'id order: the older key first');
+    const store = forge.forge.store.collection('gpg_keys');
+    t.same(await store.explain({ ownerId: boss.id, primaryKeyId: '' }, { sort: { id: 1 }, skip: 0, limit: 30 }),
+      { index: 'ownerId_1_primaryKeyId_1', examined: 2, returned: 2 }, 'the list reads the owner\'s primaries only');
+    t.same((await store.explain({ keyId: { $in: [facts('expired').primary.keyId] } })).index, 'keyId_1', 'the duplicate check is an index lookup');
     res = await forge.request('GET', `/users/${boss.username}/gpg_keys?limit=1&page=2`);
     t.equal(res.json.length, 1);
     checkKey(t, res.json[0], 'expired', [{ email: 'carol@example.com', verified: true }]);

@@ -254,6 +254,11 @@ t.test('HTTP', async (t) => {
     t.match(link, /\/user\/keys\?limit=2&page=1>; rel="first"/);
     t.equal((await forge.request('GET', '/user/keys')).status, 401, 'anonymous → 401');
     t.same(await list(carol), [], 'a user without keys → []');
+    // The list is served by the owner index: it examines the owner's keys only, not everyone's.
+    const plan = await forge.forge.store.collection('public_keys').explain({ ownerId: alice.id }, { sort: { id: 1 }, skip: 0, limit: 30 });
+    t.same(plan, { index: 'ownerId_1', examined: ACCEPTED.length, returned: ACCEPTED.length });
+    const fp = await forge.forge.store.collection('public_keys').explain({ fingerprint: keygen('ed25519').fingerprint });
+    t.same(fp, { index: 'fingerprint_1', examined: 1, returned: 1 }, 'the duplicate check is an index lookup');
   });
 
   t.test('GET /user/keys/{id}: own 200, another user 404, admin 200, missing 404', async (t) => {
