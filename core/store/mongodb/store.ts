@@ -28,8 +28,8 @@ const DUPLICATE_KEY = 11000;
 
 export interface MongoStoreOptions {
   uri: string;
-  /** Used when the URI names no database. */
-  defaultDatabase?: string;
+  /** The database to use; by default the one the URI names, else `forgekit`. */
+  database?: string;
 }
 
 /** The database named in a MongoDB URI (`mongodb://host/<db>?...`), if any. */
@@ -209,7 +209,7 @@ export class MongoStore implements Store {
     const client = new MongoClient(this.options.uri, { ignoreUndefined: true });
     await client.connect();
     this.client = client;
-    this.db = client.db(databaseFromUri(this.options.uri) ?? this.options.defaultDatabase ?? 'forgekit');
+    this.db = client.db(this.options.database ?? databaseFromUri(this.options.uri) ?? 'forgekit');
   }
 
   private database(): Db {
@@ -270,6 +270,11 @@ export class MongoStore implements Store {
         throw err;
       }
     }
+  }
+
+  /** Drops the whole database (tests only: they run each case in a database of its own). */
+  async dropDatabase(): Promise<void> {
+    await this.database().dropDatabase();
   }
 
   async drop(name: string): Promise<void> {
