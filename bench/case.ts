@@ -38,6 +38,16 @@ export interface BenchFixture {
     /** A 3-letter substring of many user logins / full names. */
     user: string;
   };
+  /** How many repository names (private ones included; for `org`, the org's only) and users match each term. */
+  termCounts: { common: number; rare: number; org: number; user: number };
+}
+
+/** A small HTTP client on the running server, for cases that prepare their data through the API (`setup`). */
+export interface BenchClient {
+  /** Creates a user (as the seeded site admin) and an access token for it. */
+  createUser(input?: { username?: string; email?: string; password?: string }): Promise<{ id: number; username: string; email: string; token: string }>;
+  request(method: string, path: string, options?: { json?: unknown; token?: string; root?: boolean; headers?: Record<string, string>; body?: string | Buffer }):
+    Promise<{ status: number; headers: Headers; text: string; json: any }>;
 }
 
 export interface RecordedResponse {
@@ -55,8 +65,15 @@ export interface BenchCase {
   method?: BenchMethod;
   /** Path under the API prefix, query included; `{dotted.path}` placeholders are filled from the BenchFixture. */
   path: string | ((fx: BenchFixture) => string);
-  /** The seeded account that signs the request; absent = anonymous. */
+  /** The seeded account that signs the request; absent = anonymous (or the token `setup` returns). */
   as?: BenchRole;
+  /** The path is under the site root instead of the API prefix. */
+  root?: boolean;
+  /**
+   * Runs once against the live server before the case is measured, for data the seeded dataset does not have; may
+   * return the token to sign with and the final path (placeholders are not filled in a path it returns).
+   */
+  setup?: (client: BenchClient) => Promise<{ token?: string; path?: string }>;
   headers?: Record<string, string>;
   /** A string or Buffer is sent as is; anything else as JSON (Content-Type added). */
   body?: unknown;

@@ -38,7 +38,7 @@ export const ROLE_LOGINS: Record<BenchRole, string> = {
 export const BENCH_ORG = 'bench-org';
 /** A word no generated name contains: it is put into a handful of names on purpose (the "rare term"). */
 export const RARE_WORD = 'tardigrade';
-export const TERMS = { common: 'app', rare: RARE_WORD, org: 'ser', user: 'mar' } as const;
+export const TERMS = { common: 'app', rare: RARE_WORD, org: 'web', user: 'mar' } as const;
 export const PASSWORD = 'bench-password-1';
 
 /** mulberry32: a small, fast, well-distributed 32-bit PRNG; deterministic for a seed. */
@@ -228,12 +228,18 @@ export function planDataset(sizes: DatasetSizes): DatasetPlan {
     let ownerId: number;
     if (i < sizes.ownerRepos) ownerId = roles.owner.id;
     else if (i < sizes.ownerRepos + orgRepos) ownerId = org.id;
-    else if (rRepos() < 0.7) ownerId = ownerPool[Math.floor(Math.pow(rRepos(), 2.5) * ownerPool.length)]!.id;
+    else if (rRepos() < 0.7) ownerId = ownerPool[Math.floor(Math.pow(rRepos(), 1.8) * ownerPool.length)]!.id;
     else ownerId = orgs[1 + Math.floor(Math.pow(rRepos(), 2) * (orgs.length - 1))]?.id ?? org.id;
     const parts = [word()];
     const extra = rRepos();
-    if (extra < 0.55) parts.push(word());
-    if (extra < 0.15) parts.push(word());
+    const more = extra < 0.15 ? 2 : extra < 0.55 ? 1 : 0;
+    for (let k = 0, tries = 0; k < more && tries < 20; tries++) {
+      const w = word();
+      if (!parts.includes(w)) {
+        parts.push(w);
+        k++;
+      }
+    }
     if (i % rareEvery === rareEvery - 1) parts.splice(Math.floor(rRepos() * (parts.length + 1)), 0, RARE_WORD);
     let base = rRepos() < 0.1 ? parts.map(capitalise).join('') : parts.join(rRepos() < 0.85 ? '-' : '_');
     if (rRepos() < 0.05) base += `-${Math.floor(rRepos() * 20) + 1}`;

@@ -19,7 +19,7 @@ import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
 import { resolvePlugins } from '../core/loader.js';
 import { createStore } from '../core/store/index.js';
 import { builtinPlugins } from '../plugins/index.js';
-import { resolvePath, type BenchCase, type BenchFixture, type RecordedResponse } from './case.js';
+import { resolvePath, type BenchCase, type BenchClient, type BenchFixture, type RecordedResponse } from './case.js';
 import { FULL_SIZES, QUICK_SIZES, planDataset } from './dataset.js';
 import { loadCases } from './load-cases.js';
 import { commitInfo, hasTaskset, machineInfo, pin } from './machine.js';
@@ -186,9 +186,10 @@ interface PreparedRequest {
   body?: Buffer;
 }
 
-export function prepareRequest(c: BenchCase, fx: BenchFixture): PreparedRequest {
+export function prepareRequest(c: BenchCase, fx: BenchFixture, prepared: { token?: string; path?: string } = {}): PreparedRequest {
   const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
   const has = (name: string) => Object.keys(headers).some((k) => k.toLowerCase() === name);
+  if (prepared.token) headers.authorization = `token ${prepared.token}`;
   if (c.as) {
     const account = fx.accounts[c.as];
     if (!account) throw new Error(`unknown role "${c.as}"`);
@@ -212,7 +213,47 @@ export function prepareRequest(c: BenchCase, fx: BenchFixture): PreparedRequest 
       if (!has('content-type')) headers['content-type'] = 'application/json';
     }
   }
-  return { method: c.method ?? (body ? 'POST' : 'GET'), path: fx.apiPrefix + resolvePath(c, fx), headers, body };
+  const rel = prepared.path ?? resolvePath(c, fx);
+  const full = (c.root ? '' : fx.apiPrefix) + (rel.startsWith('/') ? rel : `/${rel}`);
+  return { method: c.method ?? (body ? 'POST' : 'GET'), path: full, headers, body };
+}
+
+let setupUsers = 0;
+
+/** The client `setup` functions get: plain HTTP on the running server, users created by the seeded site admin. */
+export function benchClient(baseUrl: string, fx: BenchFixture): BenchClient {
+  async function request(method: string, p: string, o: { json?: unknown; token?: string; root?: boolean; headers?: Record<string, string>; body?: string | Buffer; basic?: [string, string] } = {}) {
+    const headers: Record<string, string> = { ...o.headers };
+    let body: string | Buffer | undefined = o.body;
+    if (o.json !== undefined) {
+      body = JSON.stringify(o.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    if (o.token) headers.authorization = `token ${o.token}`;
+    if (o.basic) headers.authorization = `Basic ${Buffer.from(`${o.basic[0]}:${o.basic[1]}`).toString('base64')}`;
+    const res = await fetch(baseUrl + (o.root ? '' : fx.apiPrefix) + p, { method, headers, body: body as any });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json: json as any };
+  }
+  return {
+    request,
+    async createUser(input = {}) {
+      const username = input.username ?? `bench-setup-${++setupUsers}`;
+      const password = input.password ?? 'bench-setup-password';
+      const email = input.email ?? `${username}@example.com`;
+      const made = await request('POST', '/admin/users', { token: fx.accounts.admin.token, json: { username, password, email } });
+      if (made.status !== 201) throw new Error(`setup: creating user ${username} answered ${made.status} ${made.text.slice(0, 200)}`);
+      const tok = await request('POST', `/users/${encodeURIComponent(username)}/tokens`, { basic: [username, password], json: { name: 'bench' } });
+      if (tok.status !== 201) throw new Error(`setup: creating a token for ${username} answered ${tok.status} ${tok.text.slice(0, 200)}`);
+      return { id: made.json.id, username, email, token: tok.json.sha1 };
+    },
+  };
 }
 
 /** Headers node:http writes itself on every response; the replay server adds its own. */
@@ -360,24 +401,30 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
 
     for (const loadedCase of loaded.cases) {
       const c = loadedCase.case;
-      let prepared: PreparedRequest | undefined;
       let group = c.group ?? '';
-      try {
-        prepared = prepareRequest(c, fixture);
-        group ||= inferGroup(prepared.method, prepared.path.slice(fixture.apiPrefix.length));
-      } catch (err) {
-        group ||= 'unknown';
-        if (!matchesFilter(c, group, opts.filter)) continue;
-        cases.push(baseResult(c, loadedCase, group, undefined, 'failed', (err as Error).message));
-        continue;
+      if (!group) {
+        try {
+          group = inferGroup(c.method ?? (c.body !== undefined ? 'POST' : 'GET'), typeof c.path === 'string' ? c.path : resolvePath(c, fixture));
+        } catch {
+          group = 'unknown';
+        }
       }
       if (!matchesFilter(c, group, opts.filter)) continue;
       const missing = (c.plugins ?? []).filter((p) => !enabled.has(p));
       if (missing.length) {
         const known = new Set(builtinPlugins.map((p) => p.name));
         const why = missing.map((p) => (known.has(p) ? `plugin ${p} is disabled` : `plugin ${p} does not exist yet`)).join(', ');
-        cases.push(baseResult(c, loadedCase, group, prepared, 'skipped', why));
+        cases.push(baseResult(c, loadedCase, group, undefined, 'skipped', why));
         out(`${c.name}: skipped (${why})`);
+        continue;
+      }
+      let prepared: PreparedRequest;
+      try {
+        const made = c.setup ? await c.setup(benchClient(forge.url, fixture)) : {};
+        prepared = prepareRequest(c, fixture, made ?? {});
+      } catch (err) {
+        cases.push(baseResult(c, loadedCase, group, undefined, 'failed', `preparing the request: ${(err as Error).message}`));
+        out(`${c.name}: failed (${(err as Error).message})`);
         continue;
       }
       const result = await measureCase(c, loadedCase, group, prepared, fixture, forge, bare, opts);

@@ -65,6 +65,7 @@ export function fixtureOf(plan: DatasetPlan, apiPrefix: string, quick: boolean):
     accounts,
     org: { id: plan.org.id, login: plan.org.login },
     terms: { ...TERMS },
+    termCounts: { ...plan.termCounts },
   };
 }
 
