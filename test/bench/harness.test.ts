@@ -1,0 +1,267 @@
+// The benchmark harness's own logic: the dataset plan, case paths and merging, statistics, targets, the bare
+// replay server and RESULTS.md splicing. The whole harness end to end is test/bench/quick.test.ts.
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { fillPath, resolvePath, type BenchCase, type BenchFixture } from '../../bench/case.js';
+import { planDataset, prng, QUICK_SIZES, RARE_WORD, ROLE_LOGINS, TERMS, tokenOf, zipfPicker } from '../../bench/dataset.js';
+import { DEFAULT_CASES } from '../../bench/default-cases.js';
+import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.js';
+import { MD_BEGIN, MD_END, spliceResults } from '../../bench/report.js';
+import { parseOptions, prepareRequest, record } from '../../bench/run.js';
+import { fixtureOf } from '../../bench/seed.js';
+import { combine, percentile, ratioOf, runStats } from '../../bench/stats.js';
+import { inferGroup, judge } from '../../bench/targets.js';
+
+const plan = planDataset(QUICK_SIZES);
+const fx: BenchFixture = fixtureOf(plan, '/api/v1', true);
+
+t.test('the dataset plan', async (t) => {
+  t.test('is deterministic: the same sizes give the same names, owners and visibility', async (t) => {
+    const again = planDataset(QUICK_SIZES);
+    t.same(again.repos.map((r) => [r.id, r.ownerId, r.name, r.private]), plan.repos.map((r) => [r.id, r.ownerId, r.name, r.private]));
+    t.same(again.accounts.map((a) => a.login), plan.accounts.map((a) => a.login));
+    t.same(again.memberships, plan.memberships);
+  });
+
+  t.test('has the requested sizes', async (t) => {
+    t.equal(plan.users.length, QUICK_SIZES.users);
+    t.equal(plan.orgs.length, QUICK_SIZES.orgs);
+    t.equal(plan.accounts.length, QUICK_SIZES.users + QUICK_SIZES.orgs);
+    t.equal(plan.repos.length, QUICK_SIZES.repos);
+    t.equal(plan.repos.filter((r) => r.ownerId === plan.roles.owner.id).length, QUICK_SIZES.ownerRepos, 'the owner role owns exactly ownerRepos');
+    const privateShare = plan.repos.filter((r) => r.private).length / plan.repos.length;
+    t.ok(privateShare > 0.07 && privateShare < 0.14, `about 10% private (${privateShare})`);
+  });
+
+  t.test('ids are 1..n in order, like a fresh store hands them out', async (t) => {
+    t.same(plan.accounts.map((a) => a.id), plan.accounts.map((_, i) => i + 1));
+    t.same(plan.repos.map((r) => r.id), plan.repos.map((_, i) => i + 1));
+    t.same(plan.teams.map((x) => x.id), plan.teams.map((_, i) => i + 1));
+  });
+
+  t.test('logins are unique case-insensitively and repository names unique per owner', async (t) => {
+    t.equal(new Set(plan.accounts.map((a) => a.login.toLowerCase())).size, plan.accounts.length);
+    t.equal(new Set(plan.repos.map((r) => `${r.ownerId}/${r.lowerName}`)).size, plan.repos.length);
+    t.ok(plan.repos.every((r) => /^[A-Za-z0-9_.-]{1,100}$/.test(r.name)), 'every name is a valid repository name');
+    t.ok(plan.accounts.every((a) => /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(a.login)), 'every login is a valid account name');
+  });
+
+  t.test('the roles exist with their fixed logins; the member is in a team of the bench org', async (t) => {
+    for (const [role, login] of Object.entries(ROLE_LOGINS)) t.equal(plan.roles[role as keyof typeof ROLE_LOGINS].login, login);
+    t.equal(plan.roles.admin.isAdmin, true);
+    t.equal(plan.accounts.filter((a) => a.isAdmin).length, 1, 'only the admin role is a site admin');
+    const team = plan.teams.find((x) => x.orgId === plan.org.id && plan.memberships.some((m) => m.teamId === x.id && m.userId === plan.roles.member.id));
+    t.ok(team, 'member belongs to a team of the org');
+    t.equal(team!.includesAllRepos, true);
+    t.ok(plan.teams.filter((x) => x.isOwners).length === plan.orgs.length, 'every org has its Owners team');
+    t.ok(plan.orgs.every((o) => plan.memberships.some((m) => m.orgId === o.id && m.owners)), 'every org has an owner');
+  });
+
+  t.test('search terms: the common term is common, the rare one rare, the org term finds private org repositories', async (t) => {
+    t.ok(plan.termCounts.common > plan.repos.length / 10, `common ${plan.termCounts.common}`);
+    t.ok(plan.termCounts.rare >= 3 && plan.termCounts.rare <= 10, `rare ${plan.termCounts.rare}`);
+    t.equal(TERMS.rare, RARE_WORD);
+    const orgMatches = plan.repos.filter((r) => r.ownerId === plan.org.id && r.lowerName.includes(TERMS.org));
+    t.equal(orgMatches.length, plan.termCounts.org);
+    t.ok(orgMatches.some((r) => r.private), 'a private org repository matches the org term');
+    t.ok(plan.termCounts.user >= 10, `user term matches a full page (${plan.termCounts.user})`);
+  });
+
+  t.test('tokens are 40 hex characters derived from the login', async (t) => {
+    t.match(tokenOf('bench-owner'), /^[0-9a-f]{40}$/);
+    t.equal(tokenOf('bench-owner'), fx.accounts.owner.token);
+    t.not(tokenOf('bench-owner'), tokenOf('bench-keys'));
+  });
+
+  t.test('the PRNG and Zipf picker are deterministic and skewed', async (t) => {
+    const a = prng(42);
+    const b = prng(42);
+    const xs = Array.from({ length: 5 }, () => a());
+    t.same(xs, Array.from({ length: 5 }, () => b()));
+    t.ok(xs.every((x) => x >= 0 && x < 1));
+    const pick = zipfPicker(['head', 'mid', 'tail'], 1.5, prng(7));
+    const counts = { head: 0, mid: 0, tail: 0 } as Record<string, number>;
+    for (let i = 0; i < 3000; i++) counts[pick()]!++;
+    t.ok(counts.head! > counts.mid! && counts.mid! > counts.tail!, JSON.stringify(counts));
+  });
+});
+
+t.test('case paths', async (t) => {
+  t.test('placeholders are filled from the fixture and URL-encoded', async (t) => {
+    t.equal(fillPath('/users/{accounts.owner.login}/repos?page=3', fx), '/users/bench-owner/repos?page=3');
+    t.equal(fillPath('/repos/search?uid={org.id}', fx), `/repos/search?uid=${plan.org.id}`);
+    const odd = { ...fx, terms: { ...fx.terms, common: 'a b&c' } };
+    t.equal(fillPath('/x?q={terms.common}', odd), '/x?q=a%20b%26c');
+  });
+
+  t.test('an unknown placeholder is an error naming it', async (t) => {
+    t.throws(() => fillPath('/{username}.keys', fx), /unknown placeholder \{username\}/);
+    t.throws(() => fillPath('/{accounts}', fx), /not a string or number/);
+  });
+
+  t.test('a path may be a function of the fixture', async (t) => {
+    t.equal(resolvePath({ name: 'x', path: (f) => `/p?page=${f.quick ? 5 : 50}` }, fx), '/p?page=5');
+  });
+
+  t.test('every default case resolves against the fixture', async (t) => {
+    for (const c of DEFAULT_CASES) t.doesNotThrow(() => resolvePath(c, fx), c.name);
+    t.equal(new Set(DEFAULT_CASES.map((c) => c.name)).size, DEFAULT_CASES.length, 'names are unique');
+  });
+});
+
+t.test('requests', async (t) => {
+  t.test('a role signs with its token; a JSON body gets its content type', async (t) => {
+    const req = prepareRequest({ name: 'x', method: 'POST', path: '/markdown', as: 'owner', body: { Text: '# hi', Mode: 'gfm' } }, fx);
+    t.equal(req.path, '/api/v1/markdown');
+    t.equal(req.headers.authorization, `token ${fx.accounts.owner.token}`);
+    t.equal(req.headers['content-type'], 'application/json');
+    t.same(JSON.parse(req.body!.toString()), { Text: '# hi', Mode: 'gfm' });
+  });
+
+  t.test('a string body that is not JSON is sent as text; anonymous sends no credentials', async (t) => {
+    const req = prepareRequest({ name: 'x', method: 'POST', path: '/markdown/raw', body: '# raw' }, fx);
+    t.equal(req.headers['content-type'], 'text/plain; charset=utf-8');
+    t.equal(req.headers.authorization, undefined);
+  });
+
+  t.test('setup results: their token and path win, root paths skip the API prefix', async (t) => {
+    const req = prepareRequest({ name: 'x', path: '/{username}.keys', root: true }, fx, { token: 'abc', path: '/alice.keys' });
+    t.equal(req.path, '/alice.keys');
+    t.equal(req.headers.authorization, 'token abc');
+    t.equal(req.method, 'GET');
+  });
+});
+
+t.test('case files', async (t) => {
+  const mine: BenchCase = { name: 'repos-search-rare', path: '/repos/search?limit=10&q={terms.rare}' };
+  t.test('every case-like export is found, seeders by name', async (t) => {
+    const a: BenchCase = { name: 'a', path: '/a' };
+    const b: BenchCase = { name: 'b', path: '/b' };
+    const mod = { cases: [a], default: [a, b], other: { name: 'c', path: () => '/c' }, notACase: { name: 'd' }, seedStuff: async () => {}, helper: () => {} };
+    t.same(casesOf(mod).map((c) => c.name), ['a', 'b', 'c']);
+    t.equal(seedersOf(mod).length, 1);
+  });
+
+  t.test('the same request shape replaces the harness case, whatever the query order', async (t) => {
+    t.equal(shapeOf(mine, fx), shapeOf(DEFAULT_CASES.find((c) => c.name === 'repos-search-rare')!, fx));
+    const merged = mergeCases(DEFAULT_CASES, [{ from: 'bench/cases/repos.ts', cases: [{ ...mine, name: 'search-rare' }] }], fx);
+    const hit = merged.find((m) => m.case.name === 'search-rare')!;
+    t.equal(hit.from, 'bench/cases/repos.ts');
+    t.equal(hit.replaces, 'repos-search-rare');
+    t.notOk(merged.some((m) => m.case.name === 'repos-search-rare'));
+    t.equal(merged.length, DEFAULT_CASES.length);
+  });
+
+  t.test('the same name replaces; a new name is added; a clash between files keeps both', async (t) => {
+    const merged = mergeCases(DEFAULT_CASES, [
+      { from: 'bench/cases/keys.ts', cases: [{ name: 'user-keys', path: '/user/keys', as: 'keys', group: 'list' }, { name: 'extra', path: '/extra' }] },
+      { from: 'bench/cases/other.ts', cases: [{ name: 'extra', path: '/extra2' }] },
+    ], fx);
+    t.equal(merged.find((m) => m.case.name === 'user-keys')!.from, 'bench/cases/keys.ts');
+    t.ok(merged.some((m) => m.case.name === 'extra'));
+    t.ok(merged.some((m) => m.case.name === 'extra@other'));
+  });
+});
+
+t.test('statistics', async (t) => {
+  t.test('nearest-rank percentiles', async (t) => {
+    const sorted = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    t.equal(percentile(sorted, 50), 5);
+    t.equal(percentile(sorted, 99), 10);
+    t.equal(percentile(sorted, 100), 10);
+    t.equal(percentile(new Float64Array(0), 50), 0);
+  });
+
+  t.test('rounds combine over all responses; the ratio is forgekit over bare, per round too', async (t) => {
+    const a1 = runStats(Float64Array.from([2, 2, 2, 2]), 1, 0, 0, 0);
+    const a2 = runStats(Float64Array.from([4, 4]), 1, 0, 0, 0);
+    const b1 = runStats(Float64Array.from([1, 1, 1, 1, 1, 1, 1, 1]), 1, 0, 0, 0);
+    const b2 = runStats(Float64Array.from([1, 1, 1, 1]), 1, 0, 0, 0);
+    const forge = combine([a1, a2], [Float64Array.from([2, 2, 2, 2]), Float64Array.from([4, 4])]);
+    const bare = combine([b1, b2], [new Float64Array(8).fill(1), new Float64Array(4).fill(1)]);
+    t.equal(forge.reqPerSec, 3);
+    t.equal(forge.p50Ms, 2);
+    t.equal(forge.p99Ms, 4);
+    t.equal(bare.reqPerSec, 6);
+    const r = ratioOf(forge, bare);
+    t.equal(r.ratio, 0.5);
+    t.same(r.perRound, [0.5, 0.5]);
+    t.equal(r.min, 0.5);
+  });
+
+  t.test('errors, timeouts and wrong statuses are counted', async (t) => {
+    const s = combine([runStats(Float64Array.from([1]), 1, 2, 1, 3)], [Float64Array.from([1])]);
+    t.equal(s.errors, 6);
+  });
+});
+
+t.test('targets', async (t) => {
+  t.same(judge('version', 0.9, 50, 50).met, true);
+  t.same(judge('version', 0.8, 1, 50).misses, ['ratio 0.8 < 0.85']);
+  t.same(judge('search', 0.6, 30, 50).misses, ['p99 30 ms ≥ 25 ms']);
+  t.equal(judge('search', 0.6, 30, 10).met, true, 'p99 is judged at 50 connections only');
+  t.equal(judge('markup', 0.1, 300, 50).met, null, 'no target for markup');
+  t.equal(inferGroup('GET', '/repos/search?q=x'), 'search');
+  t.equal(inferGroup('GET', '/user/keys'), 'list');
+  t.equal(inferGroup('POST', '/markdown'), 'markup');
+  t.equal(inferGroup('GET', '/version'), 'version');
+});
+
+t.test('options', async (t) => {
+  const quick = parseOptions(['--quick']);
+  t.equal(quick.quick, true);
+  t.equal(quick.resultsMd, false, 'quick runs never touch RESULTS.md');
+  t.ok(quick.rounds >= 2);
+  const full = parseOptions(['--case', 'search,keys', '--case', 'version']);
+  t.same(full.filter, ['search', 'keys', 'version']);
+  t.equal(full.connections, 50);
+  t.ok(full.rounds >= 2);
+  t.throws(() => parseOptions(['--rounds', '1']), /rounds must be a number ≥ 2/, 'fewer than two interleaved rounds is refused');
+  t.throws(() => parseOptions(['--bogus']), /bogus/);
+});
+
+t.test('RESULTS.md keeps what is written by hand around the generated table', async (t) => {
+  const first = spliceResults(null, 'TABLE 1');
+  t.match(first, MD_BEGIN);
+  t.match(first, 'TABLE 1');
+  const edited = `${first}\n## What limited it\nhand-written analysis\n`;
+  const second = spliceResults(edited, 'TABLE 2');
+  t.match(second, 'TABLE 2');
+  t.notMatch(second, 'TABLE 1');
+  t.match(second, 'hand-written analysis');
+  t.equal(second.split(MD_END).length, 2, 'one generated block');
+});
+
+t.test('the bare server replays the recorded response exactly, after reading the request body', async (t) => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const child = fork(path.join(here, '..', '..', 'bench', 'server-bare.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  t.teardown(() => {
+    child.kill();
+  });
+  const ready = await new Promise<{ url: string }>((resolve) => child.once('message', (m) => resolve(m as { url: string })));
+  const headers: Array<[string, string]> = [['X-Total-Count', '42'], ['Content-Type', 'application/json; charset=utf-8'], ['Content-Length', '9']];
+  child.send({ type: 'set', status: 201, headers, body: Buffer.from('{"ok":1}\n').toString('base64') });
+  await new Promise((resolve) => child.once('message', resolve));
+  const body = Buffer.alloc(64 * 1024, 'x');
+  const res = await record(ready.url, { method: 'POST', path: '/anything?q=1', headers: { 'content-type': 'text/plain' }, body });
+  t.equal(res.status, 201);
+  t.same(res.headers, headers, 'the same header names, case and values (transport headers aside)');
+  t.equal(res.body.toString(), '{"ok":1}\n');
+  // Keep-alive works like on forgekit: two requests on one connection.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const sockets = new Set<unknown>();
+  for (let i = 0; i < 2; i++) {
+    await new Promise<void>((resolve, reject) => {
+      http.get(`${ready.url}/x`, { agent }, (r) => {
+        sockets.add(r.socket);
+        r.resume();
+        r.on('end', () => resolve());
+      }).on('error', reject);
+    });
+  }
+  agent.destroy();
+  t.equal(sockets.size, 1, 'one connection served both requests');
+});

@@ -1,0 +1,100 @@
+// Smoke test of the whole benchmark harness in quick mode (small dataset, short runs): it seeds, boots forgekit and
+// the bare replay server, measures every case and writes well-formed results. It never asserts a timing.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { PACKAGE_ROOT } from '../../core/config.js';
+import { QUICK_SIZES } from '../../bench/dataset.js';
+import { DEFAULT_CASES } from '../../bench/default-cases.js';
+import { RESULT_SCHEMA, type BenchResult } from '../../bench/report.js';
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(PACKAGE_ROOT, 'dist', 'bench', 'run.js'), ...args], {
+      cwd: PACKAGE_ROOT,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+t.test('npm run bench -- --quick runs every case and writes well-formed results', async (t) => {
+  const out = await mkdtemp(path.join(os.tmpdir(), 'forgekit-bench-quick-'));
+  t.teardown(() => rm(out, { recursive: true, force: true }));
+  const resultsMd = path.join(PACKAGE_ROOT, 'bench', 'RESULTS.md');
+  const mdBefore = await stat(resultsMd).then((s) => s.mtimeMs, () => null);
+
+  const { code, stdout, stderr } = await run(['--quick', '--out', out]);
+  t.equal(code, 0, `the harness exits 0\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`);
+
+  const files = await readdir(out);
+  t.equal(files.length, 1, 'one result file');
+  t.match(files[0], /^\d{4}-\d{2}-\d{2}-[0-9a-z]+-quick\.json$/, 'named <date>-<commit>-quick.json');
+  const result = JSON.parse(await readFile(path.join(out, files[0]!), 'utf8')) as BenchResult;
+
+  t.test('the document', async (t) => {
+    t.equal(result.schema, RESULT_SCHEMA);
+    t.equal(result.mode, 'quick');
+    t.ok(['embedded', 'mongodb'].includes(result.store));
+    t.ok(result.machine.cpus >= 1 && result.machine.node.startsWith('v'), 'machine described');
+    t.match(result.commit.commit, /^([0-9a-f]{40}|unknown)$/);
+    t.ok(result.settings.rounds >= 2, 'at least two interleaved rounds');
+    t.equal(result.settings.logLevel, 'info', 'request logging on');
+    t.same(result.dataset.sizes, QUICK_SIZES);
+    t.equal(result.dataset.accounts, QUICK_SIZES.users + QUICK_SIZES.orgs);
+  });
+
+  t.test('seeding, boot and memory are reported', async (t) => {
+    t.ok(result.dataset.seed.ms > 0);
+    const docs = Object.fromEntries(result.dataset.seed.steps.map((s) => [s.name, s.docs]));
+    t.equal(docs.accounts, QUICK_SIZES.users + QUICK_SIZES.orgs);
+    t.ok(docs.repositories! >= QUICK_SIZES.repos * 2, 'repositories and their search documents');
+    t.equal(docs['ssh keys'], QUICK_SIZES.sshKeys);
+    t.ok(result.server.bootMs > 0 && result.server.createForgeMs > 0);
+    t.ok(result.server.rssAfterBootBytes > 10 * 1024 * 1024);
+    t.ok(result.server.maxRssBytes >= result.server.rssAfterBootBytes * 0.5);
+    t.ok(result.server.logLines > 0, 'forgekit wrote request log lines');
+    t.type(result.targets.bootMet, 'boolean');
+    t.type(result.targets.rssMet, 'boolean');
+  });
+
+  t.test('every case of the table ran (or says why not), against both servers', async (t) => {
+    const byName = new Map(result.cases.map((c) => [c.name, c]));
+    const replaced = new Set(result.cases.map((c) => c.replaces).filter(Boolean));
+    for (const c of DEFAULT_CASES) t.ok(byName.has(c.name) || replaced.has(c.name), `case ${c.name} is in the results`);
+    const failed = result.cases.filter((c) => c.status === 'failed');
+    t.same(failed.map((c) => `${c.name}: ${c.reason}`), [], 'no case failed');
+    for (const c of result.cases.filter((x) => x.status === 'skipped')) t.ok(c.reason && c.reason.length > 0, `${c.name} skipped with a reason`);
+    const ok = result.cases.filter((c) => c.status === 'ok');
+    t.ok(ok.some((c) => c.name === 'version'), 'GET /version measured');
+    t.ok(ok.length >= 5, `${ok.length} cases measured`);
+    for (const c of ok) {
+      t.equal(c.recorded!.status, 200, `${c.name} recorded a 200`);
+      for (const side of [c.forgekit!, c.bare!]) {
+        t.equal(side.rounds.length, result.settings.rounds, `${c.name}: one run per round`);
+        t.ok(side.requests > 0 && side.reqPerSec > 0, `${c.name}: requests answered`);
+        t.ok(side.p50Ms >= 0 && side.p99Ms >= side.p50Ms, `${c.name}: p50 ≤ p99`);
+        t.equal(side.errors, 0, `${c.name}: no errors`);
+      }
+      t.ok(Number.isFinite(c.ratio!.ratio) && c.ratio!.ratio > 0, `${c.name}: a ratio`);
+      t.equal(c.ratio!.perRound.length, result.settings.rounds);
+      t.ok(c.ratio!.min <= c.ratio!.ratio + 1e-9 || c.ratio!.max >= c.ratio!.ratio - 1e-9);
+      t.ok(c.verdict, `${c.name}: judged against its target`);
+    }
+  });
+
+  t.test('the table is printed and RESULTS.md is left alone', async (t) => {
+    t.match(stdout, /case\s+forgekit req\/s\s+p50\s+p99\s+bare req\/s/);
+    t.match(stdout, /\nversion\s+[\d,]+/);
+    t.match(stdout, /server \(\w+ store\): boot/);
+    const mdAfter = await stat(resultsMd).then((s) => s.mtimeMs, () => null);
+    t.equal(mdAfter, mdBefore);
+  });
+});
