@@ -1,77 +1,58 @@
-// Bench case descriptions for the key plugins: listing the caller's SSH keys (the hot read), the plain-text
-// authorized_keys view and the GPG list. The harness runs `setup` once against a fresh forge, then measures requests.
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { PACKAGE_ROOT } from '../../core/config.js';
+// Bench cases for the key plugins: the caller's SSH keys (GET /user/keys, the hot read), the same list read anonymously
+// through /users/{username}/keys, and the GPG list (primaries with their subkeys). The harness seeds the `keys` account
+// with `sizes.sshKeys` SSH keys and `sizes.gpgKeys` GPG keys (bench/seed.ts).
+import type { BenchCase, BenchFixture, RecordedResponse } from '../case.js';
 
-/** The little a case needs from the harness (the test helper's TestForge satisfies it). */
-export interface BenchClient {
-  createUser(input?: { username?: string; email?: string }): Promise<{ username: string; token: string }>;
-  request(method: string, path: string, options?: { json?: unknown; token?: string; root?: boolean }): Promise<{ status: number }>;
+function header(res: RecordedResponse, name: string): string | undefined {
+  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
-export interface BenchCase {
-  name: string;
-  method: 'GET' | 'POST';
-  /** Under the API prefix unless `root`; `setup` may return the final path. */
-  path: string;
-  root?: boolean;
-  /** Sent as `Authorization: token <t>` when setup returns one. */
-  setup(client: BenchClient): Promise<{ token?: string; path?: string }>;
+/** The body is a JSON array of `expected(fx)` items, each with `fields`, and X-Total-Count is `total(fx)`. */
+function page(expected: (fx: BenchFixture) => number, total: (fx: BenchFixture) => number, fields: string[]) {
+  return (res: RecordedResponse, fx: BenchFixture): string | null => {
+    let body: unknown;
+    try {
+      body = JSON.parse(res.body.toString('utf8'));
+    } catch {
+      return 'the body is not JSON';
+    }
+    if (!Array.isArray(body)) return 'the body is not an array';
+    if (body.length !== expected(fx)) return `expected ${expected(fx)} items, got ${body.length}`;
+    const missing = fields.find((f) => body.some((item: Record<string, unknown>) => !(f in item)));
+    if (missing) return `an item lacks "${missing}"`;
+    if (header(res, 'x-total-count') !== String(total(fx))) return `X-Total-Count is ${header(res, 'x-total-count')}, expected ${total(fx)}`;
+    return null;
+  };
 }
 
-/** A real ed25519 public key line (made by node:crypto), so the store holds distinct keys. */
-function ed25519Line(comment: string): string {
-  const { publicKey } = generateKeyPairSync('ed25519');
-  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-  const field = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
-  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(raw)]).toString('base64')} ${comment}`;
-}
-
-const SSH_KEYS_PER_USER = 10;
-
-/** A user with ten SSH keys. */
-async function userWithKeys(client: BenchClient) {
-  const user = await client.createUser();
-  for (let i = 0; i < SSH_KEYS_PER_USER; i++) {
-    const res = await client.request('POST', '/user/keys', { token: user.token, json: { title: `key ${i}`, key: ed25519Line(`bench-${i}`) } });
-    if (res.status !== 201) throw new Error(`bench setup: POST /user/keys → ${res.status}`);
-  }
-  return user;
-}
+const firstPage = (n: number) => Math.min(30, n);
 
 export const cases: BenchCase[] = [
   {
-    name: 'user-keys-list',
-    method: 'GET',
+    name: 'user-keys',
+    group: 'list',
     path: '/user/keys',
-    async setup(client) {
-      const user = await userWithKeys(client);
-      return { token: user.token };
-    },
+    as: 'keys',
+    plugins: ['ssh-keys'],
+    check: page((fx) => firstPage(fx.sizes.sshKeys), (fx) => fx.sizes.sshKeys, ['id', 'key', 'url', 'title', 'fingerprint', 'created_at']),
+    description: 'The first page of the SSH keys of a user with many of them (token auth).',
   },
   {
-    name: 'username-keys-plain',
-    method: 'GET',
-    path: '/{username}.keys',
-    root: true,
-    async setup(client) {
-      const user = await userWithKeys(client);
-      return { path: `/${user.username}.keys` };
-    },
+    name: 'users-keys-public',
+    group: 'list',
+    path: '/users/{accounts.keys.login}/keys',
+    plugins: ['ssh-keys'],
+    check: page((fx) => firstPage(fx.sizes.sshKeys), (fx) => fx.sizes.sshKeys, ['id', 'key', 'fingerprint']),
+    description: 'The same SSH keys read anonymously through /users/{username}/keys (a user lookup by name first).',
   },
   {
-    name: 'user-gpg-keys-list',
-    method: 'GET',
+    name: 'user-gpg-keys',
+    group: 'list',
     path: '/user/gpg_keys',
-    async setup(client) {
-      const user = await client.createUser({ email: 'bob@example.net' });
-      const armored = readFileSync(path.join(PACKAGE_ROOT, 'test', 'fixtures', 'keys', 'gpg', 'ed25519.asc'), 'utf8');
-      const res = await client.request('POST', '/user/gpg_keys', { token: user.token, json: { armored_public_key: armored } });
-      if (res.status !== 201) throw new Error(`bench setup: POST /user/gpg_keys → ${res.status}`);
-      return { token: user.token };
-    },
+    as: 'keys',
+    plugins: ['gpg-keys'],
+    check: page((fx) => firstPage(fx.sizes.gpgKeys), (fx) => fx.sizes.gpgKeys, ['key_id', 'subkeys', 'emails', 'can_sign', 'expires_at']),
+    description: 'The GPG keys of a user (primaries with their subkeys and the owner\'s email states; token auth).',
   },
 ];
 
