@@ -355,6 +355,16 @@ t.test('HTTP with configured minimum sizes', async (t) => {
   const ok = await forge.request('POST', '/user/keys', { token: user.token, json: { title: 'ec521', key: read('ecdsa-521.pub') } });
   t.equal(ok.status, 201);
 
+  // RFC 4716 and CRLF through HTTP: stored as the normalised one-line form.
+  const rfc = await forge.request('POST', '/user/keys', { token: user.token, json: { title: 'rfc', key: read('ecdsa-384.rfc4716') } });
+  t.equal(rfc.status, 201, 'an RFC 4716 block');
+  t.equal(rfc.json.fingerprint, keygen('ecdsa-384').fingerprint);
+  t.equal(rfc.json.key, `ecdsa-sha2-nistp384 ${pubLine('ecdsa-384').split(' ')[1]} ${/^Comment: "(.*)"$/m.exec(read('ecdsa-384.rfc4716'))![1]}`);
+  const crlf = await forge.request('POST', '/user/keys', { token: user.token, json: { title: 'crlf', key: `\r\n  ${pubLine('rsa-2048')}\r\n` } });
+  t.equal(crlf.status, 201, 'CRLF and surrounding whitespace');
+  t.equal(crlf.json.key, pubLine('rsa-2048'));
+  t.equal(crlf.json.fingerprint, keygen('rsa-2048').fingerprint);
+
   // Concurrent adds of one key by two users: the unique fingerprint index lets exactly one through.
   const other = await forge.createUser();
   const race = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => forge.request('POST', '/user/keys', {
