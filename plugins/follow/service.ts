@@ -7,6 +7,13 @@ import type { FollowRow } from './convert.js';
 
 export const FOLLOWS = 'follows';
 
+/**
+ * How long a deleted account is remembered. `account.deleted` runs before the account document goes, so a request
+ * that authenticated just before can still insert a row after the cleanup swept; the row's post-insert check looks
+ * here. Account ids are never reused, so forgetting only bounds memory (no request lives this long).
+ */
+const TOMBSTONE_MS = 10 * 60_000;
+
 export const FOLLOW_INDEXES: IndexSpec[] = [
   // The pair is the relation: the unique index is what makes concurrent PUTs count once.
   { fields: { followerId: 1, followingId: 1 }, unique: true },
@@ -34,6 +41,8 @@ export function followListQuery(side: FollowSide, uid: number, page: PageRequest
 
 export class Follows {
   readonly rows: Collection<FollowRow>;
+  /** Accounts deleted recently: account id → when. */
+  private readonly deleted = new Map<number, number>();
 
   constructor(private readonly ctx: PluginContext) {
     this.rows = ctx.store.collection<FollowRow>(FOLLOWS);
@@ -65,9 +74,9 @@ export class Follows {
       this.users.incrementCounter(target.id, 'numFollowers', 1),
       this.users.incrementCounter(followerId, 'numFollowing', 1),
     ]);
-    // An account deleted while this row was being written has already had its rows removed: do not leave an orphan.
+    // An account deleted while this row was being written may have had its rows swept already: leave no orphan.
     const alive = await this.users.byIds([followerId, target.id]);
-    if (alive.size < 2) await this.unfollow(followerId, target.id);
+    if (alive.size < 2 || this.deleted.has(followerId) || this.deleted.has(target.id)) await this.unfollow(followerId, target.id);
   }
 
   /** Idempotent: decrements only when this call deleted the row. */
@@ -87,11 +96,22 @@ export class Follows {
     return { ids: rows.map((r) => (side === 'following' ? r.followingId : r.followerId)), total };
   }
 
+  /** Remembers an account being deleted (see TOMBSTONE_MS); old entries are dropped in insertion order. */
+  private markDeleted(id: number): void {
+    const now = Date.now();
+    for (const [key, at] of this.deleted) {
+      if (now - at < TOMBSTONE_MS) break;
+      this.deleted.delete(key);
+    }
+    this.deleted.set(id, now);
+  }
+
   /**
    * `account.deleted`: every row on either side goes, and the accounts on the other side get their counters
    * fixed. Rows are deleted one by one with findOneAndDelete so a concurrent DELETE never decrements twice.
    */
   async onAccountDeleted(account: Account): Promise<void> {
+    this.markDeleted(account.id);
     const followersDrop = new Map<number, number>(); // accounts `account` followed: numFollowers -= n
     const followingDrop = new Map<number, number>(); // accounts that followed `account`: numFollowing -= n
     for (const row of await this.rows.find({ followerId: account.id }, { projection: { id: 1 } })) {

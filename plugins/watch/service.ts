@@ -7,6 +7,13 @@ import type { WatchRow } from './convert.js';
 
 export const WATCHES = 'watches';
 
+/**
+ * How long a deleted account is remembered. `account.deleted` runs before the account document goes, so a request
+ * that authenticated just before can still insert a row after the cleanup swept; the row's post-insert check looks
+ * here. Account ids are never reused, so forgetting only bounds memory (no request lives this long).
+ */
+const TOMBSTONE_MS = 10 * 60_000;
+
 export const WATCH_INDEXES: IndexSpec[] = [
   // The pair is the relation: the unique index is what makes concurrent PUTs count once.
   { fields: { uid: 1, repoId: 1 }, unique: true },
@@ -36,6 +43,8 @@ export function watchListQuery(uid: number, hidden: number[], page: PageRequest)
 
 export class Watches {
   readonly rows: Collection<WatchRow>;
+  /** Accounts deleted recently: account id → when. */
+  private readonly deleted = new Map<number, number>();
 
   constructor(private readonly ctx: PluginContext) {
     this.rows = ctx.store.collection<WatchRow>(WATCHES);
@@ -78,12 +87,13 @@ export class Watches {
   }
 
   /**
-   * After an insert, looks at the repository and the user again: one deleted meanwhile has already had its rows
-   * cleaned up (so this row goes too), and a visibility change may have missed this row (so it is copied now).
+   * After an insert, looks at the repository and the user again: one deleted meanwhile may have had its rows swept
+   * before this one existed (so this row goes too; a user being deleted still has a document, hence the tombstones),
+   * and a visibility change may have missed this row (so it is copied now).
    */
   private async settle(row: WatchRow): Promise<void> {
     const [now, user] = await Promise.all([this.repos.byId(row.repoId), this.users.byId(row.uid)]);
-    if (!now || !user) {
+    if (!now || !user || this.deleted.has(row.uid)) {
       await this.unwatch(row.uid, row.repoId);
       return;
     }
@@ -138,8 +148,19 @@ export class Watches {
     await this.rows.deleteMany({ repoId: repo.id });
   }
 
+  /** Remembers an account being deleted (see TOMBSTONE_MS); old entries are dropped in insertion order. */
+  private markDeleted(id: number): void {
+    const now = Date.now();
+    for (const [key, at] of this.deleted) {
+      if (now - at < TOMBSTONE_MS) break;
+      this.deleted.delete(key);
+    }
+    this.deleted.set(id, now);
+  }
+
   /** `account.deleted`: the account's rows go and each repository's `numWatches` drops by what was really deleted. */
   async onAccountDeleted(account: Account): Promise<void> {
+    this.markDeleted(account.id);
     const drop = new Map<number, number>();
     for (const row of await this.rows.find({ uid: account.id }, { projection: { id: 1 } })) {
       const gone = await this.rows.findOneAndDelete({ id: row.id });
