@@ -1,0 +1,133 @@
+// Plugin `git`: a real bare git repository behind every repository record — auto-init, forks, migrations and
+// mirrors, and clone/push over git's smart HTTP protocol at `/<owner>/<repo>.git`.
+import { definePlugin, type JsonSchema } from '../../core/plugin.js';
+import { listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
+import { ref } from '../../schemas/resources.js';
+import { REPO_UPDATED, type RepoRecord, type ReposService } from '../../schemas/services.js';
+import * as h from './handlers.js';
+import { MIRRORS, GitService } from './service.js';
+import * as smart from './smart-http.js';
+
+const nameParams = paramsSchema({ name: nameParam });
+const gitParams = paramsSchema({ owner: nameParam, repo: nameParam });
+
+const licenseEntry: JsonSchema = {
+  type: 'object',
+  properties: { key: { type: 'string' }, name: { type: 'string' }, url: { type: 'string' } },
+  required: ['key', 'name', 'url'],
+};
+
+const licenseSchema: JsonSchema = {
+  type: 'object',
+  properties: { ...licenseEntry.properties, body: { type: 'string' }, implementation: { type: 'string' } },
+  required: ['key', 'name', 'url', 'body', 'implementation'],
+};
+
+const gitignoreSchema: JsonSchema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, source: { type: 'string' } },
+  required: ['name', 'source'],
+};
+
+/** Gitea's CreateForkOption (plus `name`, which later Gitea accepts); both optional. */
+const forkBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    organization: { type: 'string', minLength: 1, maxLength: 255 },
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+  },
+};
+
+/** Gitea's MigrateRepoOption (`uid` from 2017, `repo_owner` from later versions; either or neither). */
+const migrateBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    clone_addr: { type: 'string', minLength: 1, maxLength: 2048 },
+    repo_name: { type: 'string', minLength: 1, maxLength: 255 },
+    uid: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    repo_owner: { type: 'string', maxLength: 255 },
+    mirror: { type: 'boolean' },
+    private: { type: 'boolean' },
+    description: { type: 'string', maxLength: 255 },
+    auth_username: { type: 'string', maxLength: 1024 },
+    auth_password: { type: 'string', maxLength: 4096 },
+  },
+  required: ['clone_addr', 'repo_name'],
+};
+
+export default definePlugin<GitService>({
+  name: 'git',
+  dependencies: ['users', 'repos'],
+  optionalDependencies: ['orgs'],
+  collections: [{
+    name: MIRRORS,
+    indexes: [
+      { fields: { repoId: 1 }, unique: true },
+      { fields: { nextSyncAt: 1 } },
+    ],
+  }],
+  async start(ctx) {
+    const service = new GitService(ctx);
+    await service.start();
+    ctx.services.get<ReposService>('repos').setStorage(service);
+    ctx.events.on(REPO_UPDATED, async ({ repo, before }: { repo: RepoRecord; before: RepoRecord }) => {
+      try {
+        await service.onRepoUpdated(repo, before);
+      } catch (err) {
+        ctx.log.error({ err, repoId: repo.id }, 'moving HEAD to the new default branch failed');
+      }
+    });
+    return service;
+  },
+  async stop(ctx) {
+    // The kernel has already let in-flight requests finish; what is left is background syncs.
+    await ctx.services.get<GitService>('git').stop(Math.min(ctx.config.shutdownTimeoutMs, 10_000));
+  },
+  routes: [
+    {
+      method: 'GET', path: '/gitignore/templates', auth: 'public', handler: h.listGitignores,
+      schema: { response: { 200: { type: 'array', items: { type: 'string' } } } },
+    },
+    {
+      method: 'GET', path: '/gitignore/templates/:name', auth: 'public', handler: h.getGitignore,
+      schema: { params: nameParams, response: { 200: gitignoreSchema } },
+    },
+    {
+      method: 'GET', path: '/licenses', auth: 'public', handler: h.listLicenses,
+      schema: { response: { 200: { type: 'array', items: licenseEntry } } },
+    },
+    {
+      method: 'GET', path: '/licenses/:name', auth: 'public', handler: h.getLicense,
+      schema: { params: nameParams, response: { 200: licenseSchema } },
+    },
+    {
+      method: 'GET', path: '/repos/:owner/:repo/forks', auth: 'optional', handler: h.listForks,
+      schema: { params: ownerRepoParams, querystring: listQuery(), response: { 200: ref('forgekit/RepositoryList') } },
+    },
+    {
+      method: 'POST', path: '/repos/:owner/:repo/forks', auth: 'user', body: 'json', bodyOptional: true, handler: h.createFork,
+      schema: { params: ownerRepoParams, body: forkBody, response: { 202: ref('forgekit/Repository') } },
+    },
+    {
+      method: 'POST', path: '/repos/migrate', auth: 'user', body: 'json', handler: h.migrate,
+      schema: { body: migrateBody, response: { 201: ref('forgekit/Repository') } },
+    },
+    {
+      method: 'POST', path: '/repos/:owner/:repo/mirror-sync', auth: 'user', handler: h.mirrorSync,
+      schema: { params: ownerRepoParams },
+    },
+    // git smart HTTP, outside the API prefix.
+    {
+      method: 'GET', path: '/:owner/:repo/info/refs', mount: 'root', auth: 'optional', handler: smart.infoRefs,
+      schema: { params: gitParams, querystring: { type: 'object', properties: { service: { type: 'string' } } } },
+    },
+    {
+      method: 'POST', path: '/:owner/:repo/git-upload-pack', mount: 'root', auth: 'optional', body: 'stream', handler: smart.uploadPack,
+      schema: { params: gitParams },
+    },
+    {
+      method: 'POST', path: '/:owner/:repo/git-receive-pack', mount: 'root', auth: 'optional', body: 'stream', handler: smart.receivePack,
+      schema: { params: gitParams },
+    },
+  ],
+});

@@ -1,0 +1,330 @@
+// The git capability: the storage provider behind every repository record, forks, migrations and mirror syncs.
+import path from 'node:path';
+import { ForgeError, fail } from '../../core/errors.js';
+import type { Caller, PluginContext } from '../../core/plugin.js';
+import type { Collection } from '../../core/store/port.js';
+import { nowRfc3339 } from '../../core/time.js';
+import { ACCESS, type Account, type RepoInitOptions, type RepoRecord, type RepoStorageProvider, type ReposService, type UsersService } from '../../schemas/services.js';
+import { checkRemote, RemoteRefused, type Remote } from './remote-url.js';
+import { GitError, GitRunner, gitMessage } from './runner.js';
+import { GitStorage, type CloneOptions, type RepoStats } from './storage.js';
+import { SyncQueue } from './sync-queue.js';
+import { Templates } from './templates.js';
+
+export const MIRRORS = 'git_mirrors';
+
+/** Where a mirror fetches from; credentials live here, never in the repository's git config or in logs. */
+export interface MirrorRecord {
+  [key: string]: unknown;
+  repoId: number;
+  url: string;
+  kind: Remote['kind'];
+  username: string | null;
+  password: string | null;
+  /** Epoch milliseconds of the next periodic sync. */
+  nextSyncAt: number;
+}
+
+export interface GitSettings {
+  gitBinary: string;
+  timeoutMs: number;
+  migrateAllowLocal: boolean;
+  mirrorIntervalMs: number;
+}
+
+const DEFAULT_BRANCH = 'master';
+const SYNC_CONCURRENCY = 2;
+/** How often the periodic sync looks for due mirrors (or the interval itself, when shorter). */
+const SCHEDULER_TICK_MS = 60_000;
+
+export class GitService implements RepoStorageProvider {
+  readonly settings: GitSettings;
+  readonly runner: GitRunner;
+  readonly storage: GitStorage;
+  readonly templates = new Templates();
+  readonly queue: SyncQueue;
+  readonly mirrors: Collection<MirrorRecord>;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ctx: PluginContext) {
+    const s = ctx.settings;
+    this.settings = {
+      gitBinary: s.gitBinary ?? 'git',
+      timeoutMs: s.timeoutMs ?? 600_000,
+      migrateAllowLocal: s.migrateAllowLocal === true,
+      mirrorIntervalMs: s.mirrorIntervalMs ?? 8 * 3600_000,
+    };
+    const dataDir = path.resolve(ctx.config.dataDir);
+    this.runner = new GitRunner({ binary: this.settings.gitBinary, home: path.join(dataDir, 'git-home'), timeoutMs: this.settings.timeoutMs, log: ctx.log });
+    this.storage = new GitStorage(this.runner, path.join(dataDir, 'repositories'), ctx.log);
+    this.queue = new SyncQueue((id) => this.sync(id), SYNC_CONCURRENCY, ctx.log);
+    this.mirrors = ctx.store.collection<MirrorRecord>(MIRRORS);
+  }
+
+  get repos(): ReposService {
+    return this.ctx.services.get<ReposService>('repos');
+  }
+
+  get users(): UsersService {
+    return this.ctx.services.get<UsersService>('users');
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.runner.start(), this.storage.start(), this.templates.load()]);
+    try {
+      await this.runner.run(['--version']);
+    } catch (err) {
+      throw new Error(`the git plugin needs the git executable ("${this.settings.gitBinary}"): ${(err as Error).message}`);
+    }
+    const interval = this.settings.mirrorIntervalMs;
+    if (interval > 0) {
+      this.timer = setInterval(() => void this.scheduleDue(), Math.min(interval, SCHEDULER_TICK_MS));
+      this.timer.unref();
+    }
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const queueDone = this.queue.stop();
+    await this.runner.stop(graceMs);
+    await queueDone;
+  }
+
+  // ---- RepoStorageProvider ----
+
+  checkInit(init: RepoInitOptions): string | null {
+    return this.templates.check(init);
+  }
+
+  async create(repo: RepoRecord, owner: Account, init: RepoInitOptions): Promise<{ empty: boolean; size: number }> {
+    const dir = this.storage.repoDir(owner.login, repo.name);
+    const branch = repo.defaultBranch || DEFAULT_BRANCH;
+    await this.storage.prepare(dir);
+    try {
+      await this.storage.init(dir, branch);
+      if (init.autoInit) {
+        const files = this.templates.initFiles(init, {
+          owner: owner.fullName || owner.login,
+          year: new Date().getUTCFullYear(),
+          repoName: repo.name,
+          description: repo.description ?? '',
+          cloneUrl: `${this.ctx.urls.root}${owner.login}/${repo.name}.git`,
+          sshUrl: '',
+        });
+        await this.storage.commitFiles(dir, branch, files, this.identity(owner), 'Initial commit\n');
+      }
+      if (!repo.defaultBranch) await this.repos.updateFields(repo.id, { defaultBranch: branch });
+      return await this.storage.stats(dir);
+    } catch (err) {
+      await this.storage.remove(dir);
+      throw err;
+    }
+  }
+
+  async remove(repo: RepoRecord, owner: Account): Promise<void> {
+    this.queue.forget(repo.id);
+    await this.mirrors.deleteOne({ repoId: repo.id });
+    await this.storage.remove(this.storage.repoDir(owner.login, repo.name));
+  }
+
+  // ---- helpers used by the handlers ----
+
+  repoDir(repo: RepoRecord, owner: Account): string {
+    return this.storage.repoDir(owner.login, repo.name);
+  }
+
+  identity(owner: Account): { name: string; email: string } {
+    const host = new URL(this.ctx.urls.root).hostname || 'localhost';
+    return { name: owner.fullName || owner.login, email: owner.email || `${owner.lowerName ?? owner.login.toLowerCase()}@noreply.${host}` };
+  }
+
+  /** Re-reads `empty`, `size` and the default branch from disk after a push, fork or sync. */
+  async refresh(repo: RepoRecord, owner: Account): Promise<RepoStats> {
+    const dir = this.repoDir(repo, owner);
+    const head = await this.storage.settleHead(dir, repo.defaultBranch || DEFAULT_BRANCH);
+    const stats = await this.storage.stats(dir);
+    const fields: Parameters<ReposService['updateFields']>[1] = { empty: stats.empty, size: stats.size };
+    if (head && head !== repo.defaultBranch) fields.defaultBranch = head;
+    await this.repos.updateFields(repo.id, fields);
+    return stats;
+  }
+
+  /** `repo.updated` with a new default branch: HEAD follows when that branch exists (or nothing is pushed yet). */
+  async onRepoUpdated(repo: RepoRecord, before: RepoRecord): Promise<void> {
+    if (!repo.defaultBranch || repo.defaultBranch === before.defaultBranch) return;
+    const owner = await this.users.byId(repo.ownerId);
+    if (!owner) return;
+    const dir = this.repoDir(repo, owner);
+    const branches = await this.storage.branches(dir);
+    if (branches.length === 0 || branches.includes(repo.defaultBranch)) await this.storage.setHead(dir, repo.defaultBranch);
+  }
+
+  // ---- forks ----
+
+  /** The storage half of a fork: a bare clone of the parent, same default branch. */
+  forkStorage(parent: RepoRecord, parentOwner: Account): Partial<RepoStorageProvider> {
+    return {
+      checkInit: () => null,
+      create: async (fork, forkOwner) => {
+        const source = this.repoDir(parent, parentOwner);
+        const dir = this.repoDir(fork, forkOwner);
+        await this.storage.prepare(dir);
+        try {
+          const parentStats = await this.storage.stats(source);
+          if (parentStats.empty) {
+            await this.storage.init(dir, (await this.storage.headBranch(source)) ?? (parent.defaultBranch || DEFAULT_BRANCH));
+          } else {
+            await this.storage.cloneLocal(source, dir);
+          }
+          const head = await this.storage.headBranch(dir);
+          if (head && head !== fork.defaultBranch) await this.repos.updateFields(fork.id, { defaultBranch: head });
+          return await this.storage.stats(dir);
+        } catch (err) {
+          await this.storage.remove(dir);
+          throw err;
+        }
+      },
+    };
+  }
+
+  // ---- migrations and mirrors ----
+
+  /** Checks a clone address against this server's policy; a refusal is a 422 on `clone_addr`. */
+  async checkRemote(address: string): Promise<Remote> {
+    try {
+      return await checkRemote(address, {
+        allowLocal: this.settings.migrateAllowLocal,
+        forbiddenRoots: [path.resolve(this.ctx.config.dataDir)],
+      });
+    } catch (err) {
+      if (err instanceof RemoteRefused) throw fail.validation('clone_addr', err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * git options for talking to a remote: only the protocols the policy allows, no redirects (a redirect could lead
+   * to an address that was never checked), DNS pinned to the checked addresses, credentials in the environment.
+   */
+  remoteOptions(remote: Remote, credentials: { username?: string | null; password?: string | null }): CloneOptions {
+    const config = [
+      'protocol.allow=never',
+      'protocol.http.allow=always',
+      'protocol.https.allow=always',
+      'protocol.git.allow=always',
+      `protocol.file.allow=${this.settings.migrateAllowLocal ? 'always' : 'never'}`,
+      'http.followRedirects=false',
+      'credential.helper=',
+      'core.askPass=',
+    ];
+    if (remote.pin) config.push(`http.curloptResolve=${remote.pin}`);
+    const env: Record<string, string> = {};
+    if (remote.kind === 'http' && (credentials.username || credentials.password)) {
+      const basic = Buffer.from(`${credentials.username ?? ''}:${credentials.password ?? ''}`).toString('base64');
+      env.GIT_CONFIG_COUNT = '1';
+      env.GIT_CONFIG_KEY_0 = 'http.extraHeader';
+      env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${basic}`;
+    }
+    return { config, env, noLocal: remote.kind === 'local' };
+  }
+
+  /** The storage half of a migration: clone (mirror or one-off copy), remember the mirror's source. */
+  migrateStorage(remote: Remote, mirror: boolean, credentials: { username: string | null; password: string | null }): Partial<RepoStorageProvider> {
+    return {
+      checkInit: () => null,
+      create: async (repo, owner) => {
+        const dir = this.repoDir(repo, owner);
+        await this.storage.prepare(dir);
+        try {
+          try {
+            await this.storage.cloneRemote(remote.url, dir, mirror, this.remoteOptions(remote, credentials));
+          } catch (err) {
+            if (err instanceof GitError) {
+              throw fail.validation('clone_addr', err.timedOut ? 'cloning timed out' : `cannot clone: ${gitMessage(err.stderr) || err.message}`);
+            }
+            throw err;
+          }
+          const head = await this.storage.headBranch(dir);
+          if (head && head !== repo.defaultBranch) await this.repos.updateFields(repo.id, { defaultBranch: head });
+          if (mirror) {
+            await this.mirrors.updateOne({ repoId: repo.id }, {
+              $set: {
+                repoId: repo.id, url: remote.url, kind: remote.kind,
+                username: credentials.username, password: credentials.password,
+                nextSyncAt: Date.now() + this.settings.mirrorIntervalMs,
+              },
+            }, { upsert: true });
+            await this.repos.updateFields(repo.id, { mirrorUpdated: nowRfc3339(), mirrorError: null });
+          }
+          return await this.storage.stats(dir);
+        } catch (err) {
+          await this.storage.remove(dir);
+          if (mirror) await this.mirrors.deleteOne({ repoId: repo.id });
+          throw err;
+        }
+      },
+    };
+  }
+
+  /** Queues a sync (mirror-sync and the periodic timer). */
+  requestSync(repoId: number): void {
+    this.queue.enqueue(repoId);
+  }
+
+  /**
+   * One sync: re-check the source against the policy (DNS may have changed since), `git remote update --prune`,
+   * then refresh the record. Failures are logged and recorded on the repository (`mirror_error`).
+   */
+  async sync(repoId: number): Promise<void> {
+    const repo = await this.repos.byId(repoId);
+    if (!repo || !repo.mirror) return;
+    const owner = await this.users.byId(repo.ownerId);
+    const source = await this.mirrors.findOne({ repoId });
+    if (!owner || !source) return;
+    await this.mirrors.updateOne({ repoId }, { $set: { nextSyncAt: Date.now() + this.settings.mirrorIntervalMs } });
+    let error: string | null = null;
+    try {
+      const remote = await checkRemote(source.url, {
+        allowLocal: this.settings.migrateAllowLocal,
+        forbiddenRoots: [path.resolve(this.ctx.config.dataDir)],
+      });
+      await this.storage.fetchMirror(this.repoDir(repo, owner), this.remoteOptions(remote, source));
+      await this.refresh(repo, owner);
+    } catch (err) {
+      if (err instanceof RemoteRefused) error = `source refused: ${err.message}`;
+      else if (err instanceof GitError) error = err.timedOut ? 'sync timed out' : gitMessage(err.stderr) || err.message;
+      else error = 'sync failed';
+      this.ctx.log.warn({ repoId, error, err: err instanceof GitError || err instanceof RemoteRefused ? undefined : err }, 'mirror sync failed');
+    }
+    // The repository may have been deleted while git ran.
+    if (await this.repos.byId(repoId)) await this.repos.updateFields(repoId, { mirrorUpdated: nowRfc3339(), mirrorError: error });
+  }
+
+  /** The periodic sync: every mirror whose next sync time has come. */
+  async scheduleDue(): Promise<void> {
+    try {
+      const due = await this.mirrors.find({ nextSyncAt: { $lte: Date.now() } }, { projection: { repoId: 1 } });
+      for (const m of due) this.queue.enqueue(m.repoId);
+    } catch (err) {
+      this.ctx.log.error({ err }, 'scheduling mirror syncs failed');
+    }
+  }
+
+  // ---- access for git over HTTP ----
+
+  /**
+   * Resolves a repository for a git client. An anonymous client that cannot read (or, for push, write) is asked to
+   * authenticate (401 with a Basic challenge) whether or not the repository exists, so nothing leaks.
+   */
+  async resolveForGit(caller: Caller | null, owner: string, name: string, write: boolean): Promise<{ repo: RepoRecord; owner: Account }> {
+    try {
+      const found = await this.repos.resolve(caller, owner, name, write ? ACCESS.write : ACCESS.read);
+      if (write && found.repo.mirror) throw fail.forbidden('this repository is a mirror: pushing is not allowed');
+      return found;
+    } catch (err) {
+      if (!caller && err instanceof ForgeError && (err.status === 404 || err.status === 403)) throw fail.unauthorized();
+      throw err;
+    }
+  }
+}

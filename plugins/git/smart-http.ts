@@ -1,0 +1,164 @@
+// git's smart HTTP protocol at the site root (`/<owner>/<repo>.git/...`): ref advertisement, fetch and push, each
+// streamed through `git upload-pack` / `git receive-pack --stateless-rpc` without buffering packs in memory.
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { fail, ForgeError } from '../../core/errors.js';
+import type { RequestContext } from '../../core/plugin.js';
+import type { Account, RepoRecord } from '../../schemas/services.js';
+import { gitMessage, killGroup } from './runner.js';
+import type { GitService } from './service.js';
+
+type Service = 'upload-pack' | 'receive-pack';
+type GitParams = { owner: string; repo: string };
+type Rc<Q = unknown> = RequestContext<GitParams, Q, unknown>;
+
+const NO_CACHE = {
+  Expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+  Pragma: 'no-cache',
+  'Cache-Control': 'no-cache, max-age=0, must-revalidate',
+};
+
+function git(rc: Rc<any>): GitService {
+  return rc.app.services.get<GitService>('git');
+}
+
+/** The `:repo` segment arrives as `name.git`; the bare name is accepted too. */
+export function repoParam(param: string): string {
+  return param.toLowerCase().endsWith('.git') ? param.slice(0, -4) : param;
+}
+
+/** The client's `Git-Protocol` header (protocol v2 negotiation), passed to git when it is well-formed. */
+function protocolEnv(rc: Rc<any>): Record<string, string> {
+  const header = rc.req.headers['git-protocol'];
+  return typeof header === 'string' && /^[A-Za-z0-9=:._,-]{1,256}$/.test(header) ? { GIT_PROTOCOL: header } : {};
+}
+
+function pktLine(text: string): string {
+  return (text.length + 4).toString(16).padStart(4, '0') + text;
+}
+
+/** GET /{owner}/{repo}/info/refs?service=git-upload-pack|git-receive-pack */
+export async function infoRefs(rc: Rc<{ service?: string }>): Promise<void> {
+  const requested = rc.query.service;
+  if (requested !== 'git-upload-pack' && requested !== 'git-receive-pack') {
+    throw fail.badRequest('only the smart HTTP protocol is served: ?service=git-upload-pack or ?service=git-receive-pack');
+  }
+  const service = requested.slice(4) as Service;
+  const g = git(rc);
+  const { repo, owner } = await g.resolveForGit(rc.caller, rc.params.owner, repoParam(rc.params.repo), service === 'receive-pack');
+  const env = protocolEnv(rc);
+  const args = [service, '--stateless-rpc', '--advertise-refs'];
+  if (service === 'upload-pack') args.push('--strict');
+  args.push(g.repoDir(repo, owner));
+  // Protocol v2 starts with its capability advertisement; v0/v1 clients expect the service line first.
+  const prefix = env.GIT_PROTOCOL?.includes('version=2') ? '' : `${pktLine(`# service=git-${service}\n`)}0000`;
+  await stream(rc, g, args, env, null, `application/x-git-${service}-advertisement`, prefix);
+}
+
+/** POST /{owner}/{repo}/git-upload-pack */
+export function uploadPack(rc: Rc): Promise<void> {
+  return rpc(rc, 'upload-pack');
+}
+
+/** POST /{owner}/{repo}/git-receive-pack */
+export function receivePack(rc: Rc): Promise<void> {
+  return rpc(rc, 'receive-pack');
+}
+
+async function rpc(rc: Rc, service: Service): Promise<void> {
+  const g = git(rc);
+  let found: { repo: RepoRecord; owner: Account };
+  let input: Readable;
+  try {
+    found = await g.resolveForGit(rc.caller, rc.params.owner, repoParam(rc.params.repo), service === 'receive-pack');
+    const type = (rc.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== `application/x-git-${service}-request`) {
+      throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', `Content-Type application/x-git-${service}-request is required`);
+    }
+    const encoding = (rc.req.headers['content-encoding'] ?? '').trim().toLowerCase();
+    if (encoding === 'gzip' || encoding === 'x-gzip') {
+      const gunzip = createGunzip();
+      rc.req.pipe(gunzip);
+      rc.req.once('error', (err) => gunzip.destroy(err));
+      input = gunzip;
+    } else if (encoding === '' || encoding === 'identity') {
+      input = rc.req;
+    } else {
+      throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding ${encoding}`);
+    }
+  } catch (err) {
+    // The request body (possibly a large pack) is left unread: close the connection rather than drain it.
+    rc.res.setHeader('Connection', 'close');
+    throw err;
+  }
+  const { repo, owner } = found;
+  const after = service === 'receive-pack'
+    ? async () => {
+      // Before the response ends, so a client that sees its push finish also sees `empty`/`size` updated.
+      const fresh = (await g.repos.byId(repo.id)) ?? repo;
+      await g.refresh(fresh, owner);
+    }
+    : undefined;
+  const args = [service, '--stateless-rpc'];
+  if (service === 'upload-pack') args.push('--strict');
+  args.push(g.repoDir(repo, owner));
+  await stream(rc, g, args, protocolEnv(rc), input, `application/x-git-${service}-result`, '', after);
+}
+
+/**
+ * Runs git with the request body (if any) on stdin and its stdout as the response body. Headers are sent once git
+ * has started; a client that goes away kills git; `after` runs once git has exited, before the response ends.
+ */
+async function stream(
+  rc: Rc<any>, g: GitService, args: string[], env: Record<string, string>, input: Readable | null,
+  contentType: string, prefix: string, after?: () => Promise<void>,
+): Promise<void> {
+  const { res } = rc;
+  const child: ChildProcess = g.runner.spawn(args, { env });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    if (stderr.length < 8192) stderr += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('close', (code) => resolve(code));
+    child.once('error', () => resolve(null));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', (err) => reject(err));
+  });
+
+  res.writeHead(200, { ...NO_CACHE, 'Content-Type': contentType });
+  if (prefix) res.write(prefix);
+  const onClose = () => {
+    if (!res.writableFinished) killGroup(child);
+  };
+  res.once('close', onClose);
+
+  child.stdin!.on('error', () => undefined); // git may stop reading early (e.g. it rejected the request)
+  if (input) {
+    pipeline(input, child.stdin!).catch((err) => {
+      rc.log.debug({ err }, 'git request body ended early');
+      killGroup(child);
+    });
+  } else {
+    child.stdin!.end();
+  }
+  child.stdout!.pipe(res, { end: false });
+  const stdoutDone = new Promise<void>((resolve) => child.stdout!.once('close', () => resolve()));
+
+  const code = await exited;
+  await stdoutDone;
+  if (code !== 0) rc.log.warn({ git: args[0], code, error: gitMessage(stderr) }, 'git exited with an error');
+  if (after) {
+    try {
+      await after();
+    } catch (err) {
+      rc.log.error({ err }, 'refreshing the repository after a push failed');
+    }
+  }
+  res.off('close', onClose);
+  if (!res.destroyed) await new Promise<void>((resolve) => res.end(resolve));
+}
