@@ -481,8 +481,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       const matched: Stored[] = [];
       if (plan) {
         stats.index = plan.index;
-        for (const doc of plan.docs) if (pred(doc)) matched.push(doc);
         stats.examined += plan.docs.length;
+        if (plan.exact) return sortWindow(plan.docs, sort, skip, limit);
+        for (const doc of plan.docs) if (pred(doc)) matched.push(doc);
       } else {
         walkTree(db.indexes._id!.tree.tree, 1, (doc) => {
           stats.examined++;

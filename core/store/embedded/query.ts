@@ -289,12 +289,6 @@ function sortKey(doc: Stored, parts: string[], dir: 1 | -1): unknown {
   return best;
 }
 
-interface Decorated {
-  keys: unknown[];
-  doc: Stored;
-  seq: number;
-}
-
 export type SortFields = Array<{ parts: string[]; dir: 1 | -1 }>;
 
 export function compileSort(sort: SortSpec | undefined): SortFields | null {
@@ -307,62 +301,130 @@ export function compileSort(sort: SortSpec | undefined): SortFields | null {
   return fields.length ? fields : null;
 }
 
+const PACK = 2 ** 21;
+
+/** Quickselect on distinct floats: afterwards a[k] is in its sorted place, smaller left, larger right. */
+function nthFloat(a: Float64Array, k: number, left: number, right: number): void {
+  while (right > left) {
+    const p = a[(left + right) >> 1]!;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (a[i]! < p) i++;
+      while (p < a[j]!) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
+}
+
+/** The same with a comparator over positions. */
+function nthBy(a: Int32Array, k: number, left: number, right: number, cmp: (x: number, y: number) => number): void {
+  while (right > left) {
+    const p = a[(left + right) >> 1]!;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (cmp(a[i]!, p) < 0) i++;
+      while (cmp(p, a[j]!) < 0) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
+}
+
 /**
- * Sorts and windows matching documents. With a window much smaller than the input it keeps a bounded heap
- * (O(n log k)) instead of sorting everything.
+ * When every document's sort value is an integer in [0, 2^31), packs value and position into one float64 (the
+ * position breaks ties, so every packed value is distinct and ties keep candidate order); null otherwise.
+ */
+function packIntegerKeys(docs: Stored[], field: { parts: string[]; dir: 1 | -1 }): Float64Array | null {
+  const n = docs.length;
+  const packed = new Float64Array(n);
+  const single = field.parts.length === 1 ? field.parts[0]! : null;
+  const desc = field.dir === -1;
+  for (let i = 0; i < n; i++) {
+    const k = single !== null ? docs[i]![single] : getPath(docs[i], field.parts);
+    if (typeof k !== 'number' || !(k >= 0 && k < 2147483648) || k % 1 !== 0) return null;
+    packed[i] = (desc ? 2147483647 - k : k) * PACK + i;
+  }
+  return packed;
+}
+
+/**
+ * Sorts and windows matching documents. Keys are extracted once into a flat array. The common case (one sort
+ * field holding non-negative integers below 2^31, such as ids and counters) packs key and position into one
+ * float64 compared natively; otherwise positions are compared through the keys. Either way only the requested
+ * window is fully ordered. Ties keep the candidates' order.
  */
 export function sortWindow(docs: Stored[], fields: SortFields, skip: number, limit: number): Stored[] {
   const n = docs.length;
-  const cmp = (x: Decorated, y: Decorated): number => {
-    for (let i = 0; i < fields.length; i++) {
-      const c = compareValues(x.keys[i], y.keys[i]);
-      if (c !== 0) return c * fields[i]!.dir;
+  const m = fields.length;
+  const end = limit > 0 ? Math.min(n, skip + limit) : n;
+  if (skip >= n) return [];
+  const out: Stored[] = [];
+  if (m === 1 && n < PACK) {
+    const packed = packIntegerKeys(docs, fields[0]!);
+    if (packed) {
+      // Only the window is put in order: quickselect its bounds (O(n)), then sort the window itself.
+      if (skip > 0) nthFloat(packed, skip, 0, n - 1);
+      if (end < n) nthFloat(packed, end - 1, skip, n - 1);
+      const window = packed.subarray(skip, end);
+      if (window.length <= 64) {
+        for (let i = 1; i < window.length; i++) {
+          const v = window[i]!;
+          let j = i - 1;
+          while (j >= 0 && window[j]! > v) {
+            window[j + 1] = window[j]!;
+            j--;
+          }
+          window[j + 1] = v;
+        }
+      } else window.sort();
+      for (let r = skip; r < end; r++) out.push(docs[packed[r]! % PACK]!);
+      return out;
     }
-    return x.seq - y.seq;
-  };
-  const decorate = (doc: Stored, seq: number): Decorated => ({
-    keys: fields.map((f) => sortKey(doc, f.parts, f.dir)),
-    doc,
-    seq,
-  });
-  const k = limit > 0 ? skip + limit : n;
-  if (k >= n / 4) {
-    const all = docs.map(decorate).sort(cmp);
-    return all.slice(skip, limit > 0 ? skip + limit : undefined).map((d) => d.doc);
   }
-  // Max-heap of the k best so far: the root is the worst kept element.
-  const heap: Decorated[] = [];
-  const up = (i: number): void => {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (cmp(heap[i]!, heap[p]!) <= 0) return;
-      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-      i = p;
-    }
-  };
-  const down = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && cmp(heap[l]!, heap[m]!) > 0) m = l;
-      if (r < heap.length && cmp(heap[r]!, heap[m]!) > 0) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
+  const keys = new Array<unknown>(n * m);
   for (let i = 0; i < n; i++) {
-    const d = decorate(docs[i]!, i);
-    if (heap.length < k) {
-      heap.push(d);
-      up(heap.length - 1);
-    } else if (cmp(d, heap[0]!) < 0) {
-      heap[0] = d;
-      down(0);
-    }
+    for (let j = 0; j < m; j++) keys[i * m + j] = sortKey(docs[i]!, fields[j]!.parts, fields[j]!.dir);
   }
-  return heap.sort(cmp).slice(skip).map((d) => d.doc);
+  const dirs = fields.map((f) => f.dir);
+  const cmp = (a: number, b: number): number => {
+    for (let j = 0; j < m; j++) {
+      const x = keys[a * m + j];
+      const y = keys[b * m + j];
+      const tx = typeof x;
+      const c =
+        tx === typeof y && (tx === 'number' || tx === 'string')
+          ? (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0
+          : compareValues(x, y);
+      if (c !== 0) return c * dirs[j]!;
+    }
+    return a - b;
+  };
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  if (skip > 0) nthBy(order, skip, 0, n - 1, cmp);
+  if (end < n) nthBy(order, end - 1, skip, n - 1, cmp);
+  order.subarray(skip, end).sort(cmp);
+  for (let r = skip; r < end; r++) out.push(docs[order[r]!]!);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------- updates
