@@ -24,9 +24,14 @@ export default definePlugin<ReposService>({
         { fields: { id: 1 }, unique: true },
         { fields: { ownerId: 1, lowerName: 1 }, unique: true },
         { fields: { ownerId: 1 } },
+        // Counting an owner's public repositories is one index lookup.
+        { fields: { ownerId: 1, private: 1 } },
         { fields: { forkId: 1 } },
-        { fields: { private: 1, lowerName: 1, id: 1 } },
-        { fields: { lowerName: 1, id: 1 } },
+        // Name order: the embedded store walks a single-field index for a sort; MongoDB uses either.
+        { fields: { lowerName: 1 } },
+        // `count({private: false})` is an index lookup on the embedded store; MongoDB filters and sorts with the compound.
+        { fields: { private: 1 } },
+        { fields: { private: 1, lowerName: 1 } },
       ],
     },
     { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },

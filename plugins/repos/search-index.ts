@@ -13,12 +13,17 @@ export const SEARCH_COLLECTION = 'repo_search';
 export const GRAM_DF_COLLECTION = 'repo_gram_df';
 export const MAX_GRAM = 3;
 
+/**
+ * One per repository. The grams sit in `grams` for a public repository and in `privateGrams` for a private one,
+ * so "public matches of gram g" is a bare index lookup that the store counts without looking at documents.
+ */
 export interface SearchDoc extends Doc {
   repoId: number;
   ownerId: number;
   private: boolean;
   lowerName: string;
-  grams: string[];
+  grams?: string[];
+  privateGrams?: string[];
 }
 
 export interface GramDfDoc extends Doc {
@@ -62,13 +67,23 @@ export function rarestGram(grams: string[], df: Map<string, number>): string {
 }
 
 export function searchDocOf(repo: { id: number; ownerId: number; private: boolean; lowerName: string }): SearchDoc {
-  return { repoId: repo.id, ownerId: repo.ownerId, private: repo.private, lowerName: repo.lowerName, grams: gramsOf(repo.lowerName) };
+  const doc: SearchDoc = { repoId: repo.id, ownerId: repo.ownerId, private: repo.private, lowerName: repo.lowerName };
+  doc[repo.private ? 'privateGrams' : 'grams'] = gramsOf(repo.lowerName);
+  return doc;
+}
+
+/** The filter for the documents of gram `g`: public ones only, or every one (site admins). */
+export function gramFilter(gram: string, includePrivate: boolean): Record<string, unknown> {
+  return includePrivate ? { $or: [{ grams: gram }, { privateGrams: gram }] } : { grams: gram };
 }
 
 export const SEARCH_INDEXES: IndexSpec[] = [
   { fields: { repoId: 1 }, unique: true },
   { fields: { grams: 1 } },
+  { fields: { privateGrams: 1 } },
   { fields: { ownerId: 1 } },
+  // Short queries are sorted by the store: the embedded adapter walks this index and stops after a page.
+  { fields: { lowerName: 1 } },
 ];
 
 export const GRAM_DF_INDEXES: IndexSpec[] = [{ fields: { gram: 1 }, unique: true }];
@@ -91,7 +106,11 @@ export class NameIndex {
   }
 
   async setPrivate(repoId: number, value: boolean): Promise<void> {
-    await this.docs.updateOne({ repoId }, { $set: { private: value } });
+    const doc = await this.docs.findOne({ repoId });
+    if (!doc) return;
+    const grams = gramsOf(doc.lowerName);
+    const [to, from] = value ? ['privateGrams', 'grams'] : ['grams', 'privateGrams'];
+    await this.docs.updateOne({ repoId }, { $set: { private: value, [to]: grams }, $unset: { [from]: true } });
   }
 
   private async bump(grams: string[], delta: number): Promise<void> {
@@ -114,13 +133,11 @@ export class NameIndex {
     return rarestGram(grams, new Map(rows.map((r) => [r.gram, r.n])));
   }
 
-  /** Candidates for `q` (lower-cased, non-empty), verified by a literal substring check. */
-  async candidates(q: string, ownerId?: number): Promise<SearchDoc[]> {
-    const gram = await this.planGram(q);
-    const filter: Record<string, unknown> = { grams: gram };
-    if (ownerId !== undefined) filter.ownerId = ownerId;
-    const rows = await this.docs.find(filter, { projection: { repoId: 1, ownerId: 1, private: 1, lowerName: 1 } });
-    // A query of up to 3 characters is its own gram, so its posting list is exactly the answer.
-    return q === gram ? rows : rows.filter((r) => r.lowerName.includes(q));
+  /** Matches of `q` (lower-cased, longer than its gram) among the documents of `filter`, by a literal substring check. */
+  async candidates(q: string, filter: Record<string, unknown>): Promise<Array<{ id: number; lowerName: string }>> {
+    const rows = await this.docs.find(filter, { projection: { repoId: 1, lowerName: 1 } });
+    const out: Array<{ id: number; lowerName: string }> = [];
+    for (const r of rows) if (r.lowerName.includes(q)) out.push({ id: r.repoId, lowerName: r.lowerName });
+    return out;
   }
 }

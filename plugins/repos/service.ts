@@ -23,7 +23,7 @@ import { ANONYMOUS, collaboratorMode, modeOf, permissionsOf, raise, teamMode, ty
 import { repoUrls, toApiRepo, type RepoUrls } from './convert.js';
 import { compareLight, mergeWindow, sliceSorted, type Light } from './listing.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
-import { GRAM_DF_COLLECTION, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
+import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
 
 export const REPOS = 'repos';
 export const COLLABORATIONS = 'collaborations';
@@ -70,7 +70,6 @@ export interface PageResult {
 }
 
 const LIGHT = { projection: { id: 1, lowerName: 1 } } as const;
-const BY_NAME = { lowerName: 1, id: 1 } as const;
 const NO_INIT: RepoInitOptions = { autoInit: false, gitignores: '', license: '', readme: '' };
 
 export class Repos implements ReposService {
@@ -443,12 +442,31 @@ export class Repos implements ReposService {
   // ---- lists ----
 
   /** A page of `filter` (served by the store in name order) merged with `extras`, which are disjoint from it. */
-  private async sortedPage(filter: Filter, extras: Light[], page: PageRequest): Promise<PageResult> {
-    const [head, total] = await Promise.all([
-      this.repos.find(filter, { sort: BY_NAME, limit: page.skip + page.limit, projection: LIGHT.projection }),
-      this.repos.count(filter),
-    ]);
-    return this.pageOfIds(mergeWindow(head as Light[], total, extras, page.skip, page.limit));
+  private async sortedPage(filter: Filter, extras: Light[], page: PageRequest, source: 'repos' | 'search' = 'repos'): Promise<PageResult> {
+    const coll = source === 'repos' ? this.repos : this.nameIndex.docs;
+    const [head, total] = await Promise.all([this.headInOrder(source, filter, page.skip + page.limit), coll.count(filter)]);
+    return this.pageOfIds(mergeWindow(head, total, extras, page.skip, page.limit));
+  }
+
+  /**
+   * The first `n` matches of `filter` in (lowerName, id) order. The store sorts by the single field `lowerName`
+   * (so the embedded adapter can walk its lowerName index and stop early, and MongoDB can use an index for the
+   * sort); the matches that tie with the last one are then fetched by equality, so the id tie-break is exact.
+   */
+  private async headInOrder(source: 'repos' | 'search', filter: Filter, n: number): Promise<Light[]> {
+    const fetch = async (f: Filter, limit?: number): Promise<Light[]> => {
+      if (source === 'repos') {
+        return (await this.repos.find(f, { sort: { lowerName: 1 }, limit, projection: LIGHT.projection })) as Light[];
+      }
+      const rows = await this.nameIndex.docs.find(f, { sort: { lowerName: 1 }, limit, projection: { repoId: 1, lowerName: 1 } });
+      return rows.map((r) => ({ id: r.repoId, lowerName: r.lowerName }));
+    };
+    const head = await fetch(filter, n);
+    if (head.length < n || head.length === 0) return head.sort(compareLight);
+    const ties = await fetch({ ...filter, lowerName: head[head.length - 1]!.lowerName });
+    const byId = new Map<number, Light>();
+    for (const r of [...head, ...ties]) byId.set(r.id, r);
+    return [...byId.values()].sort(compareLight).slice(0, n);
   }
 
   private async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {
@@ -485,24 +503,21 @@ export class Repos implements ReposService {
   async search(caller: Caller | null, q: string, uid: number | undefined, page: PageRequest): Promise<PageResult> {
     const needle = q.trim().toLowerCase();
     if (needle.length > 100) return { repos: [], total: 0 }; // longer than any repository name
-    if (needle === '') {
-      if (uid !== undefined) {
-        const owner = await this.users.byId(uid);
-        return owner ? this.listOwnedBy(caller, owner, page) : { repos: [], total: 0 };
-      }
-      if (this.readsAll(caller)) return this.sortedPage({}, [], page);
-      const grants = await this.grants(caller);
-      return this.sortedPage({ private: false }, await this.privateReadable(caller, grants), page);
-    }
-    const candidates = await this.nameIndex.candidates(needle, uid);
-    const grants = this.readsAll(caller) ? ANONYMOUS : await this.grantsFor(caller, candidates.filter((c) => c.private).map((c) => ({ id: c.repoId, ownerId: c.ownerId, private: true })));
-    const visible: Light[] = [];
-    for (const c of candidates) {
-      if (!c.private || this.readsAll(caller) || modeOf(grants, { id: c.repoId, ownerId: c.ownerId, private: true }) >= ACCESS.read) {
-        visible.push({ id: c.repoId, lowerName: c.lowerName });
-      }
-    }
-    return this.pageOfIds(sliceSorted(visible, page.skip, page.limit));
+    const admin = this.readsAll(caller);
+    const scope: Filter = uid !== undefined ? { ownerId: uid } : {};
+    // Public repositories come from the store; private ones from the caller's own grants (owned, organizations,
+    // teams, collaborations), which are few, so a query never loads private candidates it would then drop.
+    const visibility: Filter = admin ? {} : { private: false };
+    const extras = admin || !caller
+      ? []
+      : (await this.privateReadable(caller, await this.grants(caller), uid)).filter((r) => r.lowerName.includes(needle));
+    if (needle === '') return this.sortedPage({ ...scope, ...visibility }, extras, page);
+    const gram = await this.nameIndex.planGram(needle);
+    const filter: Filter = { ...gramFilter(gram, admin), ...scope };
+    // Up to 3 characters the query is its own gram: its posting list is the answer, sorted and counted by the store.
+    if (gram === needle) return this.sortedPage(filter, extras, page, 'search');
+    const candidates = await this.nameIndex.candidates(needle, filter);
+    return this.pageOfIds(sliceSorted([...candidates, ...extras], page.skip, page.limit));
   }
 }
 
