@@ -1,6 +1,8 @@
 // The embedded adapter: the shared contract plus what only a file-backed store has (files, compaction, scans).
 import t from 'tap';
 import { readFile, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
 import type { Store } from '../../core/store/port.js';
 import { createStore } from '../../core/store/index.js';
@@ -124,6 +126,26 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     t.equal(await r.count({ owner_id: 1 }), 250, 'count through an index');
     t.same((await r.find({ owner_id: 1 }, { sort: { id: -1 }, limit: 2 })).map((d) => d.id), [998, 994]);
     await store.close();
+  });
+
+  t.test('one store per data directory (LOCK file)', async (t) => {
+    const store = await openEmbedded(dir);
+    await t.rejects(openEmbedded(dir), /already open in this process/, 'a second store in this process is refused');
+    await store.close();
+    // A live process holding the lock: refused, with its pid.
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    t.teardown(() => {
+      holder.kill('SIGKILL');
+    });
+    await writeFile(path.join(dir, 'store', 'LOCK'), `${holder.pid}\n`);
+    await t.rejects(openEmbedded(dir), new RegExp(`in use by process ${holder.pid}`), 'another live process holds it');
+    holder.kill('SIGKILL');
+    await once(holder, 'exit');
+    // Its process is gone (a crash): the stale lock is taken over.
+    const again = await openEmbedded(dir);
+    t.equal((await readFile(path.join(dir, 'store', 'LOCK'), 'utf8')).trim(), String(process.pid), 'the lock now names this process');
+    await again.close();
+    await t.rejects(readFile(path.join(dir, 'store', 'LOCK')), { code: 'ENOENT' }, 'close releases it');
   });
 
   t.test('a corrupt line that is not the last one stops the load', async (t) => {
