@@ -131,6 +131,156 @@ async function suite(t: Test, config: Record<string, unknown>, label: string): P
     await check(t, 'after mixed toggles');
   });
 
+  t.test('starring and watching while the repository is deleted leaves no rows behind', async (t) => {
+    const res = await f.request('POST', '/user/repos', { token: owner.token, json: { name: 'doomed' } });
+    t.equal(res.status, 201);
+    const ops: Op[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const u = users[i % USERS]!;
+      ops.push(i % 2 === 0
+        ? { method: 'PUT', path: `/user/starred/${repoPath('doomed')}`, token: u.token }
+        : { method: 'PUT', path: `/repos/${repoPath('doomed')}/subscription`, token: u.token });
+    }
+    const shuffledOps = shuffled(ops, 5);
+    const first = burst(f, shuffledOps.slice(0, REQUESTS / 2));
+    const deletion = f.request('DELETE', `/repos/${repoPath('doomed')}`, { token: owner.token });
+    const [a, del, b] = await Promise.all([first, deletion, burst(f, shuffledOps.slice(REQUESTS / 2))]);
+    t.equal(del.status, 204, 'the repository is deleted');
+    t.ok([...a, ...b].every((s) => s === 200 || s === 204 || s === 404), 'each request succeeded or found no repository');
+    t.equal(await store.collection('stars').count({ repoId: res.json.id }), 0, 'no star rows left');
+    t.equal(await store.collection('watches').count({ repoId: res.json.id }), 0, 'no watch rows left');
+    await check(t, 'after a deletion during toggles');
+  });
+
+  t.test('starring and watching while the repository turns private: no row keeps it public', async (t) => {
+    const res = await f.request('POST', '/user/repos', { token: owner.token, json: { name: 'flip' } });
+    t.equal(res.status, 201);
+    const ops: Op[] = [];
+    for (let i = 0; i < REQUESTS; i++) {
+      const u = users[i % USERS]!;
+      ops.push(i % 2 === 0
+        ? { method: 'PUT', path: `/user/starred/${repoPath('flip')}`, token: u.token }
+        : { method: 'PUT', path: `/repos/${repoPath('flip')}/subscription`, token: u.token });
+    }
+    const shuffledOps = shuffled(ops, 6);
+    const first = burst(f, shuffledOps.slice(0, REQUESTS / 2));
+    const flip = f.request('PATCH', `/repos/${repoPath('flip')}`, { token: owner.token, json: { private: true } });
+    const [a, patched, b] = await Promise.all([first, flip, burst(f, shuffledOps.slice(REQUESTS / 2))]);
+    t.equal(patched.status, 200);
+    t.ok([...a, ...b].every((s) => s === 200 || s === 204 || s === 404), 'each request succeeded or could no longer read it');
+    for (const name of ['stars', 'watches']) {
+      const rows = await store.collection(name).find({ repoId: res.json.id });
+      t.ok(rows.length > 0, `${name}: some got in before the flip`);
+      t.same(rows.filter((r) => r.repoPrivate !== true).map((r) => r.uid), [], `${name}: every row knows it is private`);
+    }
+    const lists = await Promise.all(users.flatMap((u) => [
+      f.request('GET', `/users/${u.username}/starred?limit=50`),
+      f.request('GET', `/users/${u.username}/subscriptions?limit=50`, { token: users[0]!.token }),
+    ]));
+    t.notOk(lists.some((l) => (l.json as any[]).some((r) => r.name === 'flip')), 'the private repository is in no one\'s public list');
+    t.ok(lists.every((l) => Number(l.headers.get('x-total-count')) === l.json.length), 'and in no count');
+    await check(t, 'after a visibility change during toggles');
+  });
+
+  /**
+   * Holds the next `count` calls of `nextId` for these sequences (the moment between a PUT's checks and its insert)
+   * until released, so a race can be played in a fixed order: the PUTs have checked, something else happens, then
+   * they insert.
+   */
+  function holdNextIds(sequences: string[], count = 1): { reached: Promise<void>; release: () => void } {
+    const original = store.nextId;
+    let arrived = 0;
+    let reachedResolve!: () => void;
+    let releaseResolve!: () => void;
+    const reached = new Promise<void>((r) => { reachedResolve = r; });
+    const released = new Promise<void>((r) => { releaseResolve = r; });
+    store.nextId = async (name: string) => {
+      if (!sequences.includes(name) || arrived >= count) return original.call(store, name);
+      if (++arrived === count) reachedResolve();
+      await released;
+      return original.call(store, name);
+    };
+    return { reached, release: () => { store.nextId = original; releaseResolve(); } };
+  }
+  const holdNextId = (sequence: string) => holdNextIds([sequence]);
+
+  t.test('race: a star checked before the repository turned private, inserted after', async (t) => {
+    t.equal((await f.request('POST', '/user/repos', { token: owner.token, json: { name: 'race-private' } })).status, 201);
+    for (const [sequence, method, path] of [
+      ['stars', 'PUT', `/user/starred/${repoPath('race-private')}`],
+      ['watches', 'PUT', `/repos/${repoPath('race-private')}/subscription`],
+    ] as const) {
+      t.equal((await f.request('PATCH', `/repos/${repoPath('race-private')}`, { token: owner.token, json: { private: false } })).status, 200);
+      const hold = holdNextId(sequence);
+      const put = f.request(method, path, { token: users[2]!.token });
+      await hold.reached;
+      t.equal((await f.request('PATCH', `/repos/${repoPath('race-private')}`, { token: owner.token, json: { private: true } })).status, 200);
+      hold.release();
+      t.ok([200, 204].includes((await put).status), `${sequence}: the PUT succeeded`);
+      const row = await store.collection(sequence).findOne({ uid: users[2]!.id, repoId: { $exists: true }, repoPrivate: false });
+      t.equal(row, null, `${sequence}: no row still says public`);
+      const list = await f.request('GET', `/users/${users[2]!.username}/${sequence === 'stars' ? 'starred' : 'subscriptions'}?limit=50`);
+      t.notOk((list.json as any[]).some((r) => r.name === 'race-private'), `${sequence}: not in the anonymous list`);
+      t.equal(Number(list.headers.get('x-total-count')), list.json.length, `${sequence}: not counted`);
+    }
+  });
+
+  t.test('race: a star checked before the repository was deleted, inserted after', async (t) => {
+    for (const sequence of ['stars', 'watches'] as const) {
+      const created = await f.request('POST', '/user/repos', { token: owner.token, json: { name: `race-gone-${sequence}` } });
+      t.equal(created.status, 201);
+      const path = sequence === 'stars' ? `/user/starred/${repoPath(`race-gone-${sequence}`)}` : `/repos/${repoPath(`race-gone-${sequence}`)}/subscription`;
+      const hold = holdNextId(sequence);
+      const put = f.request('PUT', path, { token: users[3]!.token });
+      await hold.reached;
+      t.equal((await f.request('DELETE', `/repos/${repoPath(`race-gone-${sequence}`)}`, { token: owner.token })).status, 204);
+      hold.release();
+      t.ok([200, 204].includes((await put).status), `${sequence}: the PUT succeeded`);
+      t.equal(await store.collection(sequence).count({ repoId: created.json.id }), 0, `${sequence}: no orphan row`);
+    }
+    await check(t, 'after the deletion races');
+  });
+
+  t.test('race: relations inserted while their user is being deleted (after the cleanup, before the account goes)', async (t) => {
+    const victim = await f.createUser({ username: `victim${tag}` });
+    const fan = users[5]!;
+    // Hold the account deletion after every account.deleted listener swept, while the account document still exists.
+    const emails = store.collection('emails');
+    const originalDeleteMany = emails.deleteMany;
+    let sweptResolve!: () => void;
+    let finishResolve!: () => void;
+    const swept = new Promise<void>((r) => { sweptResolve = r; });
+    const finish = new Promise<void>((r) => { finishResolve = r; });
+    emails.deleteMany = async (filter) => {
+      emails.deleteMany = originalDeleteMany;
+      sweptResolve();
+      await finish;
+      return originalDeleteMany.call(emails, filter);
+    };
+    // Four PUTs that have passed their checks (the victim still exists) and wait before inserting.
+    const hold = holdNextIds(['follows', 'stars', 'watches'], 4);
+    const puts = [
+      f.request('PUT', `/user/following/${owner.username}`, { token: victim.token }),
+      f.request('PUT', `/user/following/${victim.username}`, { token: fan.token }),
+      f.request('PUT', `/user/starred/${repoPath('alpha')}`, { token: victim.token }),
+      f.request('PUT', `/repos/${repoPath('alpha')}/subscription`, { token: victim.token }),
+    ];
+    await hold.reached;
+    const deletion = f.request('DELETE', `/admin/users/${victim.username}`, { token: f.admin.token });
+    await swept;
+    t.ok(await store.collection('users').findOne({ id: victim.id }), 'the account document still exists');
+    hold.release();
+    const statuses = (await Promise.all(puts)).map((r) => r.status);
+    t.ok(statuses.every((s) => s === 200 || s === 204), `the PUTs answered ${statuses.join(', ')}`);
+    finishResolve();
+    t.equal((await deletion).status, 204, 'the user is deleted');
+    t.equal(await store.collection('follows').count({ followerId: victim.id }), 0, 'no row of the deleted user');
+    t.equal(await store.collection('follows').count({ followingId: victim.id }), 0, 'no row following the deleted user');
+    t.equal(await store.collection('stars').count({ uid: victim.id }), 0, 'no star row');
+    t.equal(await store.collection('watches').count({ uid: victim.id }), 0, 'no watch row');
+    await check(t, 'after the user deletion race');
+  });
+
   t.test('deleting users while others toggle leaves counters exact', async (t) => {
     const victims = users.slice(USERS - 4);
     const ops: Op[] = [];
