@@ -14,9 +14,10 @@ import repos from './repos/index.js';
 import follow from './follow/index.js';
 import stars from './stars/index.js';
 import watch from './watch/index.js';
+import markup from './markup/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup];
 
 export type ForgeOptions = Partial<KernelOptions>;
 

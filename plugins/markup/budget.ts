@@ -9,3 +9,9 @@ export const URL_BUDGET_PER_CHAR = 4;
 export function urlBudget(inputLength: number): number {
   return URL_BUDGET_FLOOR + URL_BUDGET_PER_CHAR * inputLength;
 }
+
+/**
+ * Deepest element nesting the markdown engines may produce (markdown-it's own block limit is the same); deeper
+ * elements are unwrapped, keeping their content. Raw HTML is capped separately (nesting.ts).
+ */
+export const MAX_MARKDOWN_DEPTH = 100;

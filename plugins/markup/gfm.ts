@@ -4,7 +4,7 @@ import MarkdownIt from 'markdown-it';
 import type { MarkdownIt as MarkdownItInstance, StateCore, Token } from 'markdown-it';
 import { findSpecialLinks, shortUrlLabel } from './special-links.js';
 import type { Segment, SpecialLinkOptions } from './special-links.js';
-import { urlBudget } from './budget.js';
+import { MAX_MARKDOWN_DEPTH, urlBudget } from './budget.js';
 import { isAbsoluteUrl, rawPrefix, resolveUnder } from './urls.js';
 
 /** What one gfm render needs to know, carried in markdown-it's env. */
@@ -208,21 +208,28 @@ function altText(tok: Token): string {
   return (tok.children ?? []).map((c) => c.content).join('');
 }
 
-/** Past the URL budget, links keep their text and images their alt text (see budget.ts). */
-function enforceBudget(state: StateCore): void {
+/**
+ * Bounds the output: past the URL budget, links keep their text and images their alt text (see budget.ts); inline
+ * elements nested deeper than MAX_MARKDOWN_DEPTH (emphasis runs) are unwrapped. markdown-it caps blocks itself.
+ */
+function enforceLimits(state: StateCore): void {
   let left = urlBudget(state.src.length);
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
+    const depth = block.level;
     const out: Token[] = [];
     const dropped: boolean[] = [];
     for (const tok of block.children) {
-      if (tok.type === 'link_open') {
-        const cost = urlCost(tok);
-        const drop = cost > left;
-        if (!drop) left -= cost;
+      if (tok.nesting === 1) {
+        let drop = depth + dropped.length >= MAX_MARKDOWN_DEPTH;
+        if (!drop && tok.type === 'link_open') {
+          const cost = urlCost(tok);
+          drop = cost > left;
+          if (!drop) left -= cost;
+        }
         dropped.push(drop);
         if (!drop) out.push(tok);
-      } else if (tok.type === 'link_close') {
+      } else if (tok.nesting === -1) {
         if (!dropped.pop()) out.push(tok);
       } else if (tok.type === 'image') {
         const cost = urlCost(tok);
@@ -272,7 +279,7 @@ export function createGfm({ breaks }: { breaks: boolean }): GfmRenderer {
   md.core.ruler.before('text_join', 'forgekit_tasks', taskLists);
   md.core.ruler.before('text_join', 'forgekit_links', specialLinks);
   md.core.ruler.push('forgekit_tables', tableAlign);
-  md.core.ruler.push('forgekit_budget', enforceBudget);
+  md.core.ruler.push('forgekit_limits', enforceLimits);
   return {
     render(text: string, ctx: GfmContext): string {
       return md.render(text, { [ENV_KEY]: ctx });

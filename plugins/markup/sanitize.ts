@@ -1,6 +1,7 @@
 // The allowlist every rendered document passes through, whatever the mode: markup and safe links survive, nothing
 // that runs, styles, frames, submits or phones home does.
 import sanitizeHtml from 'sanitize-html';
+import { limitNesting } from './nesting.js';
 
 const ALLOWED_TAGS = [
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'blockquote', 'pre', 'code', 'kbd', 'samp', 'var',
@@ -96,5 +97,5 @@ const OPTIONS: sanitizeHtml.IOptions = {
 /** Sanitises rendered HTML. Pure and synchronous; the same policy for every mode. */
 export function sanitize(html: string): string {
   if (html === '') return '';
-  return sanitizeHtml(html, OPTIONS);
+  return sanitizeHtml(limitNesting(html), OPTIONS);
 }
