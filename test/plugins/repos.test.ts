@@ -131,6 +131,9 @@ t.test('repositories', async (t) => {
     t.equal((await f.request('POST', '/user/repos', { token: alice.token, body: '{"name":', headers: { 'Content-Type': 'application/json' } })).status, 400);
     t.equal((await f.request('POST', '/user/repos', { token: alice.token, body: 'name=x' })).status, 415);
     t.equal((await post({ NAME: 'CaseKeys' })).status, 201, 'body keys match case-insensitively');
+    const racing = await Promise.all(['Race', 'race', 'RACE', 'rAcE', 'racE'].map((name) => post({ name })));
+    t.same(racing.map((r) => r.status).sort(), [201, 409, 409, 409, 409], 'concurrent creates of one name: one wins');
+    t.equal((await f.request('GET', '/repos/search?q=race')).headers.get('x-total-count'), '1', 'and one index entry');
   });
 
   t.test('POST /org/{org}/repos', async (t) => {
@@ -367,6 +370,18 @@ t.test('repositories', async (t) => {
     t.equal((await f.request('DELETE', '/repos/alice/doomed', { token: f.admin.token })).status, 204, 'site admins delete anything');
     t.equal((await f.request('DELETE', '/repos/alice/doomed', { token: alice.token })).status, 404, 'gone');
     t.notOk((await f.request('GET', '/user/repos?limit=50', { token: bob.token })).json.some((r: any) => r.name === 'doomed'), 'collaborations went with it');
+    if (builtinPlugins.some((p) => p.name === 'stars') && builtinPlugins.some((p) => p.name === 'watch')) {
+      await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'starred-then-gone' } });
+      t.equal((await f.request('PUT', '/user/starred/alice/starred-then-gone', { token: bob.token })).status, 204);
+      t.equal((await f.request('PUT', '/repos/alice/starred-then-gone/subscription', { token: bob.token })).status, 200);
+      t.equal((await f.request('DELETE', '/repos/alice/starred-then-gone', { token: alice.token })).status, 204);
+      t.notOk((await f.request('GET', '/user/starred', { token: bob.token })).json.some((r: any) => r.name === 'starred-then-gone'), 'its stars went with it');
+      t.notOk((await f.request('GET', '/user/subscriptions', { token: bob.token })).json.some((r: any) => r.name === 'starred-then-gone'), 'and its watches');
+      await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'starred-then-gone' } });
+      const fresh = await f.request('GET', '/repos/alice/starred-then-gone');
+      t.equal(fresh.json.stars_count, 0, 'a new repository of the same name starts from zero');
+      t.equal((await f.request('GET', '/user/starred/alice/starred-then-gone', { token: bob.token })).status, 404);
+    }
     // The org's owners delete org repositories; members with admin access do not.
     t.equal((await f.request('DELETE', '/repos/team-a/other', { token: bob.token })).status, 403);
     t.equal((await f.request('DELETE', '/repos/team-a/other', { token: alice.token })).status, 204);
