@@ -17,7 +17,10 @@ const TOMBSTONE_MS = 10 * 60_000;
 export const FOLLOW_INDEXES: IndexSpec[] = [
   // The pair is the relation: the unique index is what makes concurrent PUTs count once.
   { fields: { followerId: 1, followingId: 1 }, unique: true },
-  { fields: { id: 1 }, unique: true },
+  // No single-field index on `id` on purpose: the embedded store would walk it (in id order, across every user's
+  // rows) to serve `sort: {id: -1}` when it guesses that is cheaper, and a user whose relations are old would then
+  // make a page read most of the collection. Without it a page is always the user's rows through their index.
+  // Single rows are addressed by their unique pair instead.
   // Lists: one side's rows, newest first.
   { fields: { followerId: 1, id: -1 } },
   { fields: { followingId: 1, id: -1 } },
@@ -114,12 +117,12 @@ export class Follows {
     this.markDeleted(account.id);
     const followersDrop = new Map<number, number>(); // accounts `account` followed: numFollowers -= n
     const followingDrop = new Map<number, number>(); // accounts that followed `account`: numFollowing -= n
-    for (const row of await this.rows.find({ followerId: account.id }, { projection: { id: 1 } })) {
-      const gone = await this.rows.findOneAndDelete({ id: row.id });
+    for (const row of await this.rows.find({ followerId: account.id }, { projection: { followingId: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ followerId: account.id, followingId: row.followingId });
       if (gone) followersDrop.set(gone.followingId, (followersDrop.get(gone.followingId) ?? 0) + 1);
     }
-    for (const row of await this.rows.find({ followingId: account.id }, { projection: { id: 1 } })) {
-      const gone = await this.rows.findOneAndDelete({ id: row.id });
+    for (const row of await this.rows.find({ followingId: account.id }, { projection: { followerId: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ followerId: row.followerId, followingId: account.id });
       if (gone) followingDrop.set(gone.followerId, (followingDrop.get(gone.followerId) ?? 0) + 1);
     }
     for (const [id, n] of followersDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowers', -n);

@@ -17,7 +17,10 @@ const TOMBSTONE_MS = 10 * 60_000;
 export const WATCH_INDEXES: IndexSpec[] = [
   // The pair is the relation: the unique index is what makes concurrent PUTs count once.
   { fields: { uid: 1, repoId: 1 }, unique: true },
-  { fields: { id: 1 }, unique: true },
+  // No single-field index on `id` on purpose: the embedded store would walk it (in id order, across every user's
+  // rows) to serve `sort: {id: -1}` when it guesses that is cheaper, and a user whose relations are old would then
+  // make a page read most of the collection. Without it a page is always the user's rows through their index.
+  // Single rows are addressed by their unique pair instead.
   // A user's list, newest first (MongoDB walks this one in order; the embedded store uses `uid` and sorts).
   { fields: { uid: 1, id: -1 } },
   { fields: { uid: 1 } },
@@ -98,7 +101,7 @@ export class Watches {
       return;
     }
     if (now.private !== row.repoPrivate || now.ownerId !== row.repoOwnerId) {
-      await this.rows.updateOne({ id: row.id }, { $set: { repoPrivate: now.private, repoOwnerId: now.ownerId } });
+      await this.rows.updateOne({ uid: row.uid, repoId: row.repoId }, { $set: { repoPrivate: now.private, repoOwnerId: now.ownerId } });
     }
   }
 
@@ -162,8 +165,8 @@ export class Watches {
   async onAccountDeleted(account: Account): Promise<void> {
     this.markDeleted(account.id);
     const drop = new Map<number, number>();
-    for (const row of await this.rows.find({ uid: account.id }, { projection: { id: 1 } })) {
-      const gone = await this.rows.findOneAndDelete({ id: row.id });
+    for (const row of await this.rows.find({ uid: account.id }, { projection: { repoId: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ uid: account.id, repoId: row.repoId });
       if (gone) drop.set(gone.repoId, (drop.get(gone.repoId) ?? 0) + 1);
     }
     for (const [repoId, n] of drop) await this.repos.incrementCounter(repoId, 'numWatches', -n);
