@@ -128,6 +128,36 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     await store.close();
   });
 
+  t.test('indexes over arrays never hide documents', async (t) => {
+    const store = await openEmbedded(dir);
+    await store.ensureCollection({ name: 'plain' });
+    await store.ensureCollection({ name: 'indexed', indexes: [{ fields: { tags: 1 } }, { fields: { owner: 1, labels: 1 } }, { fields: { n: 1 } }] });
+    const docs = [
+      { id: 1, tags: [], owner: 1, labels: ['x', 'y'], n: 3 },
+      { id: 2, tags: ['b', 'a'], owner: 1, labels: 'x', n: 1 },
+      { id: 3, tags: 'c', owner: 2, labels: ['x'], n: 2 },
+      { id: 4, owner: 1, n: 4 },
+      { id: 5, tags: ['z'], owner: 1, labels: [], n: 0 },
+    ];
+    await store.collection('plain').insertMany(docs);
+    await store.collection('indexed').insertMany(docs);
+    const queries: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{}, { sort: { tags: 1 }, limit: 3 }],
+      [{}, { sort: { tags: -1 }, limit: 3 }],
+      [{ owner: 1, labels: 'x' }, {}],
+      [{ tags: 'a' }, {}],
+      [{}, { sort: { n: -1 }, limit: 2 }],
+    ];
+    for (const [filter, options] of queries) {
+      const want = (await store.collection('plain').find(filter, options)).map((d) => d.id);
+      const got = (await store.collection('indexed').find(filter, options)).map((d) => d.id);
+      t.same(got, want, `${JSON.stringify(filter)} ${JSON.stringify(options)} → ${JSON.stringify(want)}`);
+    }
+    t.same((await store.collection('indexed').find({ owner: 1, labels: 'x' })).map((d) => d.id).sort(), [1, 2], 'compound lookup with an array value');
+    t.equal((await store.collection('indexed').explain({}, { sort: { n: -1 }, limit: 2 })).examined, 2, 'a scalar-only index is still walked in order');
+    await store.close();
+  });
+
   t.test('one store per data directory (LOCK file)', async (t) => {
     const store = await openEmbedded(dir);
     await t.rejects(openEmbedded(dir), /already open in this process/, 'a second store in this process is refused');

@@ -61,6 +61,12 @@ interface IndexInfo {
   fields: string[];
   /** Per field, its path split on dots (nedb's order: `index._fields`). */
   paths: string[][];
+  /**
+   * Some document holds an array or an object under an indexed path. nedb leaves a document with an empty array
+   * out of the index and does not expand arrays in compound keys, so such an index may not be walked in order
+   * (single field) or searched (compound) without missing documents.
+   */
+  multikey: boolean;
 }
 
 interface Plan {
@@ -172,16 +178,25 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     this.infos = [];
     for (const def of indexDefs.values()) {
       const fields = def.fieldName.split(',');
-      this.addInfo(db.indexes[def.fieldName]!, fields, indexName({ fields: Object.fromEntries(fields.map((f) => [f, 1])) }));
+      this.addInfo(db.indexes[def.fieldName]!, fields, indexName({ fields: Object.fromEntries(fields.map((f) => [f, 1])) }), docs);
     }
     await this.journal.open();
     // Superseded lines (updates, deletions) are dropped now rather than at the first background compaction.
     if (lines > docs.length + indexDefs.size) await this.compact();
   }
 
-  private addInfo(index: NedbIndex, fields: string[], name: string): void {
+  private addInfo(index: NedbIndex, fields: string[], name: string, docs: Stored[]): void {
+    const previous = this.infos.find((i) => i.index === index);
     this.infos = this.infos.filter((i) => i.index.fieldName !== index.fieldName);
-    this.infos.push({ index, name, fields, paths: index._fields.map((f) => f.split('.')) });
+    const info: IndexInfo = { index, name, fields, paths: index._fields.map((f) => f.split('.')), multikey: previous?.multikey ?? false };
+    if (!previous) for (const doc of docs) if (this.noteMultikey(info, doc)) break;
+    this.infos.push(info);
+  }
+
+  /** Flags the index when `doc` has a non-scalar value under one of its paths; returns the flag. */
+  private noteMultikey(info: IndexInfo, doc: Stored): boolean {
+    if (!info.multikey) for (const parts of info.paths) if (scalarAt(doc, parts) === NOT_SCALAR) info.multikey = true;
+    return info.multikey;
   }
 
   private get data(): NedbDatastore {
@@ -208,7 +223,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       const name = indexName(spec);
       const existing = db.indexes[key];
       if (existing && existing.unique === unique && existing.sparse === sparse) {
-        this.addInfo(existing, fields, name);
+        this.addInfo(existing, fields, name, db.getAllData());
         continue;
       }
       const index = new Index({ fieldName: key, unique, sparse });
@@ -219,7 +234,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         throw err;
       }
       db.indexes[key] = index;
-      this.addInfo(index, fields, name);
+      this.addInfo(index, fields, name, db.getAllData());
       await this.journal.append(serialize({ $$indexCreated: { fieldName: key, unique, sparse } }) + '\n');
     }
   }
@@ -241,7 +256,10 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         const { fieldName, unique, sparse } = info.index;
         lines.push(serialize({ $$indexCreated: { fieldName, unique, sparse } }));
       }
-      await this.journal.rewrite(lines, (file, l) => storage.crashSafeWriteFileLinesAsync(file, l, FILE_MODES));
+      // nedb's writer streams one element at a time and ends each with a newline: hand it blocks of lines.
+      const blocks: string[] = [];
+      for (let i = 0; i < lines.length; i += 2000) blocks.push(lines.slice(i, i + 2000).join('\n'));
+      await this.journal.rewrite(blocks, (file, b) => storage.crashSafeWriteFileLinesAsync(file, b, FILE_MODES));
     });
   }
 
@@ -303,6 +321,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         throw this.duplicate(err, indexes[i]!);
       }
     }
+    for (const info of this.infos) this.noteMultikey(info, doc);
   }
 
   private removeFromIndexes(db: NedbDatastore, doc: Stored): void {
@@ -328,7 +347,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     try {
       for (const index of this.allIndexes(db)) {
         current = index;
-        const info = infoOf.get(index) ?? { index, name: '', fields: index._fields, paths: index._fields.map((f) => f.split('.')) };
+        const info = infoOf.get(index) ?? { index, name: '', fields: index._fields, paths: index._fields.map((f) => f.split('.')), multikey: true };
         for (const pair of pairs) {
           const oldKey = index.fieldName === '_id' ? pair.oldDoc._id : this.indexKey(info, pair.oldDoc);
           const newKey = index.fieldName === '_id' ? pair.newDoc._id : this.indexKey(info, pair.newDoc);
@@ -361,6 +380,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       }
       throw this.duplicate(err, current!);
     }
+    for (const info of this.infos) for (const pair of pairs) this.noteMultikey(info, pair.newDoc);
   }
 
   // ------------------------------------------------------------------------------------------ planning
@@ -401,6 +421,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
             docs = found.length > 1 ? [...new Set(found)] : found;
           }
         } else {
+          if (info.multikey) continue;
           const key: Record<string, unknown> = {};
           let usable = true;
           for (const field of info.index._fields) {
@@ -435,11 +456,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     return best;
   }
 
-  /** A single-field, non-sparse index on the (single) sort field: documents can be read in order from it. */
+  /** A single-field, non-sparse, scalar-only index on the (single) sort field: documents can be read in order from it. */
   private orderedIndex(sort: SortFields): IndexInfo | null {
     if (sort.length !== 1) return null;
     const path = sort[0]!.parts.join('.');
-    return this.infos.find((i) => i.fields.length === 1 && i.fields[0] === path && !i.index.sparse) ?? null;
+    return this.infos.find((i) => i.fields.length === 1 && i.fields[0] === path && !i.index.sparse && !i.multikey) ?? null;
   }
 
   /**
@@ -462,11 +483,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       const wanted = limit > 0 ? skip + limit : this.size;
       if (ordered && (!plan || (limit > 0 && (wanted * this.size) / Math.max(plan.docs.length, 1) < plan.docs.length))) {
         stats.index = ordered.name;
-        const seen = new Set<Stored>();
         let skipped = 0;
+        // Not multikey: every document sits under exactly one key.
         walkTree(ordered.index.tree.tree, sort[0]!.dir, (doc) => {
-          if (seen.has(doc)) return false; // a document indexed under several array elements
-          seen.add(doc);
           stats.examined++;
           if (!pred(doc)) return false;
           if (skipped < skip) {
