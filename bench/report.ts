@@ -86,8 +86,9 @@ export function verdictText(c: CaseResult): string {
   if (c.status === 'skipped') return `skipped: ${c.reason}`;
   if (c.status === 'failed') return `FAILED: ${c.reason}`;
   const v = c.verdict;
-  if (!v || v.met === null) return 'no target';
-  return v.met ? 'met' : `MISSED (${v.misses.join('; ')})`;
+  const notes = v?.notes?.length ? ` (${v.notes.join('; ')})` : '';
+  if (!v || v.met === null) return `no target${notes}`;
+  return (v.met ? 'met' : `MISSED (${v.misses.join('; ')})`) + notes;
 }
 
 function targetText(c: CaseResult): string {
@@ -151,7 +152,8 @@ export function markdownReport(result: BenchResult): string {
     `- Machine: ${m.cpuModel}, ${m.cpus} cores, ${m.memoryGiB} GiB, ${m.platform} (kernel ${m.kernel}), Node ${m.node}; ` +
       `load average at start ${m.loadAtStart.join(' / ')}.`,
     `- Load: autocannon, ${st.connections} connections, pipelining 1, ${st.rounds} rounds of ${st.durationSec} s per server, ` +
-      `interleaved ${st.order}, after ${st.warmupSec} s of warm-up each. ` +
+      `interleaved ${st.order}, after ${st.warmupSec} s of warm-up each. The ratio is the median over the round pairs of ` +
+      `forgekit req/s ÷ bare req/s (its per-pair range is shown); req/s and latencies are over all rounds. ` +
       (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
     `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run).`,
     `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +

@@ -86,11 +86,12 @@ export function parseOptions(argv: string[]): BenchOptions {
     quick,
     filter: (values.case as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
     connections: Math.floor(num(values.connections, quick ? 10 : 50, 'connections', 1)),
-    durationSec: num(values.duration, quick ? 0.5 : 5, 'duration', 0.1),
+    durationSec: num(values.duration, quick ? 0.5 : 3, 'duration', 0.1),
     warmupSec: num(values.warmup, quick ? 0.2 : 2, 'warmup', 0),
     // "At least twice": fewer than 2 interleaved rounds is refused.
-    rounds: Math.floor(num(values.rounds, quick ? 2 : 3, 'rounds', 2)),
-    outDir: path.resolve(values.out ?? path.join(PACKAGE_ROOT, 'bench', 'results')),
+    rounds: Math.floor(num(values.rounds, quick ? 2 : 5, 'rounds', 2)),
+    // Quick runs are smoke tests: their numbers never go into bench/results unless asked for.
+    outDir: path.resolve(values.out ?? (quick ? path.join(os.tmpdir(), 'forgekit-bench-results') : path.join(PACKAGE_ROOT, 'bench', 'results'))),
     pin: values['no-pin'] !== true,
     keepData: values['keep-data'] === true,
     resultsMd: values['no-results-md'] !== true && !quick,
@@ -563,7 +564,7 @@ async function measureCase(c: BenchCase, loaded: { from: string; replaces?: stri
     forgekit,
     bare: bareSummary,
     ratio,
-    verdict: judge(group, ratio.ratio, forgekit.p99Ms, opts.connections),
+    verdict: judge(group, ratio.ratio, forgekit.p99Ms, opts.connections, bareSummary.p99Ms),
     load: [loadBefore, load1()],
   };
   if (forgekit.errors > 0 || bareSummary.errors > 0) {

@@ -1,5 +1,7 @@
 // Child process: boots forgekit on the seeded data dir (or MongoDB) and reports its boot time and memory over IPC.
 // Run by bench/run.ts only; request logging stays at the configured level (`info`: one line per request).
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { createForge } from '../plugins/index.js';
 
@@ -35,10 +37,27 @@ async function main(): Promise<void> {
     rss: mem.rss,
     heapUsed: mem.heapUsed,
   });
+  let profiler: Session | undefined;
   process.on('message', (msg: { type?: string }) => {
     if (msg?.type === 'memory') {
       const m = process.memoryUsage();
       send({ type: 'memory', rss: m.rss, heapUsed: m.heapUsed, maxRss: process.resourceUsage().maxRSS * 1024 });
+    } else if (msg?.type === 'profile-start') {
+      // A CPU profile of a measured window only (bench/profile.ts), through the inspector: no boot in it.
+      profiler ??= new Session();
+      const session = profiler;
+      session.connect();
+      session.post('Profiler.enable')
+        .then(() => session.post('Profiler.start'))
+        .then(() => send({ type: 'profile-started' }), (err) => send({ type: 'error', message: String(err) }));
+    } else if (msg?.type === 'profile-stop' && profiler) {
+      const session = profiler;
+      session.post('Profiler.stop')
+        .then(({ profile }) => writeFile((msg as { file: string }).file, JSON.stringify(profile)))
+        .then(() => {
+          session.disconnect();
+          send({ type: 'profile-written' });
+        }, (err) => send({ type: 'error', message: String(err) }));
     } else if (msg?.type === 'stop') {
       forge.close().then(() => process.exit(0), () => process.exit(1));
     }

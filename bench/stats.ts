@@ -95,12 +95,24 @@ export function combine(rounds: RunStats[], latencies: Float64Array[]): TargetSu
 }
 
 export interface RatioSummary {
-  /** forgekit req/s ÷ bare req/s over all rounds. */
+  /**
+   * The number we track: the median over the A/B round pairs of forgekit req/s ÷ bare req/s. Each pair ran back to
+   * back, so slow drifts of the machine's load cancel within a pair, and a burst that hits one pair is outvoted.
+   */
   ratio: number;
-  /** The same ratio per A/B round pair: its spread is the noise of this run. */
+  /** forgekit req/s ÷ bare req/s over all rounds together (requests over time). */
+  ofTotals: number;
+  /** The ratio per A/B round pair: its spread is the noise of this run. */
   perRound: number[];
   min: number;
   max: number;
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 export function ratioOf(forge: TargetSummary, bare: TargetSummary): RatioSummary {
@@ -109,7 +121,8 @@ export function ratioOf(forge: TargetSummary, bare: TargetSummary): RatioSummary
     return b && b.reqPerSec > 0 ? Math.round((r.reqPerSec / b.reqPerSec) * 1000) / 1000 : 0;
   });
   return {
-    ratio: bare.reqPerSec > 0 ? Math.round((forge.reqPerSec / bare.reqPerSec) * 1000) / 1000 : 0,
+    ratio: Math.round(median(perRound) * 1000) / 1000,
+    ofTotals: bare.reqPerSec > 0 ? Math.round((forge.reqPerSec / bare.reqPerSec) * 1000) / 1000 : 0,
     perRound,
     min: perRound.length ? Math.min(...perRound) : 0,
     max: perRound.length ? Math.max(...perRound) : 0,

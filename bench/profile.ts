@@ -1,0 +1,191 @@
+// Where the time goes: boots forgekit under `node --cpu-prof` on a seeded data dir, loads one case (or just boots),
+// and prints the functions and modules with the most self time. Use it when a target is missed.
+//
+//   node dist/bench/run.js --keep-data …           # prints "data kept in /tmp/forgekit-bench-XXXX"
+//   node dist/bench/profile.js --data /tmp/forgekit-bench-XXXX/data --case repos-search-common [--seconds 10]
+//   node dist/bench/profile.js --data … --boot      # profile the boot only (store load, plugin start)
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
+import { FULL_SIZES, planDataset, QUICK_SIZES } from './dataset.js';
+import { loadCases } from './load-cases.js';
+import { benchClient, prepareRequest } from './run.js';
+import { fixtureOf } from './seed.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileSummary {
+  totalMs: number;
+  /** Self time by what it is spent on: store, plugins, serialisation, logging, kernel, HTTP and sockets, GC. */
+  categories: Array<{ category: string; ms: number; share: number }>;
+  functions: Array<{ name: string; where: string; ms: number; share: number }>;
+  modules: Array<{ module: string; ms: number; share: number }>;
+}
+
+/** Groups a script URL into something a reader recognises: a package, a forgekit directory, or node internals. */
+export function moduleOf(url: string): string {
+  if (!url) return '(native / idle / gc)';
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  const nm = url.lastIndexOf('/node_modules/');
+  if (nm !== -1) {
+    const rest = url.slice(nm + 14).split('/');
+    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+  }
+  const dist = url.indexOf('/dist/');
+  if (dist !== -1) {
+    const parts = url.slice(dist + 6).split('/');
+    return parts.length > 2 ? `forgekit ${parts[0]}/${parts[1]}` : `forgekit ${parts[0]}`;
+  }
+  return url;
+}
+
+/** The cost centre of a module (as `moduleOf` names it). */
+export function categoryOf(module: string): string {
+  if (module === '(garbage collector)') return 'garbage collection';
+  if (module === '(idle)') return 'idle';
+  if (module.startsWith('forgekit core/store') || module === '@seald-io/nedb' || module === '@seald-io/binary-search-tree' || module === 'mongodb' || module === 'bson') return 'store';
+  if (module.startsWith('forgekit plugins')) return 'plugins';
+  if (module.startsWith('forgekit core')) return 'kernel';
+  if (module === 'fast-json-stringify') return 'serialisation';
+  if (module === 'pino' || module === 'sonic-boom' || module === 'thread-stream') return 'logging';
+  if (module === 'ajv' || module === 'ajv-formats' || module === 'find-my-way') return 'routing and validation';
+  if (module.startsWith('node:') || module === '(native / idle / gc)') return 'node: HTTP, sockets, native';
+  return `other (${module})`;
+}
+
+export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
+  const self = new Map<number, number>();
+  for (let i = 0; i < profile.samples.length; i++) {
+    self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  }
+  const byFunction = new Map<string, { name: string; where: string; us: number }>();
+  const byModule = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    if (us === 0) continue;
+    total += us;
+    const f = node.callFrame;
+    const name = f.functionName || '(anonymous)';
+    const file = f.url ? f.url.replace(/^file:\/\//, '').replace(PACKAGE_ROOT + '/', '') : '';
+    const where = file ? `${file}:${f.lineNumber + 1}` : '';
+    const key = `${name}@${where}`;
+    const entry = byFunction.get(key) ?? { name, where, us: 0 };
+    entry.us += us;
+    byFunction.set(key, entry);
+    const mod = name === '(idle)' ? '(idle)' : name === '(garbage collector)' ? '(garbage collector)' : moduleOf(f.url.replace(/^file:\/\//, ''));
+    byModule.set(mod, (byModule.get(mod) ?? 0) + us);
+  }
+  const share = (us: number) => Math.round((us / Math.max(1, total)) * 1000) / 10;
+  const byCategory = new Map<string, number>();
+  for (const [mod, us] of byModule) byCategory.set(categoryOf(mod), (byCategory.get(categoryOf(mod)) ?? 0) + us);
+  return {
+    totalMs: Math.round(total / 1000),
+    categories: [...byCategory].sort((a, b) => b[1] - a[1]).map(([category, us]) => ({ category, ms: Math.round(us / 1000), share: share(us) })),
+    functions: [...byFunction.values()].sort((a, b) => b.us - a.us).slice(0, top)
+      .map((f) => ({ name: f.name, where: f.where, ms: Math.round(f.us / 1000), share: share(f.us) })),
+    modules: [...byModule].sort((a, b) => b[1] - a[1]).slice(0, top)
+      .map(([module, us]) => ({ module, ms: Math.round(us / 1000), share: share(us) })),
+  };
+}
+
+export function formatSummary(title: string, s: ProfileSummary): string {
+  const lines = [`== ${title}: ${s.totalMs} ms of samples`, '-- self time by cost centre'];
+  for (const c of s.categories) lines.push(`${String(c.share).padStart(5)}%  ${String(c.ms).padStart(7)} ms  ${c.category}`);
+  lines.push('-- self time by module');
+  for (const m of s.modules) lines.push(`${String(m.share).padStart(5)}%  ${String(m.ms).padStart(7)} ms  ${m.module}`);
+  lines.push('-- self time by function');
+  for (const f of s.functions) lines.push(`${String(f.share).padStart(5)}%  ${String(f.ms).padStart(7)} ms  ${f.name}  ${f.where}`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      data: { type: 'string' },
+      case: { type: 'string' },
+      boot: { type: 'boolean', default: false },
+      seconds: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '50' },
+      quick: { type: 'boolean', default: false },
+      top: { type: 'string', default: '25' },
+    },
+  });
+  if (!values.data || (!values.case && !values.boot)) {
+    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> | --boot) [--seconds 10] [--quick]');
+    process.exit(2);
+  }
+  const dataDir = path.resolve(values.data);
+  const profDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-prof-'));
+  const config = loadConfig({ env: process.env, overrides: { dataDir } });
+  const fx = fixtureOf(planDataset(values.quick ? QUICK_SIZES : FULL_SIZES), config.apiPrefix, values.quick === true);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
+  // --boot: the whole process under --cpu-prof, stopped once listening. --case: only the load window (inspector).
+  const child = spawn(process.execPath, [...(values.boot ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), script], {
+    env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const next = (type: string) => new Promise<any>((resolve, reject) => {
+    const on = (m: any) => {
+      if (m?.type === type) {
+        child.off('message', on);
+        resolve(m);
+      } else if (m?.type === 'error') reject(new Error(m.message));
+    };
+    child.on('message', on);
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const ready = await next('ready');
+  console.log(`booted in ${ready.sinceProcessStartMs} ms (createForge ${ready.createForgeMs} ms), RSS ${Math.round(ready.rss / 1048576)} MiB`);
+  let file: string;
+  if (values.case) {
+    const loaded = await loadCases(fx);
+    const found = loaded.cases.find((c) => c.case.name === values.case);
+    if (!found) throw new Error(`no case named ${values.case}; known: ${loaded.cases.map((c) => c.case.name).join(', ')}`);
+    const made = found.case.setup ? await found.case.setup(benchClient(ready.url, fx)) : {};
+    const req = prepareRequest(found.case, fx, made ?? {});
+    const opts = { url: ready.url + req.path, method: req.method as any, headers: req.headers, body: req.body, connections: Number(values.connections) };
+    await autocannon({ ...opts, duration: 2 }); // warm-up, not profiled
+    child.send({ type: 'profile-start' });
+    await next('profile-started');
+    const result = await autocannon({ ...opts, duration: Number(values.seconds) });
+    file = path.join(profDir, `${values.case}.cpuprofile`);
+    child.send({ type: 'profile-stop', file });
+    await next('profile-written');
+    console.log(`${values.case}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
+    child.send({ type: 'stop' });
+    await exited;
+  } else {
+    child.send({ type: 'stop' });
+    await exited;
+    const written = (await readdir(profDir)).find((f) => f.endsWith('.cpuprofile'));
+    if (!written) throw new Error(`no profile written in ${profDir}`);
+    file = path.join(profDir, written);
+  }
+  const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
+  console.log(formatSummary(values.case ?? 'boot', summarise(profile, Number(values.top))));
+  console.log(`profile: ${file} (open in Chrome DevTools → Performance, or speedscope)`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.stack ?? err.message : err);
+    process.exitCode = 1;
+  });
+}
