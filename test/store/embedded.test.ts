@@ -99,6 +99,32 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     await store.close();
   });
 
+  t.test('compaction is not starved by a steady stream of writes', async (t) => {
+    const store = await openEmbedded(dir);
+    const c = store.collection('busy');
+    await c.insertOne({ id: 0, n: 0 });
+    let stop = false;
+    let writes = 0;
+    const writers = Array.from({ length: 8 }, async () => {
+      while (!stop) {
+        await c.updateOne({ id: 0 }, { $inc: { n: 1 } });
+        writes++;
+      }
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const before = writes;
+    await store.compactAll();
+    const during = writes - before;
+    stop = true;
+    await Promise.all(writers);
+    t.ok(writes > before, `writes kept flowing (${during} while compacting)`);
+    t.equal((await c.findOne({ id: 0 }))!.n, writes, 'no update lost across the rewrite');
+    await store.close();
+    const again = await openEmbedded(dir);
+    t.equal((await again.collection('busy').findOne({ id: 0 }))!.n, writes, 'and none lost on disk');
+    await again.close();
+  });
+
   t.test('only the port operators are accepted', async (t) => {
     const store = await openEmbedded(dir);
     const c = store.collection('ops');

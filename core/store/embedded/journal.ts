@@ -17,7 +17,14 @@ function deferred(): Deferred {
   return { promise, resolve, reject };
 }
 
+interface Batch {
+  kind: 'batch';
+  parts: string[];
+  done: Deferred;
+}
+
 interface Task {
+  kind: 'task';
   fn: () => Promise<unknown>;
   resolve: (v: unknown) => void;
   reject: (err: unknown) => void;
@@ -28,13 +35,12 @@ interface Task {
  * Lines are written in the order they were handed in; while one write is in flight, the lines that arrive are
  * batched into the next write (group commit). A caller's promise resolves only once the write holding its lines
  * has completed, so an acknowledged write is in the file (the OS page cache) and survives the process being
- * killed. Exclusive tasks (compaction, drop) run between writes.
+ * killed. Exclusive tasks (compaction, drop, close) take their place in the same first-in, first-out queue, so a
+ * steady stream of writes cannot starve them.
  */
 export class Journal {
   private fh: FileHandle | null = null;
-  private pending: string[] = [];
-  private batch: Deferred | null = null;
-  private tasks: Task[] = [];
+  private queue: Array<Batch | Task> = [];
   private running = false;
   /** Set when a write failed: the file may end with a partial line until the next successful rewrite. */
   private broken: Error | null = null;
@@ -50,18 +56,21 @@ export class Journal {
   append(text: string): Promise<void> {
     if (this.broken) return Promise.reject(new Error(`${this.file} is not writable after a failed write (${this.broken.message}); it recovers at the next compaction`));
     if (!this.fh) return Promise.reject(new Error(`${this.file} is closed`));
-    this.pending.push(text);
+    let last = this.queue[this.queue.length - 1];
+    if (!last || last.kind !== 'batch') {
+      last = { kind: 'batch', parts: [], done: deferred() };
+      this.queue.push(last);
+    }
+    last.parts.push(text);
     this.dirty++;
-    if (!this.batch) this.batch = deferred();
-    const promise = this.batch.promise;
     if (!this.running) void this.drain();
-    return promise;
+    return last.done.promise;
   }
 
   /** Runs `fn` when every earlier append has been written and before any later one. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.tasks.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ kind: 'task', fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) void this.drain();
     });
   }
@@ -91,27 +100,22 @@ export class Journal {
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      for (;;) {
-        if (this.pending.length > 0) {
-          const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
-          const batch = this.batch!;
-          this.pending = [];
-          this.batch = null;
+      for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
+        if (entry.kind === 'batch') {
+          // Taken off the queue: appends from now on start the next batch.
           try {
-            await this.write(text);
-            batch.resolve();
+            await this.write(entry.parts.length === 1 ? entry.parts[0]! : entry.parts.join(''));
+            entry.done.resolve();
           } catch (err) {
             this.broken = err as Error;
-            batch.reject(err);
+            entry.done.reject(err);
           }
-          continue;
-        }
-        const task = this.tasks.shift();
-        if (!task) break;
-        try {
-          task.resolve(await task.fn());
-        } catch (err) {
-          task.reject(err);
+        } else {
+          try {
+            entry.resolve(await entry.fn());
+          } catch (err) {
+            entry.reject(err);
+          }
         }
       }
     } finally {
