@@ -1,6 +1,6 @@
 // POST /markdown and POST /markdown/raw.
 import type { RequestContext } from '../../core/plugin.js';
-import type { MarkupRenderer } from './render.js';
+import type { MarkupService } from './service.js';
 import { toMarkdownRender } from './convert.js';
 
 /** The JSON body of `POST /markdown`; keys arrive matched case-insensitively (`text`, `MODE` …). */
@@ -11,16 +11,16 @@ export interface MarkdownOption {
   Wiki?: boolean;
 }
 
-function renderer(rc: RequestContext): MarkupRenderer {
-  return rc.app.services.get<MarkupRenderer>('markup');
+function markup(rc: RequestContext): MarkupService {
+  return rc.app.services.get<MarkupService>('markup');
 }
 
 export async function renderMarkdown(rc: RequestContext<unknown, unknown, MarkdownOption>) {
   const { Text = '', Mode, Context, Wiki } = rc.body ?? {};
-  return toMarkdownRender(renderer(rc).render(Text, { mode: Mode, context: Context, wiki: Wiki }));
+  return toMarkdownRender(await markup(rc).render(Text, { mode: Mode, context: Context, wiki: Wiki }));
 }
 
 /** The body is the text, whatever its Content-Type; always plain CommonMark. */
 export async function renderRaw(rc: RequestContext<unknown, unknown, string>) {
-  return toMarkdownRender(renderer(rc).render(rc.body ?? '', { mode: 'markdown' }));
+  return toMarkdownRender(await markup(rc).render(rc.body ?? '', { mode: 'markdown' }));
 }

@@ -1,8 +1,8 @@
 // The `markup` plugin: markdown rendering (CommonMark and Gitea-flavoured), always sanitised.
 import { definePlugin } from '../../core/plugin.js';
 import type { ForgeConfig } from '../../core/config.js';
-import { createMarkupRenderer } from './render.js';
-import type { MarkupRenderer } from './render.js';
+import { createMarkupService, readSettings } from './service.js';
+import type { MarkupService } from './service.js';
 import { renderMarkdown, renderRaw } from './handlers.js';
 
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -15,10 +15,13 @@ function maxBytes(config: ForgeConfig): number {
 
 const html = { 200: { type: 'string' } };
 
-export default definePlugin<MarkupRenderer>({
+export default definePlugin<MarkupService>({
   name: 'markup',
   start(ctx) {
-    return createMarkupRenderer({ rootUrl: ctx.urls.root });
+    return createMarkupService(ctx.urls.root, readSettings(ctx.settings));
+  },
+  async stop(ctx) {
+    await ctx.services.get<MarkupService>('markup').close();
   },
   routes: [
     {

@@ -1,0 +1,142 @@
+// A small pool of render workers with a per-document time limit. Workers start on first use; a worker that runs
+// past the limit (or out of memory) is terminated and replaced, and its document is refused.
+import { Worker } from 'node:worker_threads';
+import type { RenderOptions } from './render.js';
+
+/** The document took longer than the limit, or more memory than a worker may use. */
+export class RenderLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderLimitError';
+  }
+}
+
+export interface RenderPool {
+  render(text: string, options: RenderOptions): Promise<string>;
+  /** Terminates the workers; queued and running documents are rejected. */
+  close(): Promise<void>;
+}
+
+export interface RenderPoolOptions {
+  size: number;
+  rootUrl: string;
+  timeoutMs: number;
+  /** Old-generation heap per worker (MB). */
+  heapMb?: number;
+}
+
+interface Pending {
+  id: number;
+  text: string;
+  options: RenderOptions;
+  resolve(html: string): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Pending | null;
+  timer: NodeJS.Timeout | undefined;
+}
+
+interface Reply {
+  id: number;
+  html?: string;
+  error?: string;
+}
+
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+export function createRenderPool({ size, rootUrl, timeoutMs, heapMb = 512 }: RenderPoolOptions): RenderPool {
+  const queue: Pending[] = [];
+  const slots: Slot[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  function finish(slot: Slot): Pending | null {
+    const job = slot.job;
+    slot.job = null;
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+    return job;
+  }
+
+  /** Drops a worker that can no longer be trusted with work; a replacement starts when there is work for it. */
+  function retire(slot: Slot): void {
+    const i = slots.indexOf(slot);
+    if (i >= 0) slots.splice(i, 1);
+    slot.worker.removeAllListeners();
+    slot.worker.on('error', () => {});
+    void slot.worker.terminate();
+    pump();
+  }
+
+  function spawn(): Slot {
+    const worker = new Worker(WORKER_URL, { workerData: { rootUrl }, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    const slot: Slot = { worker, job: null, timer: undefined };
+    worker.on('message', (reply: Reply) => {
+      if (slot.job?.id !== reply.id) return;
+      const job = finish(slot)!;
+      if (reply.error !== undefined) job.reject(new Error(reply.error));
+      else job.resolve(reply.html ?? '');
+      pump();
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      const job = finish(slot);
+      job?.reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? new RenderLimitError('the document needs more memory to render than allowed')
+        : err);
+      retire(slot);
+    });
+    worker.on('exit', () => {
+      finish(slot)?.reject(new Error('render worker exited'));
+      retire(slot);
+    });
+    worker.unref();
+    return slot;
+  }
+
+  function run(slot: Slot, job: Pending): void {
+    slot.job = job;
+    slot.timer = setTimeout(() => {
+      finish(slot);
+      job.reject(new RenderLimitError(`the document did not render within ${timeoutMs} ms`));
+      retire(slot);
+    }, timeoutMs);
+    slot.worker.postMessage({ id: job.id, text: job.text, options: job.options });
+  }
+
+  function pump(): void {
+    if (closed) return;
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.job) run(slot, queue.shift()!);
+    }
+    while (queue.length > 0 && slots.length < size) {
+      const slot = spawn();
+      slots.push(slot);
+      run(slot, queue.shift()!);
+    }
+  }
+
+  return {
+    render(text, options) {
+      if (closed) return Promise.reject(new Error('render pool is closed'));
+      return new Promise<string>((resolve, reject) => {
+        queue.push({ id: nextId++, text, options, resolve, reject });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new Error('render pool is closed'));
+      const all = slots.splice(0);
+      for (const slot of all) {
+        finish(slot)?.reject(new Error('render pool is closed'));
+        slot.worker.removeAllListeners();
+        slot.worker.on('error', () => {});
+      }
+      await Promise.all(all.map((slot) => slot.worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// The markup service: small documents render on the event loop, larger ones in the worker pool under a time limit.
+import { fail } from '../../core/errors.js';
+import { createMarkupRenderer } from './render.js';
+import type { RenderOptions } from './render.js';
+import { createRenderPool, RenderLimitError } from './pool.js';
+
+export interface MarkupSettings {
+  /** Render workers; 0 renders every document on the event loop (no time limit). */
+  workers: number;
+  /** Time limit of one document in a worker. */
+  timeoutMs: number;
+  /** Documents up to this many characters render on the event loop (they cannot take long). */
+  inlineMaxBytes: number;
+}
+
+export const DEFAULT_SETTINGS: MarkupSettings = { workers: 2, timeoutMs: 10_000, inlineMaxBytes: 4096 };
+
+export interface MarkupService {
+  /** Sanitised HTML; a document past the time or memory limit is a 422 naming `Text`. */
+  render(text: string, options: RenderOptions): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function readSettings(settings: Readonly<Record<string, unknown>>): MarkupSettings {
+  const pick = (key: keyof MarkupSettings): number => {
+    const v = settings[key];
+    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : DEFAULT_SETTINGS[key];
+  };
+  return { workers: pick('workers'), timeoutMs: pick('timeoutMs'), inlineMaxBytes: pick('inlineMaxBytes') };
+}
+
+export function createMarkupService(rootUrl: string, settings: MarkupSettings): MarkupService {
+  const inline = createMarkupRenderer({ rootUrl });
+  const pool = settings.workers > 0
+    ? createRenderPool({ size: settings.workers, rootUrl, timeoutMs: settings.timeoutMs })
+    : null;
+  return {
+    async render(text, options) {
+      if (!pool || text.length <= settings.inlineMaxBytes) return inline.render(text, options);
+      try {
+        return await pool.render(text, options);
+      } catch (err) {
+        if (err instanceof RenderLimitError) throw fail.validation('Text', err.message);
+        throw err;
+      }
+    },
+    async close() {
+      await pool?.close();
+    },
+  };
+}
