@@ -1,7 +1,8 @@
 // Typed access to the parts of @seald-io/nedb 4 the embedded adapter builds on: its indexes (AVL trees), its
 // datastore object and its crash-safe file rewrite. nedb's public API copies every document on every read and
 // serialises every operation through one promise queue; the adapter keeps nedb's data structures and file format
-// but runs queries itself (see README "Store"). `assertNedbInternals` fails at open if an upgrade moved them.
+// but runs queries itself (see README.md beside this file). `assertNedbInternals` fails at open if an upgrade
+// moved them.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
