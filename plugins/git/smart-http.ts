@@ -116,6 +116,13 @@ async function stream(
   contentType: string, prefix: string, after?: () => Promise<void>,
 ): Promise<void> {
   const { res } = rc;
+  const dir = args[args.length - 1]!;
+  if (!(await g.storage.exists(dir))) {
+    // A record without storage (seeded data, a directory removed by hand): say so in the log, not in the response.
+    rc.log.error({ dir }, 'repository record has no git directory');
+    res.setHeader('Connection', 'close');
+    throw fail.notFound();
+  }
   const child: ChildProcess = g.runner.spawn(args, { env });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {

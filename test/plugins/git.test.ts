@@ -474,4 +474,16 @@ t.test('git storage and smart HTTP', async (t) => {
     t.notOk(await exists(path.join(dir, 'marker')), 'the leftover was replaced');
     t.equal((await git(['ls-remote', res.json.clone_url])).code, 0);
   });
+
+  t.test('a record whose directory went missing answers 404, not an empty 200', async (t) => {
+    const res = await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'vanished', auto_init: true } });
+    await rm(path.join(reposDir, 'alice', 'vanished.git'), { recursive: true, force: true });
+    const refs = await f.request('GET', '/alice/vanished.git/info/refs?service=git-upload-pack', { root: true });
+    t.equal(refs.status, 404);
+    const post = await f.request('POST', '/alice/vanished.git/git-upload-pack', {
+      root: true, headers: { 'Content-Type': 'application/x-git-upload-pack-request' }, body: '0000',
+    });
+    t.equal(post.status, 404);
+    t.not((await git(['ls-remote', res.json.clone_url])).code, 0);
+  });
 });
