@@ -39,6 +39,7 @@ export interface BenchResult {
     connections: number;
     durationSec: number;
     warmupSec: number;
+    settleSec: number;
     rounds: number;
     order: string;
     logLevel: string;
@@ -100,20 +101,35 @@ function targetText(c: CaseResult): string {
   return parts.join(' ');
 }
 
+/** forgekit / bare server CPU per request. */
+function cpuText(c: CaseResult): string {
+  const f = c.forgekit?.cpuUsPerRequest;
+  const b = c.bare?.cpuUsPerRequest;
+  return f == null || b == null ? '' : `${f} / ${b}`;
+}
+
+/** Busy share of one core for forgekit / bare during their runs. */
+function busyText(c: CaseResult): string {
+  const f = c.forgekit?.cpuBusy;
+  const b = c.bare?.cpuBusy;
+  return f == null || b == null ? '' : `${Math.round(f * 100)}% / ${Math.round(b * 100)}%`;
+}
+
 /** One row per case for the terminal. */
 export function textTable(result: BenchResult): string {
-  const head = ['case', 'forgekit req/s', 'p50', 'p99', 'bare req/s', 'p50', 'p99', 'ratio', 'spread', 'target', 'verdict'];
+  const head = ['case', 'forgekit req/s', 'p50', 'p99', 'bare req/s', 'p50', 'p99', 'ratio', 'spread', 'cpu µs/req', 'cpu ratio', 'busy', 'target', 'verdict'];
   const rows = result.cases.map((c) => c.status !== 'ok'
-    ? [c.name, '', '', '', '', '', '', '', '', targetText(c), verdictText(c)]
+    ? [c.name, '', '', '', '', '', '', '', '', '', '', '', targetText(c), verdictText(c)]
     : [
       c.name,
       fmtInt(c.forgekit!.reqPerSec), `${c.forgekit!.p50Ms}ms`, `${c.forgekit!.p99Ms}ms`,
       fmtInt(c.bare!.reqPerSec), `${c.bare!.p50Ms}ms`, `${c.bare!.p99Ms}ms`,
       c.ratio!.ratio.toFixed(3), `${c.ratio!.min.toFixed(2)}–${c.ratio!.max.toFixed(2)}`,
+      cpuText(c), c.ratio!.cpu === null ? '' : c.ratio!.cpu.toFixed(3), busyText(c),
       targetText(c), verdictText(c),
     ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const numeric = new Set([1, 2, 3, 4, 5, 6, 7]);
+  const numeric = new Set([1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
   const line = (r: string[]) => r.map((cell, i) => pad(cell, widths[i]!, numeric.has(i))).join('  ').trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
@@ -137,10 +153,11 @@ export function markdownReport(result: BenchResult): string {
   const s = result.server;
   const rows = result.cases.map((c) => {
     const req = `\`${c.method} ${c.path}\`${c.as ? ` as ${c.as}` : ''}`;
-    if (c.status !== 'ok') return `| ${c.name} | ${req} | | | | | | | | ${targetText(c)} | ${verdictText(c)} |`;
+    if (c.status !== 'ok') return `| ${c.name} | ${req} | | | | | | | | | | | | | ${targetText(c)} | ${verdictText(c)} |`;
     return `| ${c.name} | ${req} | ${fmtInt(c.forgekit!.reqPerSec)} | ${c.forgekit!.p50Ms} | ${c.forgekit!.p99Ms} | ` +
       `${fmtInt(c.bare!.reqPerSec)} | ${c.bare!.p50Ms} | ${c.bare!.p99Ms} | **${c.ratio!.ratio.toFixed(3)}** | ` +
-      `${c.ratio!.min.toFixed(2)}–${c.ratio!.max.toFixed(2)} | ${targetText(c)} | ${verdictText(c)} |`;
+      `${c.ratio!.min.toFixed(2)}–${c.ratio!.max.toFixed(2)} | ${c.forgekit!.cpuUsPerRequest ?? ''} | ${c.bare!.cpuUsPerRequest ?? ''} | ` +
+      `${c.ratio!.cpu === null ? '' : c.ratio!.cpu.toFixed(3)} | ${busyText(c)} | ${targetText(c)} | ${verdictText(c)} |`;
   });
   const seedSteps = result.dataset.seed.steps
     .map((x) => `${x.name} ${x.skipped ? `(skipped: ${x.skipped})` : `${fmtInt(x.docs)} docs ${(x.ms / 1000).toFixed(1)} s`}`)
@@ -152,8 +169,11 @@ export function markdownReport(result: BenchResult): string {
     `- Machine: ${m.cpuModel}, ${m.cpus} cores, ${m.memoryGiB} GiB, ${m.platform} (kernel ${m.kernel}), Node ${m.node}; ` +
       `load average at start ${m.loadAtStart.join(' / ')}.`,
     `- Load: autocannon, ${st.connections} connections, pipelining 1, ${st.rounds} rounds of ${st.durationSec} s per server, ` +
-      `interleaved ${st.order}, after ${st.warmupSec} s of warm-up each. The ratio is the median over the round pairs of ` +
-      `forgekit req/s ÷ bare req/s (its per-pair range is shown); req/s and latencies are over all rounds. ` +
+      `interleaved ${st.order}, after ${st.warmupSec} s of warm-up each, ${st.settleSec} s pause after every run. ` +
+      `The ratio is the median over the round pairs of forgekit req/s ÷ bare req/s (its per-pair range is shown); req/s and ` +
+      `latencies are over all rounds. CPU µs/req is the measured server's own CPU time (user + system, /proc) per answered ` +
+      `request; the CPU ratio is bare ÷ forgekit of it — the same question, asked of CPU time, which other load on the machine moves far less; ` +
+      `"core busy" is that CPU time over the run's wall time (100% = the server was the bottleneck). ` +
       (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
     `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run).`,
     `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +
@@ -164,8 +184,8 @@ export function markdownReport(result: BenchResult): string {
       `target < ${result.targets.bootUnderMs / 1000} s ${result.targets.bootMet ? 'met' : '**missed**'}; RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, ` +
       `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}.`,
     '',
-    '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | target | verdict |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
+    '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | forgekit CPU µs/req | bare CPU µs/req | CPU ratio | core busy forgekit / bare | target | verdict |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
     ...rows,
     ...(result.problems.length ? ['', 'Problems reported by the run:', ...result.problems.map((p) => `- ${p}`)] : []),
   ].join('\n');

@@ -6,7 +6,7 @@
 //   npm run bench -- --quick           small dataset, short runs (the smoke test in npm test)
 //   FORGEKIT_MONGODB_URI=… npm run bench   the same against MongoDB
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, openSync, closeSync } from 'node:fs';
+import { createReadStream, openSync, closeSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -39,6 +39,8 @@ export interface BenchOptions {
   connections: number;
   durationSec: number;
   warmupSec: number;
+  /** Pause after every run, so neither server's leftovers (GC, log flushing) run into the other's measurement. */
+  settleSec: number;
   rounds: number;
   outDir: string;
   pin: boolean;
@@ -48,7 +50,7 @@ export interface BenchOptions {
 }
 
 const USAGE = `usage: node dist/bench/run.js [--quick] [--case <text>]... [--connections N] [--duration S]
-       [--warmup S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]`;
+       [--warmup S] [--settle S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -59,6 +61,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       connections: { type: 'string' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
+      settle: { type: 'string' },
       rounds: { type: 'string' },
       out: { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
@@ -88,6 +91,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     connections: Math.floor(num(values.connections, quick ? 10 : 50, 'connections', 1)),
     durationSec: num(values.duration, quick ? 0.5 : 3, 'duration', 0.1),
     warmupSec: num(values.warmup, quick ? 0.2 : 2, 'warmup', 0),
+    settleSec: num(values.settle, quick ? 0.1 : 1, 'settle', 0),
     // "At least twice": fewer than 2 interleaved rounds is refused.
     rounds: Math.floor(num(values.rounds, quick ? 2 : 5, 'rounds', 2)),
     // Quick runs are smoke tests: their numbers never go into bench/results unless asked for.
@@ -286,7 +290,9 @@ interface LoadRun {
   latencies: Float64Array;
 }
 
-async function load(baseUrl: string, req: PreparedRequest, expected: number, seconds: number, connections: number): Promise<LoadRun> {
+async function load(baseUrl: string, req: PreparedRequest, expected: number, seconds: number, connections: number,
+  servers: { measured?: number; idle?: number } = {}, settleSec = 0): Promise<LoadRun> {
+  const cpu0 = { measured: cpuMs(servers.measured), idle: cpuMs(servers.idle) };
   const samples = new Samples();
   let wrong = 0;
   const instance = autocannon({
@@ -310,7 +316,16 @@ async function load(baseUrl: string, req: PreparedRequest, expected: number, sec
   const result = (await instance) as unknown as { errors: number; timeouts: number; duration?: number };
   const wall = (performance.now() - started) / 1000;
   const latencies = samples.values().slice();
-  return { stats: runStats(latencies, wall, result.errors ?? 0, result.timeouts ?? 0, wrong), latencies };
+  const stats = runStats(latencies, wall, result.errors ?? 0, result.timeouts ?? 0, wrong);
+  const cpu1 = { measured: cpuMs(servers.measured), idle: cpuMs(servers.idle) };
+  if (cpu0.measured !== null && cpu1.measured !== null) {
+    stats.serverCpuMs = cpu1.measured - cpu0.measured;
+    stats.cpuUsPerRequest = latencies.length ? Math.round(((cpu1.measured - cpu0.measured) * 1000) / latencies.length) : 0;
+    stats.cpuBusy = wall > 0 ? Math.round(((cpu1.measured - cpu0.measured) / (wall * 1000)) * 100) / 100 : 0;
+  }
+  if (cpu0.idle !== null && cpu1.idle !== null) stats.otherServerCpuMs = cpu1.idle - cpu0.idle;
+  if (settleSec > 0) await sleep(settleSec * 1000);
+  return { stats, latencies };
 }
 
 // ---------------------------------------------------------------------------------------------- helpers
@@ -340,13 +355,29 @@ function countLines(file: string): Promise<{ lines: number; bytes: number }> {
   });
 }
 
+/** CPU time (user + system, all threads) a process has used, in ms; null where /proc is not available. */
+export function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name; clock ticks of 10 ms.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function load1(): number {
   return Math.round(os.loadavg()[0]! * 100) / 100;
 }
 
-function matchesFilter(c: BenchCase, group: string, filter: string[]): boolean {
+/** A filter term that is exactly a case name selects that case only; any other term matches names and groups. */
+export function matchesFilter(c: BenchCase, group: string, filter: string[], allNames: ReadonlySet<string> = new Set()): boolean {
   if (filter.length === 0) return true;
-  return filter.some((f) => c.name.includes(f) || group.includes(f));
+  return filter.some((f) => (allNames.has(f) ? c.name === f : c.name.includes(f) || group.includes(f)));
 }
 
 const quiet = { info() {}, warn() {}, error(...args: unknown[]) { console.error(...args); } };
@@ -402,6 +433,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     out(`forgekit ready in ${forge.spawnToReadyMs} ms (createForge ${forge.ready.createForgeMs} ms), RSS ${(forge.ready.rss / 1024 / 1024).toFixed(0)} MiB`);
     bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000);
 
+    const allNames = new Set(loaded.cases.map((l) => l.case.name));
     for (const loadedCase of loaded.cases) {
       const c = loadedCase.case;
       let group = c.group ?? '';
@@ -412,7 +444,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
           group = 'unknown';
         }
       }
-      if (!matchesFilter(c, group, opts.filter)) continue;
+      if (!matchesFilter(c, group, opts.filter, allNames)) continue;
       const missing = (c.plugins ?? []).filter((p) => !enabled.has(p));
       if (missing.length) {
         const known = new Set(builtinPlugins.map((p) => p.name));
@@ -454,6 +486,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
         connections: opts.connections,
         durationSec: opts.durationSec,
         warmupSec: opts.warmupSec,
+        settleSec: opts.settleSec,
         rounds: opts.rounds,
         order: 'A B A B (forgekit, then bare, per round)',
         logLevel: opts.logLevel,
@@ -545,15 +578,17 @@ async function measureCase(c: BenchCase, loaded: { from: string; replaces?: stri
   }
 
   const loadBefore = load1();
+  const onForge = { measured: forge.proc.pid, idle: bare.proc.pid };
+  const onBare = { measured: bare.proc.pid, idle: forge.proc.pid };
   if (opts.warmupSec > 0) {
-    await load(forge.url, req, expected, opts.warmupSec, opts.connections);
-    await load(bare.url, req, expected, opts.warmupSec, opts.connections);
+    await load(forge.url, req, expected, opts.warmupSec, opts.connections, onForge, opts.settleSec);
+    await load(bare.url, req, expected, opts.warmupSec, opts.connections, onBare, opts.settleSec);
   }
   const a: LoadRun[] = [];
   const b: LoadRun[] = [];
   for (let round = 0; round < opts.rounds; round++) {
-    a.push(await load(forge.url, req, expected, opts.durationSec, opts.connections));
-    b.push(await load(bare.url, req, expected, opts.durationSec, opts.connections));
+    a.push(await load(forge.url, req, expected, opts.durationSec, opts.connections, onForge, opts.settleSec));
+    b.push(await load(bare.url, req, expected, opts.durationSec, opts.connections, onBare, opts.settleSec));
   }
   const forgekit = combine(a.map((r) => r.stats), a.map((r) => r.latencies));
   const bareSummary = combine(b.map((r) => r.stats), b.map((r) => r.latencies));

@@ -10,13 +10,21 @@ interface Recorded {
 
 let current: Recorded = { status: 503, headers: ['Content-Length', '0'], body: Buffer.alloc(0) };
 
+function respond(res: http.ServerResponse, reply: Recorded): void {
+  res.writeHead(reply.status, reply.headers);
+  res.end(reply.body);
+}
+
 const server = http.createServer((req, res) => {
   const reply = current;
+  // A request without a body is answered at once; one with a body is read to its end first (a server must).
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+    respond(res, reply);
+    return;
+  }
   req.on('data', () => {});
-  req.on('end', () => {
-    res.writeHead(reply.status, reply.headers);
-    res.end(reply.body);
-  });
+  req.on('end', () => respond(res, reply));
 });
 // The same keep-alive behaviour as forgekit's server (node:http defaults on both sides).
 

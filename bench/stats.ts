@@ -49,6 +49,14 @@ export interface RunStats {
   timeouts: number;
   /** Responses whose status was not the recorded one. */
   wrongStatus: number;
+  /** CPU time the measured server used during the run (user + system, all threads; Linux /proc). */
+  serverCpuMs?: number;
+  /** That CPU time per answered request, in µs: the cost of one request, much less sensitive to other load. */
+  cpuUsPerRequest?: number;
+  /** CPU the other (idle) server used meanwhile: its leftovers (GC, log flushing) disturbing this run. */
+  otherServerCpuMs?: number;
+  /** serverCpuMs over the run's wall time: near 1 when the server was the bottleneck, lower when something else was. */
+  cpuBusy?: number;
 }
 
 export function round2(n: number): number {
@@ -72,6 +80,10 @@ export function runStats(latencies: Float64Array, seconds: number, errors: numbe
 
 export interface TargetSummary {
   rounds: RunStats[];
+  /** Server CPU per request over all rounds, in µs (null where not measurable). */
+  cpuUsPerRequest: number | null;
+  /** Server CPU time over wall time, all rounds (1 = one core fully busy); null where not measurable. */
+  cpuBusy: number | null;
   /** All rounds together: requests over total time, percentiles over every response. */
   reqPerSec: number;
   p50Ms: number;
@@ -84,8 +96,11 @@ export function combine(rounds: RunStats[], latencies: Float64Array[]): TargetSu
   const sorted = sortedCopy(latencies);
   const requests = rounds.reduce((n, r) => n + r.requests, 0);
   const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const cpu = rounds.every((r) => r.serverCpuMs !== undefined) ? rounds.reduce((n, r) => n + r.serverCpuMs!, 0) : null;
   return {
     rounds,
+    cpuUsPerRequest: cpu !== null && requests > 0 ? Math.round((cpu * 1000) / requests) : null,
+    cpuBusy: cpu !== null && seconds > 0 ? Math.round((cpu / (seconds * 1000)) * 100) / 100 : null,
     reqPerSec: seconds > 0 ? Math.round(requests / seconds) : 0,
     p50Ms: round2(percentile(sorted, 50)),
     p99Ms: round2(percentile(sorted, 99)),
@@ -104,6 +119,11 @@ export interface RatioSummary {
   ofTotals: number;
   /** The ratio per A/B round pair: its spread is the noise of this run. */
   perRound: number[];
+  /**
+   * bare CPU µs per request ÷ forgekit CPU µs per request: the same question asked of CPU time instead of
+   * throughput (null where /proc is unavailable). On a busy machine it moves much less than the req/s ratio.
+   */
+  cpu: number | null;
   min: number;
   max: number;
 }
@@ -123,6 +143,7 @@ export function ratioOf(forge: TargetSummary, bare: TargetSummary): RatioSummary
   return {
     ratio: Math.round(median(perRound) * 1000) / 1000,
     ofTotals: bare.reqPerSec > 0 ? Math.round((forge.reqPerSec / bare.reqPerSec) * 1000) / 1000 : 0,
+    cpu: forge.cpuUsPerRequest && bare.cpuUsPerRequest ? Math.round((bare.cpuUsPerRequest / forge.cpuUsPerRequest) * 1000) / 1000 : null,
     perRound,
     min: perRound.length ? Math.min(...perRound) : 0,
     max: perRound.length ? Math.max(...perRound) : 0,

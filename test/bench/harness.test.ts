@@ -10,7 +10,7 @@ import { planDataset, prng, QUICK_SIZES, RARE_WORD, ROLE_LOGINS, TERMS, tokenOf,
 import { DEFAULT_CASES } from '../../bench/default-cases.js';
 import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.js';
 import { MD_BEGIN, MD_END, spliceResults } from '../../bench/report.js';
-import { parseOptions, prepareRequest, record } from '../../bench/run.js';
+import { cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
 import { fixtureOf } from '../../bench/seed.js';
 import { combine, median, percentile, ratioOf, runStats } from '../../bench/stats.js';
 import { inferGroup, judge } from '../../bench/targets.js';
@@ -209,6 +209,18 @@ t.test('statistics', async (t) => {
   });
 });
 
+t.test('server CPU time is read from /proc and grows with work', { skip: process.platform !== 'linux' ? 'needs /proc (Linux)' : false }, async (t) => {
+  const before = cpuMs(process.pid)!;
+  t.type(before, 'number');
+  const until = Date.now() + 120;
+  let x = 0;
+  while (Date.now() < until) x += Math.sqrt(x + 1);
+  t.ok(x > 0);
+  t.ok(cpuMs(process.pid)! > before, 'busy-looping 120 ms shows up in the process CPU time');
+  t.equal(cpuMs(2 ** 22 + 12345), null, 'an unknown process has no CPU time');
+  t.equal(cpuMs(undefined), null);
+});
+
 t.test('targets', async (t) => {
   t.same(judge('version', 0.9, 50, 50).met, true);
   t.same(judge('version', 0.8, 1, 50).misses, ['ratio 0.8 < 0.85']);
@@ -238,6 +250,16 @@ t.test('options', async (t) => {
   t.throws(() => parseOptions(['--bogus']), /bogus/);
 });
 
+t.test('--case: an exact case name runs that case only; other text matches names and groups', async (t) => {
+  const names = new Set(['user-keys', 'users-keys-public', 'repos-search-rare']);
+  t.equal(matchesFilter({ name: 'user-keys', path: '/' }, 'list', ['user-keys'], names), true);
+  t.equal(matchesFilter({ name: 'user-keys-extra', path: '/' }, 'list', ['user-keys'], names), false);
+  t.equal(matchesFilter({ name: 'repos-search-rare', path: '/' }, 'search', ['search'], names), true);
+  t.equal(matchesFilter({ name: 'users-keys-public', path: '/' }, 'list', ['keys'], names), true);
+  t.equal(matchesFilter({ name: 'version', path: '/' }, 'version', ['search'], names), false);
+  t.equal(matchesFilter({ name: 'version', path: '/' }, 'version', [], names), true);
+});
+
 t.test('RESULTS.md keeps what is written by hand around the generated table', async (t) => {
   const first = spliceResults(null, 'TABLE 1');
   t.match(first, MD_BEGIN);
@@ -265,6 +287,8 @@ t.test('the bare server replays the recorded response exactly, after reading the
   t.equal(res.status, 201);
   t.same(res.headers, headers, 'the same header names, case and values (transport headers aside)');
   t.equal(res.body.toString(), '{"ok":1}\n');
+  const get = await record(ready.url, { method: 'GET', path: '/no-body', headers: {} });
+  t.equal(get.status, 201, 'a request without a body is answered too');
   // Keep-alive works like on forgekit: two requests on one connection.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const sockets = new Set<unknown>();

@@ -84,6 +84,10 @@ t.test('npm run bench -- --quick runs every case and writes well-formed results'
         t.equal(side.errors, 0, `${c.name}: no errors`);
       }
       t.ok(Number.isFinite(c.ratio!.ratio) && c.ratio!.ratio > 0, `${c.name}: a ratio`);
+      if (process.platform === 'linux') {
+        t.ok(c.forgekit!.cpuUsPerRequest! > 0 && c.bare!.cpuUsPerRequest! > 0, `${c.name}: CPU per request on both servers`);
+        t.ok(c.ratio!.cpu! > 0, `${c.name}: a CPU ratio`);
+      }
       t.equal(c.ratio!.perRound.length, result.settings.rounds);
       t.ok(c.ratio!.min <= c.ratio!.ratio + 1e-9 || c.ratio!.max >= c.ratio!.ratio - 1e-9);
       t.ok(c.verdict, `${c.name}: judged against its target`);
