@@ -70,9 +70,9 @@ export class GitService implements RepoStorageProvider {
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.runner.start(), this.storage.start(), this.templates.load()]);
+    await Promise.all([this.runner.start(), this.templates.load()]);
     try {
-      await this.runner.run(['--version']);
+      await this.storage.start();
     } catch (err) {
       throw new Error(`the git plugin needs the git executable ("${this.settings.gitBinary}"): ${(err as Error).message}`);
     }
@@ -103,6 +103,7 @@ export class GitService implements RepoStorageProvider {
     await this.storage.prepare(dir);
     try {
       await this.storage.init(dir, branch);
+      let stats: RepoStats = { empty: true, size: 0 }; // a fresh `git init` has no objects
       if (init.autoInit) {
         const files = this.templates.initFiles(init, {
           owner: owner.fullName || owner.login,
@@ -113,9 +114,10 @@ export class GitService implements RepoStorageProvider {
           sshUrl: '',
         });
         await this.storage.commitFiles(dir, branch, files, this.identity(owner), 'Initial commit\n');
+        stats = { empty: false, size: await this.storage.size(dir) };
       }
       if (!repo.defaultBranch) await this.repos.updateFields(repo.id, { defaultBranch: branch });
-      return await this.storage.stats(dir);
+      return stats;
     } catch (err) {
       await this.storage.remove(dir);
       throw err;

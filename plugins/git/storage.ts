@@ -46,10 +46,16 @@ export interface CloneOptions {
 }
 
 export class GitStorage {
+  /** `git init --initial-branch` exists from git 2.28; older versions get a separate `symbolic-ref`. */
+  private initialBranchFlag = false;
+
   constructor(private readonly git: GitRunner, readonly root: string, private readonly log: Logger) {}
 
   async start(): Promise<void> {
     await mkdir(this.root, { recursive: true });
+    const { stdout } = await this.git.run(['--version']);
+    const m = /git version (\d+)\.(\d+)/.exec(stdout);
+    this.initialBranchFlag = m !== null && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 28));
   }
 
   /**
@@ -88,6 +94,10 @@ export class GitStorage {
   /** `git init --bare` with HEAD on `branch`; no sample hooks (empty template). */
   async init(dir: string, branch: string): Promise<void> {
     if (!isSafeBranch(branch)) throw new UnsafePathError('branch name');
+    if (this.initialBranchFlag) {
+      await this.git.run(['init', '--bare', '--quiet', '--template=', `--initial-branch=${branch}`, dir]);
+      return;
+    }
     await this.git.run(['init', '--bare', '--quiet', '--template=', dir]);
     await this.git.run(['--git-dir', dir, 'symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
   }
@@ -152,11 +162,16 @@ export class GitStorage {
   }
 
   async stats(dir: string): Promise<RepoStats> {
-    const [counted, any] = await Promise.all([
-      this.git.run(['--git-dir', dir, 'count-objects', '-v']),
+    const [size, any] = await Promise.all([
+      this.size(dir),
       this.git.run(['--git-dir', dir, 'rev-list', '-n', '1', '--all']),
     ]);
-    return { empty: any.stdout.trim() === '', size: parseCountObjects(counted.stdout) };
+    return { empty: any.stdout.trim() === '', size };
+  }
+
+  /** KiB on disk (`git count-objects -v`). */
+  async size(dir: string): Promise<number> {
+    return parseCountObjects((await this.git.run(['--git-dir', dir, 'count-objects', '-v'])).stdout);
   }
 
   async branches(dir: string): Promise<string[]> {
