@@ -25,6 +25,10 @@ export interface CaseResult {
   verdict?: Verdict;
   /** 1-minute load average before and after the case: other work on the machine shows here. */
   load?: [number, number];
+  /** Best of three sequential forgekit requests, ms. */
+  serviceMs?: number;
+  /** Length of each run: --duration, or longer for slow requests (every connection finishes a few per run). */
+  runSec?: number;
 }
 
 export interface BenchResult {

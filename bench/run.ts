@@ -89,9 +89,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     quick,
     filter: (values.case as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
     connections: Math.floor(num(values.connections, quick ? 10 : 50, 'connections', 1)),
-    durationSec: num(values.duration, quick ? 0.5 : 3, 'duration', 0.1),
-    warmupSec: num(values.warmup, quick ? 0.2 : 2, 'warmup', 0),
-    settleSec: num(values.settle, quick ? 0.1 : 1, 'settle', 0),
+    durationSec: num(values.duration, quick ? 0.4 : 3, 'duration', 0.1),
+    warmupSec: num(values.warmup, quick ? 0.1 : 2, 'warmup', 0),
+    settleSec: num(values.settle, quick ? 0.05 : 1, 'settle', 0),
     // "At least twice": fewer than 2 interleaved rounds is refused.
     rounds: Math.floor(num(values.rounds, quick ? 2 : 5, 'rounds', 2)),
     // Quick runs are smoke tests: their numbers never go into bench/results unless asked for.
@@ -578,17 +578,27 @@ async function measureCase(c: BenchCase, loaded: { from: string; replaces?: stri
   }
 
   const loadBefore = load1();
+  // A slow request (a 50 KB markdown render) needs longer runs: every connection should finish a few requests per
+  // run, or the run measures its own start and end. The service time is the best of three sequential requests.
+  let serviceMs = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    await record(forge.url, req);
+    serviceMs = Math.min(serviceMs, performance.now() - t0);
+  }
+  const runSec = Math.max(opts.durationSec, Math.min(30, (serviceMs * opts.connections * 4) / 1000));
+  const warmSec = opts.warmupSec > 0 ? Math.max(opts.warmupSec, Math.min(15, (serviceMs * opts.connections * 2) / 1000)) : 0;
   const onForge = { measured: forge.proc.pid, idle: bare.proc.pid };
   const onBare = { measured: bare.proc.pid, idle: forge.proc.pid };
-  if (opts.warmupSec > 0) {
-    await load(forge.url, req, expected, opts.warmupSec, opts.connections, onForge, opts.settleSec);
-    await load(bare.url, req, expected, opts.warmupSec, opts.connections, onBare, opts.settleSec);
+  if (warmSec > 0) {
+    await load(forge.url, req, expected, warmSec, opts.connections, onForge, opts.settleSec);
+    await load(bare.url, req, expected, warmSec, opts.connections, onBare, opts.settleSec);
   }
   const a: LoadRun[] = [];
   const b: LoadRun[] = [];
   for (let round = 0; round < opts.rounds; round++) {
-    a.push(await load(forge.url, req, expected, opts.durationSec, opts.connections, onForge, opts.settleSec));
-    b.push(await load(bare.url, req, expected, opts.durationSec, opts.connections, onBare, opts.settleSec));
+    a.push(await load(forge.url, req, expected, runSec, opts.connections, onForge, opts.settleSec));
+    b.push(await load(bare.url, req, expected, runSec, opts.connections, onBare, opts.settleSec));
   }
   const forgekit = combine(a.map((r) => r.stats), a.map((r) => r.latencies));
   const bareSummary = combine(b.map((r) => r.stats), b.map((r) => r.latencies));
@@ -602,7 +612,12 @@ async function measureCase(c: BenchCase, loaded: { from: string; replaces?: stri
     verdict: judge(group, ratio.ratio, forgekit.p99Ms, opts.connections, bareSummary.p99Ms),
     load: [loadBefore, load1()],
   };
-  if (forgekit.errors > 0 || bareSummary.errors > 0) {
+  result.serviceMs = Math.round(serviceMs * 100) / 100;
+  result.runSec = Math.round(runSec * 100) / 100;
+  if ([...a, ...b].some((r) => r.stats.requests === 0)) {
+    result.status = 'failed';
+    result.reason = `a run of ${result.runSec} s finished no request (service time ${result.serviceMs} ms): lengthen --duration`;
+  } else if (forgekit.errors > 0 || bareSummary.errors > 0) {
     result.status = 'failed';
     result.reason = `errors under load: forgekit ${forgekit.errors}, bare ${bareSummary.errors} (socket errors, timeouts or a status other than ${expected})`;
   }
