@@ -6,8 +6,11 @@ import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../core/config.js';
-import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
-import { builtinPlugins } from '../../plugins/index.js';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { freePort, startForge, type TestForge, type TestUser } from '../helpers/forge.js';
+import { builtinPlugins, createForge } from '../../plugins/index.js';
+import type { GitService } from '../../plugins/git/service.js';
 import gitPlugin from '../../plugins/git/index.js';
 
 const plugins = builtinPlugins.some((p) => p.name === 'git') ? [] : [gitPlugin];
@@ -375,4 +378,66 @@ t.test('periodic mirror sync at the configured interval', async (t) => {
   t.pass(`synced without a request after ${Date.now() - started} ms`);
   const repo = await f.request('GET', '/repos/alice/auto');
   t.equal(repo.json.mirror_error, null);
+});
+
+t.test('credentials never reach the logs', async (t) => {
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-gitlogs-'));
+  const port = await freePort();
+  const forge = await createForge({
+    plugins: [...builtinPlugins, ...plugins],
+    logger: pino({ level: 'trace' }, sink),
+    env: { FORGEKIT_MIGRATE_ALLOW_LOCAL: 'true' },
+    config: { port, host: '127.0.0.1', dataDir, admin: { username: 'root', password: 'root-password-1', email: 'root@example.com' } },
+  });
+  const { url } = await forge.listen();
+  t.teardown(async () => {
+    await forge.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const api = (method: string, p: string, body: unknown, auth: string) => fetch(`${url}/api/v1${p}`, {
+    method, headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const basic = `Basic ${Buffer.from('root:root-password-1').toString('base64')}`;
+  const secret: string = (await (await api('POST', '/users/root/tokens', { name: 'mirror' }, basic)).json()).sha1;
+  const created = await (await api('POST', '/user/repos', { name: 'src', private: true, auto_init: true }, basic)).json();
+  const wrongPassword = 'not-the-password-but-secret-looking-9f8e7d';
+
+  const ok = await api('POST', '/repos/migrate', { clone_addr: created.clone_url, repo_name: 'm1', mirror: true, auth_username: 'root', auth_password: secret }, basic);
+  t.equal(ok.status, 201);
+  const inUrl = await api('POST', '/repos/migrate', { clone_addr: withAuth(created.clone_url, 'root', secret), repo_name: 'm2', mirror: true }, basic);
+  t.equal(inUrl.status, 201);
+  const bad = await api('POST', '/repos/migrate', { clone_addr: created.clone_url, repo_name: 'm3', auth_username: 'root', auth_password: wrongPassword }, basic);
+  t.equal(bad.status, 422);
+  t.notMatch(await bad.text(), wrongPassword, 'not in the error message');
+  const tokens = await (await api('GET', '/users/root/tokens', undefined, basic)).json();
+  const mirrorToken = tokens.find((x: any) => x.name === 'mirror');
+  t.equal((await api('DELETE', `/users/root/tokens/${mirrorToken.id}`, undefined, basic)).status, 204);
+  t.equal((await api('POST', '/repos/root/m1/mirror-sync', undefined, basic)).status, 200);
+  const service = forge.service<GitService>('git');
+  await service.queue.idle();
+  const repo = await (await api('GET', '/repos/root/m1', undefined, basic)).json();
+  t.type(repo.mirror_error, 'string', 'the sync failed once the token was revoked');
+
+  const log = lines.join('');
+  t.match(log, /mirror sync failed/, 'the failure was logged');
+  t.notMatch(log, secret, 'the token used as a migration password is in no log line');
+  t.notMatch(log, wrongPassword, 'nor a wrong password');
+  t.notMatch(log, Buffer.from(`root:${secret}`).toString('base64'), 'nor its Basic encoding');
+  t.notMatch(log, 'root-password-1', 'nor the account password');
+});
+
+t.test('shutdown during a sync is clean', async (t) => {
+  const f = await startForge({ extraPlugins: plugins, env: { FORGEKIT_MIGRATE_ALLOW_LOCAL: 'true' } });
+  const alice = await f.createUser({ username: 'alice' });
+  const source = await makeSource();
+  t.equal((await f.request('POST', '/repos/migrate', { token: alice.token, json: { clone_addr: source.bare, repo_name: 'm', mirror: true } })).status, 201);
+  const service = f.forge.service<GitService>('git');
+  t.equal((await f.request('POST', '/repos/alice/m/mirror-sync', { token: alice.token })).status, 200);
+  const started = Date.now();
+  await f.close();
+  t.ok(Date.now() - started < 12_000, `closed in ${Date.now() - started} ms`);
+  t.equal(service.runner.running, 0, 'no git process left running');
+  t.notOk(service.queue.isQueued(1), 'the queue is empty');
 });
