@@ -91,7 +91,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     connections: Math.floor(num(values.connections, quick ? 10 : 50, 'connections', 1)),
     durationSec: num(values.duration, quick ? 0.4 : 3, 'duration', 0.1),
     warmupSec: num(values.warmup, quick ? 0.1 : 2, 'warmup', 0),
-    settleSec: num(values.settle, quick ? 0.05 : 1, 'settle', 0),
+    settleSec: num(values.settle, quick ? 0.05 : 0.5, 'settle', 0),
     // "At least twice": fewer than 2 interleaved rounds is refused.
     rounds: Math.floor(num(values.rounds, quick ? 2 : 5, 'rounds', 2)),
     // Quick runs are smoke tests: their numbers never go into bench/results unless asked for.

@@ -9,7 +9,7 @@ import { fillPath, resolvePath, type BenchCase, type BenchFixture } from '../../
 import { planDataset, prng, QUICK_SIZES, RARE_WORD, ROLE_LOGINS, TERMS, tokenOf, zipfPicker } from '../../bench/dataset.js';
 import { DEFAULT_CASES } from '../../bench/default-cases.js';
 import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.js';
-import { MD_BEGIN, MD_END, spliceResults } from '../../bench/report.js';
+import { MD_BEGIN, MD_END, resultFileName, spliceResults } from '../../bench/report.js';
 import { cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
 import { fixtureOf } from '../../bench/seed.js';
 import { combine, median, percentile, ratioOf, runStats } from '../../bench/stats.js';
@@ -258,6 +258,14 @@ t.test('--case: an exact case name runs that case only; other text matches names
   t.equal(matchesFilter({ name: 'users-keys-public', path: '/' }, 'list', ['keys'], names), true);
   t.equal(matchesFilter({ name: 'version', path: '/' }, 'version', ['search'], names), false);
   t.equal(matchesFilter({ name: 'version', path: '/' }, 'version', [], names), true);
+});
+
+t.test('result file names: date, commit, quick, and the case filter of a partial run', async (t) => {
+  const base = { startedAt: '2026-11-22T14:00:00.000Z', commit: { commit: 'a'.repeat(40), short: 'aaaaaaaaaa', dirty: false } };
+  t.equal(resultFileName({ ...base, mode: 'full' }), '2026-11-22-aaaaaaaaaa.json');
+  t.equal(resultFileName({ ...base, mode: 'quick' }), '2026-11-22-aaaaaaaaaa-quick.json');
+  t.equal(resultFileName({ ...base, mode: 'full', settings: { filter: ['search', 'user-keys'] } }), '2026-11-22-aaaaaaaaaa-only-search+user-keys.json');
+  t.equal(resultFileName({ ...base, mode: 'full', settings: { filter: ['../x'] } }), '2026-11-22-aaaaaaaaaa-only-x.json', 'no path characters');
 });
 
 t.test('RESULTS.md keeps what is written by hand around the generated table', async (t) => {
