@@ -464,9 +464,10 @@ export class Repos implements ReposService {
       const rows = await this.nameIndex.docs.find(f, { sort: { lowerName: 1 }, limit, projection: { repoId: 1, lowerName: 1 } });
       return rows.map((r) => ({ id: r.repoId, lowerName: r.lowerName }));
     };
-    const head = await fetch(filter, n);
-    if (head.length < n || head.length === 0) return head.sort(compareLight);
-    const ties = await fetch({ ...filter, lowerName: head[head.length - 1]!.lowerName });
+    // One more than needed: when it sorts after the n-th, nothing ties with the n-th beyond the head.
+    const head = await fetch(filter, n + 1);
+    if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return head.slice(0, n).sort(compareLight);
+    const ties = await fetch({ ...filter, lowerName: head[n - 1]!.lowerName });
     const byId = new Map<number, Light>();
     for (const r of [...head, ...ties]) byId.set(r.id, r);
     return [...byId.values()].sort(compareLight).slice(0, n);

@@ -99,6 +99,48 @@ t.test('search semantics', async (t) => {
     t.equal((await f.request('GET', '/repos/search?q=item&limit=x')).status, 422);
   });
 
+  t.test('ties at page boundaries are broken by id', async (t) => {
+    const cy = await f.createUser({ username: 'cy' });
+    const made = [await mk(cy.token, 'tie'), await mk(ann.token, 'TIE'), await mk(ben.token, 'Tie')];
+    const ids = made.map((r) => r.id);
+    for (const limit of [1, 2]) {
+      const seen: number[] = [];
+      for (let page = 1; page <= Math.ceil(3 / limit); page++) {
+        seen.push(...(await f.request('GET', `/repos/search?q=tie&limit=${limit}&page=${page}`)).json.data.map((r: any) => r.id));
+      }
+      t.same(seen, [...ids].sort((a, b) => a - b), `q=tie, limit ${limit}`);
+    }
+    // Without q the page is read from the repositories collection: page by page equals the whole list.
+    const whole = (await f.request('GET', '/repos/search?limit=50')).json.data.map((r: any) => r.id);
+    const paged: number[] = [];
+    for (let page = 1; page <= whole.length; page++) paged.push(...(await f.request('GET', `/repos/search?limit=1&page=${page}`)).json.data.map((r: any) => r.id));
+    t.same(paged, whole, 'one by one');
+    for (const r of made) await f.request('DELETE', `/repos/${r.full_name}`, { token: f.admin.token });
+    // Stored out of id order (as concurrent creates can be): the store's own order must not leak into the page.
+    const store = f.forge.store;
+    const doc = (id: number, ownerId: number) => ({
+      id, ownerId, name: 'knot', lowerName: 'knot', description: '', website: '', private: false, fork: false, forkId: null,
+      mirror: false, empty: true, size: 0, defaultBranch: '', numStars: 0, numForks: 0, numWatches: 0,
+      createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', mirrorUpdated: null, mirrorError: null,
+    });
+    for (const [id, owner] of [[900_002, cy.id], [900_001, ann.id]] as const) {
+      await store.collection(REPOS).insertOne(doc(id, owner));
+      await store.collection(SEARCH_COLLECTION).insertOne(searchDocOf(doc(id, owner)) as Doc);
+    }
+    t.same((await f.request('GET', '/repos/search?q=knot&limit=1')).json.data.map((r: any) => r.id), [900_001], 'the lower id first (indexed query)');
+    t.same((await f.request('GET', '/repos/search?q=kno&limit=1')).json.data.map((r: any) => r.id), [900_001], 'the lower id first (short query)');
+    t.same((await f.request('GET', '/repos/search?q=kno&limit=1&page=2')).json.data.map((r: any) => r.id), [900_002]);
+    const all = (await f.request('GET', '/repos/search?limit=50')).json.data.map((r: any) => r.id);
+    t.ok(all.indexOf(900_001) < all.indexOf(900_002), 'the lower id first (no q)');
+    const start = all.indexOf(900_001);
+    t.same((await f.request('GET', `/repos/search?limit=1&page=${start + 1}`)).json.data.map((r: any) => r.id), [900_001], 'at a page boundary');
+    t.same((await f.request('GET', `/users/cy/repos?limit=1`)).json.map((r: any) => r.id), [900_002]);
+    for (const [id] of [[900_001], [900_002]]) {
+      await store.collection(REPOS).deleteOne({ id });
+      await store.collection(SEARCH_COLLECTION).deleteOne({ repoId: id });
+    }
+  });
+
   t.test('configured limits', async (t) => {
     const g = await startForge({ config: { plugins: { repos: { search: { defaultLimit: 2, maxLimit: 3 } } } } });
     t.teardown(() => g.close());
