@@ -382,6 +382,21 @@ export function matchesFilter(c: BenchCase, group: string, filter: string[], all
 
 const quiet = { info() {}, warn() {}, error(...args: unknown[]) { console.error(...args); } };
 
+/**
+ * The benchmark empties every collection it seeds, so it never runs in the database a URI names: it uses that
+ * database's `_bench` sibling (`mongodb://h/forgekit` → `mongodb://h/forgekit_bench`), unless the name already
+ * ends in `bench`.
+ */
+export function benchMongoUri(uri: string): string {
+  if (!uri) return uri;
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/?#]*)(\/[^?#]*)?(.*)$/.exec(uri);
+  if (!match) throw new Error('FORGEKIT_MONGODB_URI is not a mongodb:// URI');
+  const [, authority, dbPath = '', rest] = match;
+  const db = decodeURIComponent(dbPath.replace(/^\//, '')) || 'forgekit';
+  const benchDb = /bench$/i.test(db) ? db : `${db}_bench`;
+  return `${authority}/${encodeURIComponent(benchDb)}${rest}`;
+}
+
 // ---------------------------------------------------------------------------------------------- main
 
 export async function runBench(opts: BenchOptions, out: (line: string) => void = console.log): Promise<BenchResult> {
@@ -390,7 +405,9 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
   const commit = commitInfo();
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'forgekit-bench-'));
   const dataDir = path.join(tmp, 'data');
-  const config = loadConfig({ env: process.env, overrides: { dataDir } });
+  const baseConfig = loadConfig({ env: process.env, overrides: { dataDir } });
+  const mongodbUri = benchMongoUri(baseConfig.mongodbUri);
+  const config = loadConfig({ env: process.env, overrides: { dataDir, mongodbUri } });
   const plugins = resolvePlugins(builtinPlugins, config.disabledPlugins);
   const enabled = new Set(plugins.map((p) => p.name));
   const sizes = opts.quick ? QUICK_SIZES : FULL_SIZES;
@@ -409,9 +426,16 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
   let forge: Child | undefined;
   let bare: Child | undefined;
   const cases: CaseResult[] = [];
+  // Ctrl-C: the servers go (they also exit when the IPC channel closes) and the seeded data dir with them.
+  const onSigint = () => {
+    forge?.proc.kill('SIGKILL');
+    bare?.proc.kill('SIGKILL');
+    rm(tmp, { recursive: true, force: true }).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSigint);
   try {
     out(`forgekit bench (${opts.quick ? 'quick' : 'full'}) on ${machine.cpuModel} ×${machine.cpus}, node ${machine.node}, commit ${commit.short}${commit.dirty ? '+dirty' : ''}`);
-    out(`seeding ${plan.accounts.length} accounts and ${plan.repos.length} repositories into ${config.mongodbUri ? 'MongoDB' : dataDir} …`);
+    out(`seeding ${plan.accounts.length} accounts and ${plan.repos.length} repositories into ${mongodbUri ? `MongoDB database ${decodeURIComponent(/^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/.exec(mongodbUri)?.[1] ?? '')}` : dataDir} …`);
     const store = createStore({ dataDir, mongodbUri: config.mongodbUri, compactIntervalMs: 0 }, quiet);
     await store.open();
     let seed;
@@ -428,6 +452,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     const forgePort = await freePort();
     forge = await startChild('server-forge.js', {
       ...process.env,
+      ...(mongodbUri ? { FORGEKIT_MONGODB_URI: mongodbUri } : {}),
       FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port: forgePort, logLevel: opts.logLevel }),
     }, logFile, pinning?.server ?? null, 120_000);
     out(`forgekit ready in ${forge.spawnToReadyMs} ms (createForge ${forge.ready.createForgeMs} ms), RSS ${(forge.ready.rss / 1024 / 1024).toFixed(0)} MiB`);
@@ -531,6 +556,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     }
     return result;
   } finally {
+    process.off('SIGINT', onSigint);
     await stopChild(bare).catch(() => {});
     await stopChild(forge).catch(() => {});
     if (!opts.keepData) await rm(tmp, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import { planDataset, prng, QUICK_SIZES, RARE_WORD, ROLE_LOGINS, TERMS, tokenOf,
 import { DEFAULT_CASES } from '../../bench/default-cases.js';
 import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.js';
 import { MD_BEGIN, MD_END, resultFileName, spliceResults } from '../../bench/report.js';
-import { cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
+import { benchMongoUri, cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
 import { fixtureOf } from '../../bench/seed.js';
 import { combine, median, percentile, ratioOf, runStats } from '../../bench/stats.js';
 import { inferGroup, judge } from '../../bench/targets.js';
@@ -219,6 +219,16 @@ t.test('server CPU time is read from /proc and grows with work', { skip: process
   t.ok(cpuMs(process.pid)! > before, 'busy-looping 120 ms shows up in the process CPU time');
   t.equal(cpuMs(2 ** 22 + 12345), null, 'an unknown process has no CPU time');
   t.equal(cpuMs(undefined), null);
+});
+
+t.test('MongoDB: the benchmark seeds a _bench sibling of the configured database, never the database itself', async (t) => {
+  t.equal(benchMongoUri(''), '');
+  t.equal(benchMongoUri('mongodb://127.0.0.1:27017/forgekit'), 'mongodb://127.0.0.1:27017/forgekit_bench');
+  t.equal(benchMongoUri('mongodb://u:p@h1,h2/prod?replicaSet=rs0'), 'mongodb://u:p@h1,h2/prod_bench?replicaSet=rs0');
+  t.equal(benchMongoUri('mongodb://h'), 'mongodb://h/forgekit_bench');
+  t.equal(benchMongoUri('mongodb+srv://c.example.net/?retryWrites=true'), 'mongodb+srv://c.example.net/forgekit_bench?retryWrites=true');
+  t.equal(benchMongoUri('mongodb://h/forgekit_bench'), 'mongodb://h/forgekit_bench', 'already a bench database');
+  t.throws(() => benchMongoUri('http://h/db'), /not a mongodb/);
 });
 
 t.test('targets', async (t) => {
