@@ -20,18 +20,18 @@ export default definePlugin<ReposService>({
   collections: [
     {
       name: REPOS,
+      // Single-field indexes only: the embedded store builds compound ones several times slower at load, and a
+      // string key is as good a uniqueness guard (see README "Lifecycle").
       indexes: [
         { fields: { id: 1 }, unique: true },
-        { fields: { ownerId: 1, lowerName: 1 }, unique: true },
+        // `<ownerId>:<lowerName>`: one name per owner, case-insensitively, even under concurrent creates.
+        { fields: { ownerKey: 1 }, unique: true, sparse: true },
         { fields: { ownerId: 1 } },
-        // Counting an owner's public repositories is one index lookup.
-        { fields: { ownerId: 1, private: 1 } },
         { fields: { forkId: 1 } },
-        // Name order: the embedded store walks a single-field index for a sort; MongoDB uses either.
+        // Name order: the embedded store walks this index for a sorted page; MongoDB sorts with it.
         { fields: { lowerName: 1 } },
-        // `count({private: false})` is an index lookup on the embedded store; MongoDB filters and sorts with the compound.
+        // `count({private: false})` is an index lookup on the embedded store.
         { fields: { private: 1 } },
-        { fields: { private: 1, lowerName: 1 } },
       ],
     },
     { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },

@@ -72,6 +72,11 @@ export interface PageResult {
 const LIGHT = { projection: { id: 1, lowerName: 1 } } as const;
 const NO_INIT: RepoInitOptions = { autoInit: false, gitignores: '', license: '', readme: '' };
 
+/** The unique key of a repository name within its owner (names compare case-insensitively). */
+export function ownerKeyOf(ownerId: number, lowerName: string): string {
+  return `${ownerId}:${lowerName}`;
+}
+
 export class Repos implements ReposService {
   readonly repos: Collection<RepoRecord>;
   readonly collaborations: Collection<CollaborationRecord>;
@@ -298,6 +303,7 @@ export class Repos implements ReposService {
       ownerId: owner.id,
       name,
       lowerName,
+      ownerKey: ownerKeyOf(owner.id, lowerName),
       description,
       website,
       private: input.private === true,
