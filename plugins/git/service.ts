@@ -7,7 +7,7 @@ import { nowRfc3339 } from '../../core/time.js';
 import { ACCESS, type Account, type RepoInitOptions, type RepoRecord, type RepoStorageProvider, type ReposService, type UsersService } from '../../schemas/services.js';
 import { checkRemote, RemoteRefused, type Remote } from './remote-url.js';
 import { GitError, GitRunner, gitMessage } from './runner.js';
-import { GitStorage, type CloneOptions, type RepoStats } from './storage.js';
+import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from './storage.js';
 import { SyncQueue } from './sync-queue.js';
 import { Templates } from './templates.js';
 
@@ -98,7 +98,7 @@ export class GitService implements RepoStorageProvider {
   }
 
   async create(repo: RepoRecord, owner: Account, init: RepoInitOptions): Promise<{ empty: boolean; size: number }> {
-    const dir = this.storage.repoDir(owner.login, repo.name);
+    const dir = this.repoDir(repo, owner);
     const branch = repo.defaultBranch || DEFAULT_BRANCH;
     await this.storage.prepare(dir);
     try {
@@ -111,7 +111,6 @@ export class GitService implements RepoStorageProvider {
           repoName: repo.name,
           description: repo.description ?? '',
           cloneUrl: `${this.ctx.urls.root}${owner.login}/${repo.name}.git`,
-          sshUrl: '',
         });
         await this.storage.commitFiles(dir, branch, files, this.identity(owner), 'Initial commit\n');
         stats = { empty: false, size: await this.storage.size(dir) };
@@ -127,13 +126,19 @@ export class GitService implements RepoStorageProvider {
   async remove(repo: RepoRecord, owner: Account): Promise<void> {
     this.queue.forget(repo.id);
     await this.mirrors.deleteOne({ repoId: repo.id });
-    await this.storage.remove(this.storage.repoDir(owner.login, repo.name));
+    await this.storage.remove(this.repoDir(repo, owner));
   }
 
   // ---- helpers used by the handlers ----
 
+  /** The repository's directory; a name the file system must not see is a 422 (the name rules should stop it first). */
   repoDir(repo: RepoRecord, owner: Account): string {
-    return this.storage.repoDir(owner.login, repo.name);
+    try {
+      return this.storage.repoDir(owner.login, repo.name);
+    } catch (err) {
+      if (err instanceof UnsafePathError) throw fail.validation('name', err.message);
+      throw err;
+    }
   }
 
   identity(owner: Account): { name: string; email: string } {

@@ -64,7 +64,6 @@ export interface FillValues {
   repoName: string;
   description: string;
   cloneUrl: string;
-  sshUrl: string;
 }
 
 export class Templates {
@@ -173,16 +172,15 @@ function replaceAll(text: string, needles: string[], value: string): string {
   return out;
 }
 
-/** README variables, as in Gitea's templates: {Name}, {Description}, {CloneURL.HTTPS}, {CloneURL.SSH}, {Owner}. */
+/** README variables, as in Gitea's templates: {Name}, {Description}, {CloneURL.HTTPS}, {Owner}. */
 function fillReadme(template: string, v: FillValues): string {
   const vars: Record<string, string> = {
     Name: v.repoName,
     Description: v.description,
     'CloneURL.HTTPS': v.cloneUrl,
-    'CloneURL.SSH': v.sshUrl,
     Owner: v.owner,
   };
-  const filled = template.replace(/\{(Name|Description|CloneURL\.HTTPS|CloneURL\.SSH|Owner)\}/g, (_, k: string) => vars[k] ?? '');
+  const filled = template.replace(/\{(Name|Description|CloneURL\.HTTPS|Owner)\}/g, (_, k: string) => vars[k] ?? '');
   return `${filled.replace(/\s+$/, '')}\n`;
 }
 

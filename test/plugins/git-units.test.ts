@@ -145,7 +145,7 @@ t.test('templates', async (t) => {
   t.match(templates.fillLicense('MPL-2.0', values), /Mozilla Public License/, 'a license without placeholders is used as is');
 
   const files = templates.initFiles({ gitignores: 'python,Node,PYTHON', license: 'MIT', readme: '' }, {
-    ...values, description: 'Does things', cloneUrl: 'http://h/jane/widget.git', sshUrl: '',
+    ...values, description: 'Does things', cloneUrl: 'http://h/jane/widget.git',
   });
   t.same([...files.keys()].sort(), ['.gitignore', 'LICENSE', 'README.md']);
   t.equal(files.get('README.md'), '# widget\n\nDoes things\n');
