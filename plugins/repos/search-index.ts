@@ -79,8 +79,9 @@ export function gramFilter(gram: string, includePrivate: boolean): Record<string
 
 export const SEARCH_INDEXES: IndexSpec[] = [
   { fields: { repoId: 1 }, unique: true },
-  { fields: { grams: 1 } },
-  { fields: { privateGrams: 1 } },
+  // Sparse: a document has one of the two fields, so neither index carries the other half of the collection.
+  { fields: { grams: 1 }, sparse: true },
+  { fields: { privateGrams: 1 }, sparse: true },
   { fields: { ownerId: 1 } },
   // Short queries are sorted by the store: the embedded adapter walks this index and stops after a page.
   { fields: { lowerName: 1 } },
