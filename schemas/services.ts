@@ -157,11 +157,20 @@ export interface ReposService {
   incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches', delta: number): Promise<void>;
   /** Updates storage-derived fields (`empty`, `size`, mirror status) without touching `updatedAt` semantics. */
   updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void>;
-  /** Creates a repository record plus its storage; validates the name (422) and uniqueness (409). */
+  /**
+   * Creates a repository record plus its storage; validates the name (422) and uniqueness (409). With `forkId` the
+   * parent's `numForks` is incremented here (callers must not). Emits `repo.created` before returning the record
+   * read back. `storage` overrides the registered provider's functions for this one call (forks clone instead).
+   */
   create(owner: Account, input: {
     name: string; description?: string; private?: boolean; website?: string; defaultBranch?: string;
     fork?: boolean; forkId?: number | null; mirror?: boolean; init?: RepoInitOptions;
   }, creator: Caller | null, storage?: Partial<RepoStorageProvider>): Promise<RepoRecord>;
+  /**
+   * Removes the record, its name-index entry, collaborations and team grants; its forks become standalone
+   * (`fork: false`, `forkId: null`); a fork's parent gets `numForks` −1; emits `repo.deleted { repo, owner }`
+   * (stars and watches clean up), then removes the storage. Deleting twice is a no-op.
+   */
   delete(repo: RepoRecord): Promise<void>;
   setStorage(provider: RepoStorageProvider): void;
   /** True when the caller reads every repository (site admins): skip id filters instead of listing every id. */
@@ -170,7 +179,7 @@ export interface ReposService {
   permissionsOf(mode: AccessMode): { admin: boolean; push: boolean; pull: boolean };
 }
 
-/** Events emitted by the repos plugin, payload `{ repo, owner, creatorId }` / `{ repo }`. */
+/** Events emitted by the repos plugin, payload `{ repo, owner, creatorId }` / `{ repo, owner }`. */
 export const REPO_CREATED = 'repo.created';
 export const REPO_DELETED = 'repo.deleted';
 /** Payload `{ repo, before }` after a PATCH (e.g. `private` changed). */
