@@ -14,7 +14,15 @@ export function gramsOf(...texts: string[]): string[] {
   return [...out];
 }
 
-/** The gram to look up for a query: the query itself when short, else its first trigram. */
-export function lookupGram(query: string): string {
-  return query.toLowerCase().slice(0, MAX_GRAM);
+/** Whether the query is itself a stored gram, so the gram index answers it exactly. */
+export function isWholeGram(query: string): boolean {
+  return query.length <= MAX_GRAM;
+}
+
+/** The distinct trigrams of a longer query: any one of them narrows the candidates; the rarest narrows most. */
+export function queryTrigrams(query: string): string[] {
+  const lower = query.toLowerCase();
+  const out = new Set<string>();
+  for (let i = 0; i + MAX_GRAM <= lower.length; i++) out.add(lower.slice(i, i + MAX_GRAM));
+  return [...out];
 }

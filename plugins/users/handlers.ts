@@ -5,7 +5,7 @@ import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
 import { USERS } from './service.js';
-import { lookupGram } from './grams.js';
+import { isWholeGram, queryTrigrams } from './grams.js';
 
 const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
 
@@ -25,15 +25,29 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const q = (rc.query.q ?? '').trim().toLowerCase();
   const win = pageWindow(rc.query, rc.app.settings.search);
   if (q === '') return { status: 200, body: [], headers: pageHeaders(rc, 0, win) };
-  // One index lookup on a gram of the query, then an exact substring check of those candidates only.
-  const candidates = await rc.app.store.collection<Account>(USERS).find(
-    { grams: lookupGram(q), type: 'user' },
-    { projection: { id: 1, login: 1, lowerName: 1, fullName: 1, email: 1, type: 1 } },
-  );
+  const accounts = rc.app.store.collection<Account>(USERS);
+  // Only individual users carry `grams`, so organizations never match.
+  if (isWholeGram(q)) {
+    // The gram index answers a short query exactly: count and page come straight from it.
+    const filter = { grams: q };
+    const [total, page] = await Promise.all([
+      accounts.count(filter),
+      accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
+    ]);
+    return { status: 200, body: page.map((a) => users(rc).toApi(a, rc.caller)), headers: pageHeaders(rc, total, win) };
+  }
+  // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
+  const trigrams = queryTrigrams(q);
+  const sizes = await Promise.all(trigrams.map((g) => accounts.count({ grams: g })));
+  const rarest = trigrams[sizes.indexOf(Math.min(...sizes))]!;
+  const candidates = await accounts.find({ grams: rarest }, { projection: { id: 1, lowerName: 1, fullName: 1 } });
+  // Results come in account (id) order, like the reference server's database order.
   const matches = candidates
     .filter((a) => a.lowerName.includes(q) || a.fullName.toLowerCase().includes(q))
-    .sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
-  const page = matches.slice(win.skip, win.skip + win.limit);
+    .sort((a, b) => a.id - b.id);
+  const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
+  const byId = await users(rc).byIds(pageIds);
+  const page = pageIds.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
   return { status: 200, body: page.map((a) => users(rc).toApi(a, rc.caller)), headers: pageHeaders(rc, matches.length, win) };
 }
 

@@ -42,8 +42,16 @@ t.test('users and admin', async (t) => {
     t.match(res.headers.get('link'), /rel="next"/);
     t.ok(res.json.every((u: any) => u.email === ''), 'no emails for anonymous callers');
     const page2 = await f.request('GET', '/users/search?q=searchme&page=2&limit=5');
-    t.same(page2.json.map((u: any) => u.login), ['searchme13', 'searchme14', 'searchme15', 'searchme16', 'searchme17'].map((_, i) => page2.json[i].login));
-    t.equal(page2.json.length, 5);
+    t.same(page2.json.map((u: any) => u.login), ['searchme5', 'searchme6', 'searchme7', 'searchme8', 'searchme9'], 'account order, paged');
+    t.match(page2.headers.get('link'), /q=searchme/, 'the Link header keeps the query');
+    const short = await f.request('GET', '/users/search?q=HME&page=3&limit=5');
+    t.same(short.json.map((u: any) => u.login), ['searchme10', 'searchme11'], 'a short query is answered by the gram index, paged');
+    t.equal(short.headers.get('x-total-count'), '12');
+    const org = await f.request('POST', '/orgs', { token: alice.token, json: { username: 'searchme-org' } });
+    t.equal(org.status, 201);
+    const noOrgs = await f.request('GET', '/users/search?q=searchme&limit=50');
+    t.notOk(noOrgs.json.some((u: any) => u.login === 'searchme-org'), 'organizations are not users');
+    t.equal(noOrgs.json.length, 12);
     const capped = await f.request('GET', '/users/search?q=e&limit=500');
     t.ok(capped.json.length <= 50, 'limit capped at 50');
     const byFullName = await f.request('GET', '/users/search?q=lic');
