@@ -2,7 +2,6 @@
 import { HtmlRenderer, Parser } from 'commonmark';
 import type { Node } from 'commonmark';
 import { MAX_MARKDOWN_DEPTH, urlBudget } from './budget.js';
-import { limitBlockStructure } from './prelimit.js';
 
 /**
  * Bounds the output before rendering. Links and images past the URL budget lose their destination and keep their
@@ -45,7 +44,7 @@ export function createCommonMark(): CommonMarkRenderer {
   const renderer = new HtmlRenderer({ safe: false });
   return {
     render(text: string): string {
-      const doc = parser.parse(limitBlockStructure(text));
+      const doc = parser.parse(text);
       enforceLimits(doc, text.length);
       return renderer.render(doc);
     },

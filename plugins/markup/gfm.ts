@@ -1,5 +1,6 @@
 // Gitea-flavoured markdown (modes `gfm` and `comment`) on markdown-it: CommonMark plus tables, strikethrough,
-// task lists, bare-URL autolinks and the reference server's special links, all as token rewrites.
+// task lists, bare-URL autolinks and the reference server's special links, all as token rewrites. Also markdown-it's
+// CommonMark preset with the same output limits: the linear-time fallback for plain markdown (see pool.ts).
 import MarkdownIt from 'markdown-it';
 import type { MarkdownIt as MarkdownItInstance, StateCore, Token } from 'markdown-it';
 import { findSpecialLinks, shortUrlLabel } from './special-links.js';
@@ -15,8 +16,9 @@ export interface GfmContext extends SpecialLinkOptions {
 
 const ENV_KEY = 'forgekit';
 
-function contextOf(state: StateCore): GfmContext {
-  return state.env[ENV_KEY] as GfmContext;
+/** The gfm context of a render; null for plain CommonMark (limits only, no link rewriting). */
+function contextOf(state: StateCore): GfmContext | null {
+  return (state.env[ENV_KEY] as GfmContext | undefined) ?? null;
 }
 
 // ---- task lists ---------------------------------------------------------------------------------------------------
@@ -63,22 +65,6 @@ function imageToken(state: StateCore, src: string, alt: string): Token {
   return image;
 }
 
-function segmentTokens(state: StateCore, segments: Segment[]): Token[] {
-  const out: Token[] = [];
-  for (const seg of segments) {
-    if (seg.kind === 'text') {
-      const t = new state.Token('text', '', 0);
-      t.content = seg.text;
-      out.push(t);
-    } else if (seg.kind === 'link') {
-      out.push(...linkToken(state, seg.href, seg.text));
-    } else {
-      out.push(imageToken(state, seg.src, seg.alt));
-    }
-  }
-  return out;
-}
-
 const HTML_OPEN_A = /^<a(?:\s|>|\/>)/i;
 const HTML_CLOSE_A = /^<\/a\s*>/i;
 const HTML_OPEN_CODE = /^<(?:code|pre|kbd|samp)(?:\s|>)/i;
@@ -87,27 +73,77 @@ const HTML_CLOSE_CODE = /^<\/(?:code|pre|kbd|samp)\s*>/i;
 /** External `.svg` images are shown, not wrapped in a link (the reference server's exception). */
 const SVG = /\.svg(?:[?#]|$)/i;
 
-function resolveLink(tok: Token, ctx: GfmContext): void {
-  const href = tok.attrGet('href');
-  if (typeof href !== 'string' || isAbsoluteUrl(href)) return;
-  const resolved = resolveUnder(ctx.wiki ? ctx.prefix + 'wiki/' : ctx.prefix, href);
-  if (resolved !== null) tok.attrSet('href', resolved);
+/** What a render may still spend on URL characters (budget.ts); shared by every inline run of one document. */
+interface Budget {
+  left: number;
 }
 
-function resolveImage(tok: Token, ctx: GfmContext): void {
-  const src = tok.attrGet('src');
-  if (typeof src !== 'string' || isAbsoluteUrl(src)) return;
-  const resolved = resolveUnder(ctx.wiki ? ctx.prefix + 'wiki/raw/' : rawPrefix(ctx.prefix), src);
-  if (resolved !== null) tok.attrSet('src', resolved);
+function spend(budget: Budget, cost: number): boolean {
+  if (cost > budget.left) return false;
+  budget.left -= cost;
+  return true;
+}
+
+function textToken(state: StateCore, content: string): Token {
+  const t = new state.Token('text', '', 0);
+  t.content = content;
+  return t;
+}
+
+function altText(tok: Token): string {
+  return (tok.children ?? []).map((c) => c.content).join('');
+}
+
+function attr(tok: Token, name: string): string {
+  const v = tok.attrGet(name);
+  return typeof v === 'string' ? v : '';
+}
+
+/** Where a relative URL resolves: links under the context (or its wiki), images under its raw files. */
+function baseFor(kind: 'link' | 'image', ctx: GfmContext): string {
+  if (kind === 'link') return ctx.wiki ? ctx.prefix + 'wiki/' : ctx.prefix;
+  return ctx.wiki ? ctx.prefix + 'wiki/raw/' : rawPrefix(ctx.prefix);
+}
+
+/**
+ * Charges the budget for a link or image before its URL is built (so a huge reference definition repeated many
+ * times is refused before anything is copied), then resolves a relative URL. False when over budget.
+ */
+function chargeAndResolve(tok: Token, name: 'href' | 'src', ctx: GfmContext | null, budget: Budget, copies: number): boolean {
+  const url = attr(tok, name);
+  const relative = ctx !== null && url !== '' && !url.trim().startsWith('#') && !isAbsoluteUrl(url);
+  const base = relative ? baseFor(name === 'href' ? 'link' : 'image', ctx) : '';
+  if (!spend(budget, (base.length + url.length) * copies + attr(tok, 'title').length)) return false;
+  if (relative) {
+    const resolved = resolveUnder(base, url);
+    if (resolved !== null) tok.attrSet(name, resolved);
+  }
+  return true;
+}
+
+/** Images outside links link to themselves (external `.svg` and inline `data:` images excepted). */
+function shouldWrap(src: string, ctx: GfmContext | null): boolean {
+  if (ctx === null || /^data:/i.test(src.trim())) return false;
+  return !(SVG.test(src) && isAbsoluteUrl(src) && !src.startsWith(ctx.rootUrl));
+}
+
+function pushImage(state: StateCore, out: Token[], image: Token, wrap: boolean): void {
+  if (!wrap) {
+    out.push(image);
+    return;
+  }
+  const [open, , close] = linkToken(state, attr(image, 'src'), '');
+  out.push(open!, image, close!);
 }
 
 /**
  * One pass over an inline run: resolve relative links and images, label pasted commit/issue URLs, wrap images in
- * links to themselves, and turn special references in plain text into links. Text inside links, code spans and
- * raw `<a>`/`<code>` HTML is left alone (code blocks are block tokens and never reach here).
+ * links to themselves, and turn special references in plain text into links, all within the URL budget. Text
+ * inside links, code spans and raw `<a>`/`<code>` HTML is left alone (code blocks never reach here).
  */
-function rewriteInline(state: StateCore, children: Token[], ctx: GfmContext): Token[] {
+function rewriteInline(state: StateCore, children: Token[], ctx: GfmContext | null, budget: Budget): Token[] {
   const out: Token[] = [];
+  const linkKept: boolean[] = [];
   let inLink = 0;
   let inHtmlLink = 0;
   let inHtmlCode = 0;
@@ -116,20 +152,21 @@ function rewriteInline(state: StateCore, children: Token[], ctx: GfmContext): To
     switch (tok.type) {
       case 'link_open': {
         inLink++;
-        if (tok.markup === 'linkify' || tok.markup === 'autolink') {
+        const kept = chargeAndResolve(tok, 'href', ctx, budget, 1);
+        linkKept.push(kept);
+        if (!kept) continue;
+        if (ctx !== null && (tok.markup === 'linkify' || tok.markup === 'autolink')) {
           const label = children[i + 1];
-          const href = tok.attrGet('href');
-          if (label?.type === 'text' && children[i + 2]?.type === 'link_close' && typeof href === 'string') {
-            const short = shortUrlLabel(href);
+          if (label?.type === 'text' && children[i + 2]?.type === 'link_close') {
+            const short = shortUrlLabel(attr(tok, 'href'));
             if (short !== null) label.content = short;
           }
-        } else {
-          resolveLink(tok, ctx);
         }
         break;
       }
       case 'link_close':
         inLink = Math.max(0, inLink - 1);
+        if (linkKept.pop() === false) continue;
         break;
       case 'html_inline':
         if (HTML_OPEN_A.test(tok.content)) inHtmlLink++;
@@ -138,26 +175,28 @@ function rewriteInline(state: StateCore, children: Token[], ctx: GfmContext): To
         else if (HTML_CLOSE_CODE.test(tok.content)) inHtmlCode = Math.max(0, inHtmlCode - 1);
         break;
       case 'image': {
-        resolveImage(tok, ctx);
-        const src = tok.attrGet('src');
-        if (inLink === 0 && inHtmlLink === 0 && typeof src === 'string' && !/^data:/i.test(src.trim())
-          && !(SVG.test(src) && isAbsoluteUrl(src) && !src.startsWith(ctx.rootUrl))) {
-          const [open, , close] = linkToken(state, src, '');
-          out.push(open!, tok, close!);
+        const wrap = inLink === 0 && inHtmlLink === 0 && shouldWrap(attr(tok, 'src'), ctx);
+        if (!chargeAndResolve(tok, 'src', ctx, budget, wrap ? 2 : 1)) {
+          out.push(textToken(state, altText(tok)));
           continue;
         }
-        break;
+        pushImage(state, out, tok, wrap && shouldWrap(attr(tok, 'src'), ctx));
+        continue;
       }
       case 'text':
-        if (inLink === 0 && inHtmlLink === 0 && inHtmlCode === 0) {
+        if (ctx !== null && inLink === 0 && inHtmlLink === 0 && inHtmlCode === 0) {
           const segments = findSpecialLinks(tok.content, ctx);
           if (segments) {
-            for (const t of segmentTokens(state, segments)) {
-              if (t.type === 'image') {
-                const [open, , close] = linkToken(state, t.attrGet('src') as string, '');
-                out.push(open!, t, close!);
+            for (const seg of segments) {
+              if (seg.kind === 'text') {
+                out.push(textToken(state, seg.text));
+              } else if (seg.kind === 'link') {
+                if (spend(budget, seg.href.length)) out.push(...linkToken(state, seg.href, seg.text));
+                else out.push(textToken(state, seg.text));
+              } else if (spend(budget, seg.src.length * 2)) {
+                pushImage(state, out, imageToken(state, seg.src, seg.alt), true);
               } else {
-                out.push(t);
+                out.push(textToken(state, seg.alt));
               }
             }
             continue;
@@ -174,8 +213,9 @@ function rewriteInline(state: StateCore, children: Token[], ctx: GfmContext): To
 
 function specialLinks(state: StateCore): void {
   const ctx = contextOf(state);
+  const budget: Budget = { left: urlBudget(state.src.length) };
   for (const block of state.tokens) {
-    if (block.type === 'inline' && block.children) block.children = rewriteInline(state, block.children, ctx);
+    if (block.type === 'inline' && block.children) block.children = rewriteInline(state, block.children, ctx, budget);
   }
 }
 
@@ -194,53 +234,24 @@ function tableAlign(state: StateCore): void {
   }
 }
 
-// ---- output size --------------------------------------------------------------------------------------------------
-
-function urlCost(tok: Token): number {
-  let cost = 0;
-  for (const [name, value] of tok.attrs ?? []) {
-    if (name === 'href' || name === 'src' || name === 'title') cost += String(value).length;
-  }
-  return cost;
-}
-
-function altText(tok: Token): string {
-  return (tok.children ?? []).map((c) => c.content).join('');
-}
+// ---- nesting ------------------------------------------------------------------------------------------------------
 
 /**
- * Bounds the output: past the URL budget, links keep their text and images their alt text (see budget.ts); inline
- * elements nested deeper than MAX_MARKDOWN_DEPTH (emphasis runs) are unwrapped. markdown-it caps blocks itself.
+ * Inline elements nested deeper than MAX_MARKDOWN_DEPTH (emphasis runs) are unwrapped, content kept. Block nesting
+ * is bounded by the per-line limits (prelimit.ts), below markdown-it's own maxNesting (which would drop content).
  */
-function enforceLimits(state: StateCore): void {
-  let left = urlBudget(state.src.length);
+function limitInlineDepth(state: StateCore): void {
   for (const block of state.tokens) {
     if (block.type !== 'inline' || !block.children) continue;
-    const depth = block.level;
     const out: Token[] = [];
     const dropped: boolean[] = [];
     for (const tok of block.children) {
       if (tok.nesting === 1) {
-        let drop = depth + dropped.length >= MAX_MARKDOWN_DEPTH;
-        if (!drop && tok.type === 'link_open') {
-          const cost = urlCost(tok);
-          drop = cost > left;
-          if (!drop) left -= cost;
-        }
+        const drop = block.level + dropped.length >= MAX_MARKDOWN_DEPTH;
         dropped.push(drop);
         if (!drop) out.push(tok);
       } else if (tok.nesting === -1) {
         if (!dropped.pop()) out.push(tok);
-      } else if (tok.type === 'image') {
-        const cost = urlCost(tok);
-        if (cost <= left) {
-          left -= cost;
-          out.push(tok);
-        } else {
-          const t = new state.Token('text', '', 0);
-          t.content = altText(tok);
-          out.push(t);
-        }
       } else {
         out.push(tok);
       }
@@ -274,15 +285,37 @@ export interface GfmRenderer {
 
 /** `breaks`: newlines in paragraphs are line breaks (comments, like the reference server's comment setting). */
 export function createGfm({ breaks }: { breaks: boolean }): GfmRenderer {
-  const md = new MarkdownIt('default', { html: true, linkify: true, typographer: false, breaks, maxNesting: 100 });
+  const md = new MarkdownIt('default', { html: true, linkify: true, typographer: false, breaks, maxNesting: 200 });
   addWwwLinks(md);
   md.core.ruler.before('text_join', 'forgekit_tasks', taskLists);
   md.core.ruler.before('text_join', 'forgekit_links', specialLinks);
   md.core.ruler.push('forgekit_tables', tableAlign);
-  md.core.ruler.push('forgekit_limits', enforceLimits);
+  md.core.ruler.push('forgekit_depth', limitInlineDepth);
+  // Strikethrough as `<del>`, like GitHub and the reference server (markdown-it writes `<s>`).
+  md.renderer.rules.s_open = () => '<del>';
+  md.renderer.rules.s_close = () => '</del>';
   return {
     render(text: string, ctx: GfmContext): string {
       return md.render(text, { [ENV_KEY]: ctx });
+    },
+  };
+}
+
+export interface PlainRenderer {
+  render(text: string): string;
+}
+
+/**
+ * markdown-it's CommonMark preset (it passes the same spec examples) with the URL budget and depth limits: linear
+ * time on the inputs where commonmark.js is not (unclosed link destinations, unclosed comments).
+ */
+export function createPlainMarkdownIt(): PlainRenderer {
+  const md = new MarkdownIt('commonmark', { html: true, maxNesting: 200 });
+  md.core.ruler.before('text_join', 'forgekit_links', specialLinks);
+  md.core.ruler.push('forgekit_depth', limitInlineDepth);
+  return {
+    render(text: string): string {
+      return md.render(text, {});
     },
   };
 }

@@ -20,9 +20,11 @@ const PLACEHOLDER = '<!---->';
 /**
  * Returns `html` with every open tag that would nest deeper than `maxDepth` replaced by an empty comment.
  *
- * The stack kept here is always a superset of the parser's (it pushes every non-void open tag the parser may push,
- * and pops only what the parser pops too: on a close tag, down to the topmost element of that name), so the
- * parser's depth never exceeds ours, and ours never exceeds `maxDepth` (+1 for a raw-text element).
+ * The parser's stack is always a subsequence of the one kept here: we push every non-void open tag (the parser may
+ * push it, or implicitly close others first), and pop only on a close tag that matches our top element, which is
+ * then either the parser's top too (and popped by it) or already gone from the parser's stack. So the parser's
+ * depth never exceeds ours, and ours never exceeds `maxDepth` (+1 for a raw-text element). Sloppy markup that
+ * leaves elements unclosed only makes us count deeper than the parser does, never shallower.
  */
 export function limitNesting(html: string, maxDepth = MAX_DEPTH): string {
   if (html.length < maxDepth * 3) return html; // cannot hold maxDepth open tags
@@ -46,9 +48,7 @@ export function limitNesting(html: string, maxDepth = MAX_DEPTH): string {
     onopentagend: openTagEnd,
     onselfclosingtag: openTagEnd,
     onclosetag(start, endIndex) {
-      const name = html.slice(start, endIndex).toLowerCase();
-      const at = stack.lastIndexOf(name);
-      if (at >= 0) stack.length = at;
+      if (stack.length > 0 && stack[stack.length - 1] === html.slice(start, endIndex).toLowerCase()) stack.pop();
     },
     onattribdata() {},
     onattribentity() {},

@@ -1,6 +1,10 @@
 // A small pool of render workers with a per-document time limit. Workers start on first use; a worker that runs
-// past the limit (or out of memory) is terminated and replaced, and its document is refused.
+// past the limit (or out of memory) is terminated and replaced, and its document is refused. Plain markdown gets a
+// second chance: commonmark.js has quadratic paths on some hostile inputs (unclosed link destinations, unclosed
+// comments), so after `fallbackAfterMs` the document is rendered again with markdown-it's CommonMark preset, which is
+// linear on them, within what is left of the time limit.
 import { Worker } from 'node:worker_threads';
+import { normalizeMode } from './render.js';
 import type { RenderOptions } from './render.js';
 
 /** The document took longer than the limit, or more memory than a worker may use. */
@@ -21,6 +25,8 @@ export interface RenderPoolOptions {
   size: number;
   rootUrl: string;
   timeoutMs: number;
+  /** When plain markdown switches to the linear engine (default: half the time limit, at most 2 s). */
+  fallbackAfterMs?: number;
   /** Old-generation heap per worker (MB). */
   heapMb?: number;
 }
@@ -29,6 +35,9 @@ interface Pending {
   id: number;
   text: string;
   options: RenderOptions;
+  /** Set when first dispatched: the whole document, fallback included, must render by then. */
+  deadline: number;
+  canFallBack: boolean;
   resolve(html: string): void;
   reject(err: Error): void;
 }
@@ -47,7 +56,9 @@ interface Reply {
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
-export function createRenderPool({ size, rootUrl, timeoutMs, heapMb = 512 }: RenderPoolOptions): RenderPool {
+export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
+  const { size, rootUrl, timeoutMs, heapMb = 512 } = poolOptions;
+  const fallbackAfterMs = poolOptions.fallbackAfterMs ?? Math.min(2000, Math.floor(timeoutMs / 2));
   const queue: Pending[] = [];
   const slots: Slot[] = [];
   let nextId = 1;
@@ -98,11 +109,19 @@ export function createRenderPool({ size, rootUrl, timeoutMs, heapMb = 512 }: Ren
 
   function run(slot: Slot, job: Pending): void {
     slot.job = job;
+    if (job.deadline === 0) job.deadline = Date.now() + timeoutMs;
+    const remaining = Math.max(0, job.deadline - Date.now());
     slot.timer = setTimeout(() => {
       finish(slot);
-      job.reject(new RenderLimitError(`the document did not render within ${timeoutMs} ms`));
+      if (job.canFallBack && job.deadline > Date.now()) {
+        job.canFallBack = false;
+        job.options = { ...job.options, engine: 'markdown-it' };
+        queue.unshift(job);
+      } else {
+        job.reject(new RenderLimitError(`the document did not render within ${timeoutMs} ms`));
+      }
       retire(slot);
-    }, timeoutMs);
+    }, job.canFallBack ? Math.min(fallbackAfterMs, remaining) : remaining);
     slot.worker.postMessage({ id: job.id, text: job.text, options: job.options });
   }
 
@@ -123,7 +142,8 @@ export function createRenderPool({ size, rootUrl, timeoutMs, heapMb = 512 }: Ren
     render(text, options) {
       if (closed) return Promise.reject(new Error('render pool is closed'));
       return new Promise<string>((resolve, reject) => {
-        queue.push({ id: nextId++, text, options, resolve, reject });
+        const canFallBack = normalizeMode(options.mode) === 'markdown' && options.engine !== 'markdown-it';
+        queue.push({ id: nextId++, text, options, deadline: 0, canFallBack, resolve, reject });
         pump();
       });
     },

@@ -1,7 +1,8 @@
-// Input limits for commonmark.js, applied line by line before parsing. Two of its block-parsing paths cost more than
-// linear time on crafted lines: a run of list markers (`* * * * …`: at every marker the thematic-break pattern is
-// retried on the rest of the line) and deep indentation (every open list item rescans the leading whitespace). Lines
-// that go past these limits keep their text; only structure nested deeper than any real document is lost.
+// Input limits applied line by line before parsing, in every mode. Two of commonmark.js's block-parsing paths cost
+// more than linear time on crafted lines: a run of list markers (`* * * * …`: at every marker the thematic-break
+// pattern is retried on the rest of the line) and deep indentation (every open list item rescans the leading
+// whitespace); markdown-it drops whatever nests past its maxNesting. Lines past these limits keep their text; only
+// structure nested deeper than any real document is lost.
 
 /** Container markers (`>`, `*`, `-`, `+`, `1.`, `1)`) honoured at the start of one line. */
 export const MAX_LINE_MARKERS = 100;
@@ -9,7 +10,7 @@ export const MAX_LINE_MARKERS = 100;
 export const MAX_PREFIX_WHITESPACE = 128;
 
 /** Lines shorter than this cannot pass either limit. */
-const SHORTEST_AFFECTED = Math.min(MAX_LINE_MARKERS * 2, MAX_PREFIX_WHITESPACE);
+const SHORTEST_AFFECTED = Math.min(MAX_LINE_MARKERS, MAX_PREFIX_WHITESPACE) + 1;
 
 function isBlank(c: string | undefined): boolean {
   return c === undefined || c === ' ' || c === '\t';

@@ -1,8 +1,10 @@
 // The markup renderer: picks the engine for a mode, renders, and sanitises every output.
 import { createCommonMark } from './commonmark.js';
-import { createGfm } from './gfm.js';
+import { createGfm, createPlainMarkdownIt } from './gfm.js';
+import type { PlainRenderer } from './gfm.js';
 import { sanitize } from './sanitize.js';
 import { contextPrefix } from './urls.js';
+import { limitBlockStructure } from './prelimit.js';
 
 export type MarkupMode = 'markdown' | 'gfm' | 'comment';
 
@@ -13,6 +15,11 @@ export interface RenderOptions {
   context?: string;
   /** Relative links resolve under `<Context>/wiki/`, images under `<Context>/wiki/raw/`. */
   wiki?: boolean;
+  /**
+   * The CommonMark engine of mode `markdown`: commonmark.js (the default), or markdown-it's CommonMark preset, the
+   * linear-time fallback the worker pool switches to when commonmark.js runs long on a hostile document.
+   */
+  engine?: 'commonmark' | 'markdown-it';
 }
 
 export interface MarkupRenderer {
@@ -29,13 +36,18 @@ export function normalizeMode(mode: string | undefined): MarkupMode {
 export function createMarkupRenderer({ rootUrl }: { rootUrl: string }): MarkupRenderer {
   const root = rootUrl.endsWith('/') ? rootUrl : rootUrl + '/';
   const commonmark = createCommonMark();
+  let fallback: PlainRenderer | undefined;
   const gfmDocument = createGfm({ breaks: false });
   const gfmComment = createGfm({ breaks: true });
   return {
     render(text: string, options: RenderOptions = {}): string {
       if (text === '') return '';
+      text = limitBlockStructure(text);
       const mode = normalizeMode(options.mode);
-      if (mode === 'markdown') return sanitize(commonmark.render(text));
+      if (mode === 'markdown') {
+        if (options.engine === 'markdown-it') return sanitize((fallback ??= createPlainMarkdownIt()).render(text));
+        return sanitize(commonmark.render(text));
+      }
       const context = options.context ?? '';
       const engine = mode === 'comment' ? gfmComment : gfmDocument;
       const html = engine.render(text, {
