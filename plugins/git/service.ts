@@ -10,6 +10,7 @@ import { GitError, GitRunner, gitMessage } from './runner.js';
 import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from './storage.js';
 import { SyncQueue } from './sync-queue.js';
 import { Templates } from './templates.js';
+import { SecretBox } from './secret-box.js';
 
 export const MIRRORS = 'git_mirrors';
 
@@ -20,6 +21,7 @@ export interface MirrorRecord {
   url: string;
   kind: Remote['kind'];
   username: string | null;
+  /** Sealed with the plugin's SecretBox (`v1:...`), never stored in clear. */
   password: string | null;
   /** Epoch milliseconds of the next periodic sync. */
   nextSyncAt: number;
@@ -45,6 +47,7 @@ export class GitService implements RepoStorageProvider {
   readonly queue: SyncQueue;
   readonly mirrors: Collection<MirrorRecord>;
   private timer: NodeJS.Timeout | undefined;
+  private box: SecretBox | undefined;
 
   constructor(private readonly ctx: PluginContext) {
     const s = ctx.settings;
@@ -70,7 +73,12 @@ export class GitService implements RepoStorageProvider {
   }
 
   async start(): Promise<void> {
-    await Promise.all([this.runner.start(), this.templates.load()]);
+    const [, , box] = await Promise.all([
+      this.runner.start(),
+      this.templates.load(),
+      SecretBox.open(path.join(path.resolve(this.ctx.config.dataDir), 'secrets', 'mirror-credentials.key')),
+    ]);
+    this.box = box;
     try {
       await this.storage.start();
     } catch (err) {
@@ -258,7 +266,7 @@ export class GitService implements RepoStorageProvider {
             await this.mirrors.updateOne({ repoId: repo.id }, {
               $set: {
                 repoId: repo.id, url: remote.url, kind: remote.kind,
-                username: credentials.username, password: credentials.password,
+                username: credentials.username, password: credentials.password ? this.box!.seal(credentials.password) : null,
                 nextSyncAt: Date.now() + this.settings.mirrorIntervalMs,
               },
             }, { upsert: true });
@@ -296,7 +304,9 @@ export class GitService implements RepoStorageProvider {
         allowLocal: this.settings.migrateAllowLocal,
         forbiddenRoots: [path.resolve(this.ctx.config.dataDir)],
       });
-      await this.storage.fetchMirror(this.repoDir(repo, owner), this.remoteOptions(remote, source));
+      const password = source.password ? this.box!.unseal(source.password) : null;
+      if (source.password && password === null) throw new Error('the stored mirror credentials cannot be unsealed (key changed?)');
+      await this.storage.fetchMirror(this.repoDir(repo, owner), this.remoteOptions(remote, { username: source.username, password }));
       await this.refresh(repo, owner);
     } catch (err) {
       if (err instanceof RemoteRefused) error = `source refused: ${err.message}`;

@@ -2,7 +2,7 @@
 // periodic sync, credentials kept out of the stored URL, and the clone_addr policy (local/private sources).
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../core/config.js';
@@ -249,6 +249,10 @@ t.test('migrations and mirrors (local sources allowed, as in the tests)', async 
     t.match(config, new RegExp(`url = ${srcUrl.replace(/[.]/g, '\\.')}`), 'the source URL is stored');
     t.notMatch(config, new RegExp(secret), 'but not the secret');
     t.notMatch(config, /extraheader|@127/i);
+    const storeDir = path.join(f.dataDir, 'store');
+    const storeText = (await Promise.all((await readdir(storeDir)).map((name) => readFile(path.join(storeDir, name), 'utf8')))).join('\n');
+    t.match(storeText, /"password":"v1:/, 'the mirror credentials are stored sealed');
+    t.notMatch(storeText, new RegExp(secret), 'and never in clear in the store');
 
     const inUrl = await f.request('POST', '/repos/migrate', {
       token: alice.token, json: { clone_addr: withAuth(srcUrl, 'alice', secret), repo_name: 'url-creds', mirror: true },
