@@ -44,12 +44,15 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  /** Set when the worker has loaded the renderer. */
+  ready: boolean;
   job: Pending | null;
   timer: NodeJS.Timeout | undefined;
 }
 
 interface Reply {
-  id: number;
+  ready?: boolean;
+  id?: number;
   html?: string;
   error?: string;
 }
@@ -84,9 +87,14 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
 
   function spawn(): Slot {
     const worker = new Worker(WORKER_URL, { workerData: { rootUrl }, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
-    const slot: Slot = { worker, job: null, timer: undefined };
+    const slot: Slot = { worker, ready: false, job: null, timer: undefined };
     worker.on('message', (reply: Reply) => {
-      if (slot.job?.id !== reply.id) return;
+      if (reply.ready) {
+        slot.ready = true;
+        pump();
+        return;
+      }
+      if (slot.job === null || slot.job.id !== reply.id) return;
       const job = finish(slot)!;
       if (reply.error !== undefined) job.reject(new Error(reply.error));
       else job.resolve(reply.html ?? '');
@@ -129,13 +137,11 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
     if (closed) return;
     for (const slot of slots) {
       if (queue.length === 0) return;
-      if (!slot.job) run(slot, queue.shift()!);
+      if (slot.ready && !slot.job) run(slot, queue.shift()!);
     }
-    while (queue.length > 0 && slots.length < size) {
-      const slot = spawn();
-      slots.push(slot);
-      run(slot, queue.shift()!);
-    }
+    // More workers while documents wait for one (up to the pool size); they take work once ready.
+    const starting = slots.filter((slot) => !slot.ready).length;
+    for (let n = Math.min(queue.length - starting, size - slots.length); n > 0; n--) slots.push(spawn());
   }
 
   return {

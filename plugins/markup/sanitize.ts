@@ -67,9 +67,9 @@ function transformLink(tagName: string, attribs: sanitizeHtml.Attributes): sanit
   return { tagName, attribs: out };
 }
 
-/** A checkbox is rewritten to a disabled one; any other input becomes a tag the allowlist drops. */
+/** A checkbox is rewritten to a disabled one; any other input is marked for `exclusiveFilter` to drop. */
 function transformInput(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag {
-  if (String(attribs.type ?? '').trim().toLowerCase() !== 'checkbox') return { tagName: 'dropped-input', attribs: {} };
+  if (String(attribs.type ?? '').trim().toLowerCase() !== 'checkbox') return { tagName, attribs: { type: 'dropped' } };
   const out: sanitizeHtml.Attributes = { type: 'checkbox', disabled: '' };
   if (attribs.checked !== undefined) out.checked = '';
   return { tagName, attribs: out };
@@ -92,6 +92,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
   selfClosing: ['img', 'br', 'hr', 'wbr', 'col', 'input'],
   enforceHtmlBoundary: false,
   transformTags: { a: transformLink, img: transformImg, input: transformInput },
+  exclusiveFilter: (frame) => frame.tag === 'input' && frame.attribs.type !== 'checkbox',
 };
 
 /** Sanitises rendered HTML. Pure and synchronous; the same policy for every mode. */

@@ -13,6 +13,8 @@ interface Job {
 const port = parentPort;
 if (port) {
   const renderer = createMarkupRenderer({ rootUrl: (workerData as { rootUrl: string }).rootUrl });
+  // The pool starts a document's clock only once the worker is ready: start-up is not the document's time.
+  port.postMessage({ ready: true });
   port.on('message', (job: Job) => {
     try {
       port.postMessage({ id: job.id, html: renderer.render(job.text, job.options) });
