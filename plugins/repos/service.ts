@@ -531,4 +531,3 @@ export class Repos implements ReposService {
   }
 }
 
-export { compareLight };
