@@ -105,6 +105,13 @@ function targetText(c: CaseResult): string {
   return parts.join(' ');
 }
 
+/** The ratio the verdict used, marked when it was the CPU ratio. */
+function judgedText(c: CaseResult): string {
+  const v = c.verdict;
+  if (!v || c.status !== 'ok') return '';
+  return v.basis === 'cpu' ? `${v.judgedRatio.toFixed(3)} (cpu)` : v.judgedRatio.toFixed(3);
+}
+
 /** forgekit / bare server CPU per request. */
 function cpuText(c: CaseResult): string {
   const f = c.forgekit?.cpuUsPerRequest;
@@ -121,19 +128,19 @@ function busyText(c: CaseResult): string {
 
 /** One row per case for the terminal. */
 export function textTable(result: BenchResult): string {
-  const head = ['case', 'forgekit req/s', 'p50', 'p99', 'bare req/s', 'p50', 'p99', 'ratio', 'spread', 'cpu µs/req', 'cpu ratio', 'busy', 'target', 'verdict'];
+  const head = ['case', 'forgekit req/s', 'p50', 'p99', 'bare req/s', 'p50', 'p99', 'ratio', 'spread', 'cpu µs/req', 'cpu ratio', 'busy', 'judged', 'target', 'verdict'];
   const rows = result.cases.map((c) => c.status !== 'ok'
-    ? [c.name, '', '', '', '', '', '', '', '', '', '', '', targetText(c), verdictText(c)]
+    ? [c.name, '', '', '', '', '', '', '', '', '', '', '', '', targetText(c), verdictText(c)]
     : [
       c.name,
       fmtInt(c.forgekit!.reqPerSec), `${c.forgekit!.p50Ms}ms`, `${c.forgekit!.p99Ms}ms`,
       fmtInt(c.bare!.reqPerSec), `${c.bare!.p50Ms}ms`, `${c.bare!.p99Ms}ms`,
       c.ratio!.ratio.toFixed(3), `${c.ratio!.min.toFixed(2)}–${c.ratio!.max.toFixed(2)}`,
-      cpuText(c), c.ratio!.cpu === null ? '' : c.ratio!.cpu.toFixed(3), busyText(c),
+      cpuText(c), c.ratio!.cpu === null ? '' : c.ratio!.cpu.toFixed(3), busyText(c), judgedText(c),
       targetText(c), verdictText(c),
     ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const numeric = new Set([1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);
+  const numeric = new Set([1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12]);
   const line = (r: string[]) => r.map((cell, i) => pad(cell, widths[i]!, numeric.has(i))).join('  ').trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
@@ -157,11 +164,11 @@ export function markdownReport(result: BenchResult): string {
   const s = result.server;
   const rows = result.cases.map((c) => {
     const req = `\`${c.method} ${c.path}\`${c.as ? ` as ${c.as}` : ''}`;
-    if (c.status !== 'ok') return `| ${c.name} | ${req} | | | | | | | | | | | | | ${targetText(c)} | ${verdictText(c)} |`;
+    if (c.status !== 'ok') return `| ${c.name} | ${req} | | | | | | | | | | | | | | ${targetText(c)} | ${verdictText(c)} |`;
     return `| ${c.name} | ${req} | ${fmtInt(c.forgekit!.reqPerSec)} | ${c.forgekit!.p50Ms} | ${c.forgekit!.p99Ms} | ` +
       `${fmtInt(c.bare!.reqPerSec)} | ${c.bare!.p50Ms} | ${c.bare!.p99Ms} | **${c.ratio!.ratio.toFixed(3)}** | ` +
       `${c.ratio!.min.toFixed(2)}–${c.ratio!.max.toFixed(2)} | ${c.forgekit!.cpuUsPerRequest ?? ''} | ${c.bare!.cpuUsPerRequest ?? ''} | ` +
-      `${c.ratio!.cpu === null ? '' : c.ratio!.cpu.toFixed(3)} | ${busyText(c)} | ${targetText(c)} | ${verdictText(c)} |`;
+      `${c.ratio!.cpu === null ? '' : c.ratio!.cpu.toFixed(3)} | ${busyText(c)} | ${judgedText(c)} | ${targetText(c)} | ${verdictText(c)} |`;
   });
   const seedSteps = result.dataset.seed.steps
     .map((x) => `${x.name} ${x.skipped ? `(skipped: ${x.skipped})` : `${fmtInt(x.docs)} docs ${(x.ms / 1000).toFixed(1)} s`}`)
@@ -177,7 +184,9 @@ export function markdownReport(result: BenchResult): string {
       `The ratio is the median over the round pairs of forgekit req/s ÷ bare req/s (its per-pair range is shown); req/s and ` +
       `latencies are over all rounds. CPU µs/req is the measured server's own CPU time (user + system, /proc) per answered ` +
       `request; the CPU ratio is bare ÷ forgekit of it — the same question, asked of CPU time, which other load on the machine moves far less; ` +
-      `"core busy" is that CPU time over the run's wall time (100% = the server was the bottleneck). ` +
+      `"core busy" is that CPU time over the run's wall time (100% = the server was the bottleneck). A target is judged on ` +
+      `the req/s ratio when the bare server kept its core at least 80% busy (the physical limit was reached), else on the CPU ratio ` +
+      `(at saturation the two are the same number). ` +
       (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
     `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run).`,
     `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +
@@ -188,8 +197,8 @@ export function markdownReport(result: BenchResult): string {
       `target < ${result.targets.bootUnderMs / 1000} s ${result.targets.bootMet ? 'met' : '**missed**'}; RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, ` +
       `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}.`,
     '',
-    '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | forgekit CPU µs/req | bare CPU µs/req | CPU ratio | core busy forgekit / bare | target | verdict |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
+    '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | forgekit CPU µs/req | bare CPU µs/req | CPU ratio | core busy forgekit / bare | judged on | target | verdict |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
     ...rows,
     ...(result.problems.length ? ['', 'Problems reported by the run:', ...result.problems.map((p) => `- ${p}`)] : []),
   ].join('\n');

@@ -635,7 +635,10 @@ async function measureCase(c: BenchCase, loaded: { from: string; replaces?: stri
     forgekit,
     bare: bareSummary,
     ratio,
-    verdict: judge(group, ratio.ratio, forgekit.p99Ms, opts.connections, bareSummary.p99Ms),
+    verdict: judge(group, {
+      ratio: ratio.ratio, cpuRatio: ratio.cpu, bareBusy: bareSummary.cpuBusy,
+      p99Ms: forgekit.p99Ms, bareP99Ms: bareSummary.p99Ms, connections: opts.connections,
+    }),
     load: [loadBefore, load1()],
   };
   result.serviceMs = Math.round(serviceMs * 100) / 100;

@@ -232,15 +232,26 @@ t.test('MongoDB: the benchmark seeds a _bench sibling of the configured database
 });
 
 t.test('targets', async (t) => {
-  t.same(judge('version', 0.9, 50, 50).met, true);
-  t.same(judge('version', 0.8, 1, 50).misses, ['ratio 0.8 < 0.85']);
-  t.same(judge('search', 0.6, 30, 50, 5).misses, ['p99 30 ms ≥ 25 ms']);
-  t.equal(judge('search', 0.6, 30, 10, 5).met, true, 'p99 is judged at 50 connections only');
-  const noisy = judge('list', 0.6, 80, 50, 40);
-  t.equal(noisy.met, true, 'not judged when the bare server itself missed the p99 target');
+  const m = (o: Partial<Parameters<typeof judge>[1]>) => ({ ratio: 0.9, cpuRatio: null, bareBusy: 0.95, p99Ms: 1, bareP99Ms: 1, connections: 50, ...o });
+  t.equal(judge('version', m({ ratio: 0.9, p99Ms: 50 })).met, true, 'version has no p99 target');
+  t.same(judge('version', m({ ratio: 0.8 })).misses, ['ratio 0.8 < 0.85']);
+  t.same(judge('search', m({ ratio: 0.6, p99Ms: 30, bareP99Ms: 5 })).misses, ['p99 30 ms ≥ 25 ms']);
+  t.equal(judge('search', m({ ratio: 0.6, p99Ms: 30, connections: 10 })).met, true, 'p99 is judged at 50 connections only');
+  const noisy = judge('list', m({ ratio: 0.6, p99Ms: 80, bareP99Ms: 40 }));
+  t.equal(noisy.met, true, 'p99 not judged when the bare server itself missed the p99 target');
   t.match(noisy.notes[0], /bare server's own p99 was 40 ms/);
-  t.equal(judge('list', 0.4, 80, 50, 40).met, false, 'the ratio is still judged');
-  t.equal(judge('markup', 0.1, 300, 50).met, null, 'no target for markup');
+  t.equal(judge('list', m({ ratio: 0.4, p99Ms: 80, bareP99Ms: 40 })).met, false, 'the ratio is still judged');
+  t.equal(judge('markup', m({ ratio: 0.1, p99Ms: 300 })).met, null, 'no target for markup');
+
+  const unsaturated = judge('version', m({ ratio: 1.3, cpuRatio: 0.6, bareBusy: 0.2 }));
+  t.equal(unsaturated.basis, 'cpu', 'a bare server far from a busy core: judged on CPU per request');
+  t.equal(unsaturated.judgedRatio, 0.6);
+  t.same(unsaturated.misses, ['CPU ratio 0.6 < 0.85']);
+  t.match(unsaturated.notes[0], /bare server 20% busy/);
+  const saturated = judge('version', m({ ratio: 0.9, cpuRatio: 0.6, bareBusy: 0.97 }));
+  t.equal(saturated.basis, 'req/s', 'at the limit the req/s ratio is the answer');
+  t.equal(saturated.met, true);
+  t.equal(judge('version', m({ ratio: 0.9, cpuRatio: null, bareBusy: 0.2 })).basis, 'req/s', 'no CPU data: req/s');
   t.equal(inferGroup('GET', '/repos/search?q=x'), 'search');
   t.equal(inferGroup('GET', '/user/keys'), 'list');
   t.equal(inferGroup('POST', '/markdown'), 'markup');
