@@ -206,16 +206,18 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       res.end();
       return;
     }
-    let payload: string | Buffer;
+    let text: string | Buffer;
     if (reply.type === 'html' || reply.type === 'text') {
-      payload = reply.body as string | Buffer;
+      text = reply.body as string | Buffer;
       headers['Content-Type'] ??= reply.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
     } else {
       const serialize = route.serializers.get(status);
-      payload = serialize ? serialize(reply.body) : JSON.stringify(reply.body);
+      text = serialize ? serialize(reply.body) : JSON.stringify(reply.body);
       headers['Content-Type'] = 'application/json; charset=utf-8';
     }
-    headers['Content-Length'] = Buffer.byteLength(payload);
+    // Encode once: the length and the bytes on the wire come from the same buffer (no second UTF-8 pass).
+    const payload = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+    headers['Content-Length'] = payload.length;
     res.writeHead(status, headers);
     res.end(payload);
   }
