@@ -75,6 +75,11 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
     return job;
   }
 
+  /** An idle worker does not keep the process alive; a busy or starting one does. */
+  function idle(slot: Slot): void {
+    if (slot.ready && slot.job === null) slot.worker.unref();
+  }
+
   /** Drops a worker that can no longer be trusted with work; a replacement starts when there is work for it. */
   function retire(slot: Slot): void {
     const i = slots.indexOf(slot);
@@ -92,6 +97,7 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
       if (reply.ready) {
         slot.ready = true;
         pump();
+        idle(slot);
         return;
       }
       if (slot.job === null || slot.job.id !== reply.id) return;
@@ -99,6 +105,7 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
       if (reply.error !== undefined) job.reject(new Error(reply.error));
       else job.resolve(reply.html ?? '');
       pump();
+      idle(slot);
     });
     worker.on('error', (err: Error & { code?: string }) => {
       const job = finish(slot);
@@ -111,12 +118,13 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
       finish(slot)?.reject(new Error('render worker exited'));
       retire(slot);
     });
-    worker.unref();
+    // Spawned because a document waits: it keeps the process alive until idle (see idle()).
     return slot;
   }
 
   function run(slot: Slot, job: Pending): void {
     slot.job = job;
+    slot.worker.ref();
     if (job.deadline === 0) job.deadline = Date.now() + timeoutMs;
     const remaining = Math.max(0, job.deadline - Date.now());
     slot.timer = setTimeout(() => {
