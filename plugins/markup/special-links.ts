@@ -113,21 +113,28 @@ function* commits(text: string, opts: SpecialLinkOptions): Iterable<Match> {
   }
 }
 
-/** In the reference server's order: an earlier kind wins where two overlap. */
-const FINDERS: Finder[] = [mentions, shortLinks, crossIssues, issues, commits];
+const HEX40 = /[0-9a-f]{40}/;
 
-/** Quick reject: text without any of these characters has no special link. */
-const TRIGGER = /[@[#0-9a-f]/;
+/** In the reference server's order: an earlier kind wins where two overlap. Each with a cheap pre-check. */
+const FINDERS: Array<[Finder, (text: string, opts: SpecialLinkOptions) => boolean]> = [
+  [mentions, (text) => text.includes('@')],
+  [shortLinks, (text) => text.includes('[[')],
+  [crossIssues, (text) => text.includes('#')],
+  [issues, (text, opts) => opts.hasContext && text.includes('#')],
+  [commits, (text, opts) => opts.hasContext && text.length >= 40 && HEX40.test(text)],
+];
+
 
 /**
  * Splits a run of plain text into text and link/image segments. Returns null when nothing applies (the common
  * case), so callers can keep the original token.
  */
 export function findSpecialLinks(text: string, opts: SpecialLinkOptions): Segment[] | null {
-  if (!TRIGGER.test(text)) return null;
+  const finders = FINDERS.filter(([, applies]) => applies(text, opts)).map(([finder]) => finder);
+  if (finders.length === 0) return null;
   const taken = new Uint8Array(text.length);
   const accepted: Match[] = [];
-  for (const finder of FINDERS) {
+  for (const finder of finders) {
     for (const match of finder(text, opts)) {
       if (taken[match.start] || taken[match.end - 1]) continue;
       // Matches of one pattern never overlap each other; a match overlapping an earlier kind is dropped whole.
