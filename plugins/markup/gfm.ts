@@ -4,7 +4,7 @@
 import MarkdownIt from 'markdown-it';
 import type { MarkdownIt as MarkdownItInstance, StateCore, Token } from 'markdown-it';
 import { findSpecialLinks, shortUrlLabel } from './special-links.js';
-import type { Segment, SpecialLinkOptions } from './special-links.js';
+import type { SpecialLinkOptions } from './special-links.js';
 import { MAX_MARKDOWN_DEPTH, urlBudget } from './budget.js';
 import { isAbsoluteUrl, rawPrefix, resolveUnder } from './urls.js';
 

@@ -80,6 +80,12 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
     if (slot.ready && slot.job === null) slot.worker.unref();
   }
 
+  /** A worker that dies before it is ready would die again: fail the waiting documents instead of respawning. */
+  function failedToStart(slot: Slot, err: Error): void {
+    if (slot.ready) return;
+    for (const job of queue.splice(0)) job.reject(err);
+  }
+
   /** Drops a worker that can no longer be trusted with work; a replacement starts when there is work for it. */
   function retire(slot: Slot): void {
     const i = slots.indexOf(slot);
@@ -112,10 +118,13 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
       job?.reject(err.code === 'ERR_WORKER_OUT_OF_MEMORY'
         ? new RenderLimitError('the document needs more memory to render than allowed')
         : err);
+      failedToStart(slot, err);
       retire(slot);
     });
     worker.on('exit', () => {
-      finish(slot)?.reject(new Error('render worker exited'));
+      const err = new Error('render worker exited');
+      finish(slot)?.reject(err);
+      failedToStart(slot, err);
       retire(slot);
     });
     // Spawned because a document waits: it keeps the process alive until idle (see idle()).

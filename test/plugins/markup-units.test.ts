@@ -10,6 +10,7 @@ import { limitNesting, MAX_DEPTH } from '../../plugins/markup/nesting.js';
 import { urlBudget } from '../../plugins/markup/budget.js';
 import { createMarkupRenderer, normalizeMode } from '../../plugins/markup/render.js';
 import { createMarkupService } from '../../plugins/markup/service.js';
+import { createRenderPool, RenderLimitError } from '../../plugins/markup/pool.js';
 import { sanitize } from '../../plugins/markup/sanitize.js';
 
 const ROOT = 'http://localhost:3000/';
@@ -238,4 +239,32 @@ t.test('pathological inputs render in bounded time', async (t) => {
       t.ok(ms < 8000 && typeof html === 'string', `${name} (${mode}, ${text.length} chars): ${ms.toFixed(0)} ms`);
     }
   }
+});
+
+t.test('render pool', async (t) => {
+  t.test('a document past the time limit is refused and the worker replaced', async (t) => {
+    const pool = createRenderPool({ size: 1, rootUrl: ROOT, timeoutMs: 150 });
+    t.teardown(() => pool.close());
+    t.equal(await pool.render('# warm', { mode: 'gfm' }), '<h1>warm</h1>\n');
+    await t.rejects(pool.render('[ a_'.repeat(250_000), { mode: 'gfm' }), RenderLimitError);
+    t.equal(await pool.render('*next*', { mode: 'gfm' }), '<p><em>next</em></p>\n', 'a fresh worker takes the next document');
+  });
+  t.test('plain markdown falls back to the linear engine instead of failing', async (t) => {
+    const pool = createRenderPool({ size: 1, rootUrl: ROOT, timeoutMs: 20_000, fallbackAfterMs: 100 });
+    t.teardown(() => pool.close());
+    await pool.render('warm', { mode: 'markdown' });
+    const hostile = '[a](b'.repeat(40_000); // commonmark.js: quadratic, seconds
+    const started = performance.now();
+    const html = await pool.render(hostile, { mode: 'markdown' });
+    t.ok(performance.now() - started < 10_000, `rendered in ${(performance.now() - started).toFixed(0)} ms`);
+    t.equal(html, renderer.render(hostile, { mode: 'markdown', engine: 'markdown-it' }), 'by markdown-it\'s CommonMark preset');
+    t.equal(await pool.render('[a](b)', { mode: 'markdown' }), '<p><a href="b" rel="nofollow">a</a></p>\n');
+  });
+  t.test('closing rejects what is queued', async (t) => {
+    const pool = createRenderPool({ size: 1, rootUrl: ROOT, timeoutMs: 10_000 });
+    const pending = [pool.render('a', { mode: 'gfm' }), pool.render('b', { mode: 'gfm' })].map((p) => t.rejects(p, /closed/));
+    await pool.close();
+    await Promise.all(pending);
+    await t.rejects(pool.render('c', {}), /closed/);
+  });
 });
