@@ -88,7 +88,12 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
     const entry = byFunction.get(key) ?? { name, where, us: 0 };
     entry.us += us;
     byFunction.set(key, entry);
-    const mod = name === '(idle)' ? '(idle)' : name === '(garbage collector)' ? '(garbage collector)' : moduleOf(f.url.replace(/^file:\/\//, ''));
+    // Frames without a script: the fs binding's writeString is the request log (sonic-boom's fs.write; responses go
+    // out through socket writev), `anonymousN` is code fast-json-stringify generated.
+    const mod = name === '(idle)' ? '(idle)' : name === '(garbage collector)' ? '(garbage collector)'
+      : !f.url && name === 'writeString' ? 'sonic-boom'
+      : !f.url && /^anonymous\d+$/.test(name) ? 'fast-json-stringify'
+      : moduleOf(f.url.replace(/^file:\/\//, ''));
     byModule.set(mod, (byModule.get(mod) ?? 0) + us);
   }
   const share = (us: number) => Math.round((us / Math.max(1, total)) * 1000) / 10;

@@ -12,6 +12,7 @@ import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.
 import { MD_BEGIN, MD_END, resultFileName, spliceResults } from '../../bench/report.js';
 import { benchMongoUri, cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
 import { fixtureOf } from '../../bench/seed.js';
+import { categoryOf, formatSummary, moduleOf, summarise } from '../../bench/profile.js';
 import { combine, median, percentile, ratioOf, runStats } from '../../bench/stats.js';
 import { inferGroup, judge } from '../../bench/targets.js';
 
@@ -229,6 +230,34 @@ t.test('MongoDB: the benchmark seeds a _bench sibling of the configured database
   t.equal(benchMongoUri('mongodb+srv://c.example.net/?retryWrites=true'), 'mongodb+srv://c.example.net/forgekit_bench?retryWrites=true');
   t.equal(benchMongoUri('mongodb://h/forgekit_bench'), 'mongodb://h/forgekit_bench', 'already a bench database');
   t.throws(() => benchMongoUri('http://h/db'), /not a mongodb/);
+});
+
+t.test('CPU profiles are summed by function, module and cost centre', async (t) => {
+  t.equal(moduleOf('file:///x/node_modules/@seald-io/nedb/lib/model.js'.replace('file://', '')), '@seald-io/nedb');
+  t.equal(moduleOf('/x/node_modules/pino/lib/tools.js'), 'pino');
+  t.equal(moduleOf('/work/main/dist/core/store/embedded/query.js'), 'forgekit core/store');
+  t.equal(moduleOf('/work/main/dist/plugins/repos/service.js'), 'forgekit plugins/repos');
+  t.equal(moduleOf('node:_http_server'), 'node:_http_server');
+  t.equal(categoryOf('forgekit core/store'), 'store');
+  t.equal(categoryOf('forgekit plugins/repos'), 'plugins');
+  t.equal(categoryOf('forgekit core'), 'kernel');
+  t.equal(categoryOf('pino'), 'logging');
+  const frame = (id: number, functionName: string, url: string) => ({ id, callFrame: { functionName, url, lineNumber: 0 } });
+  const profile = {
+    nodes: [
+      frame(1, '(root)', ''), frame(2, 'find', 'file:///p/dist/core/store/embedded/collection.js'),
+      frame(3, 'writeString', ''), frame(4, 'anonymous1', ''), frame(5, '(garbage collector)', ''), frame(6, 'writev', ''),
+    ],
+    samples: [2, 2, 3, 4, 5, 6, 6, 2],
+    timeDeltas: [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000],
+  };
+  const sum = summarise(profile);
+  t.equal(sum.totalMs, 8);
+  const cat = Object.fromEntries(sum.categories.map((c) => [c.category, c.ms]));
+  t.same(cat, { store: 3, logging: 1, serialisation: 1, 'garbage collection': 1, 'node: HTTP, sockets, native': 2 });
+  t.equal(sum.functions[0]!.name, 'find');
+  t.equal(sum.functions[0]!.share, 37.5);
+  t.match(formatSummary('x', sum), /self time by cost centre/);
 });
 
 t.test('targets', async (t) => {
