@@ -3,16 +3,10 @@ import type { PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { Account, UsersService } from '../../schemas/services.js';
+import { RecentlyDeleted } from '../lib/tombstones.js';
 import type { FollowRow } from './convert.js';
 
 export const FOLLOWS = 'follows';
-
-/**
- * How long a deleted account is remembered. `account.deleted` runs before the account document goes, so a request
- * that authenticated just before can still insert a row after the cleanup swept; the row's post-insert check looks
- * here. Account ids are never reused, so forgetting only bounds memory (no request lives this long).
- */
-const TOMBSTONE_MS = 10 * 60_000;
 
 /**
  * No single-field index on `id`, on purpose: the embedded store would walk it (in id order, across every user's rows)
@@ -46,8 +40,8 @@ export function followListQuery(side: FollowSide, uid: number, page: PageRequest
 
 export class Follows {
   readonly rows: Collection<FollowRow>;
-  /** Accounts deleted recently: account id → when. */
-  private readonly deleted = new Map<number, number>();
+  /** Accounts deleted recently (see plugins/lib/tombstones.ts). */
+  private readonly deleted = new RecentlyDeleted();
 
   constructor(private readonly ctx: PluginContext) {
     this.rows = ctx.store.collection<FollowRow>(FOLLOWS);
@@ -101,22 +95,12 @@ export class Follows {
     return { ids: rows.map((r) => (side === 'following' ? r.followingId : r.followerId)), total };
   }
 
-  /** Remembers an account being deleted (see TOMBSTONE_MS); old entries are dropped in insertion order. */
-  private markDeleted(id: number): void {
-    const now = Date.now();
-    for (const [key, at] of this.deleted) {
-      if (now - at < TOMBSTONE_MS) break;
-      this.deleted.delete(key);
-    }
-    this.deleted.set(id, now);
-  }
-
   /**
    * `account.deleted`: every row on either side goes, and the accounts on the other side get their counters
    * fixed. Rows are deleted one by one with findOneAndDelete so a concurrent DELETE never decrements twice.
    */
   async onAccountDeleted(account: Account): Promise<void> {
-    this.markDeleted(account.id);
+    this.deleted.mark(account.id);
     const followersDrop = new Map<number, number>(); // accounts `account` followed: numFollowers -= n
     const followingDrop = new Map<number, number>(); // accounts that followed `account`: numFollowing -= n
     for (const row of await this.rows.find({ followerId: account.id }, { projection: { followingId: 1 } })) {

@@ -1,20 +1,12 @@
 // Stored watch rows → API shapes: WatchInfo for one subscription, Repositories for the subscription lists.
-import type { Caller, Urls } from '../../core/plugin.js';
-import type { Account, ApiRepository, RepoRecord, ReposService } from '../../schemas/services.js';
+import type { Urls } from '../../core/plugin.js';
+import type { Account, RepoRecord } from '../../schemas/services.js';
+import type { RepoRelationRow } from '../lib/repo-relations.js';
 
-/**
- * One subscription: user `uid` watches repository `repoId`. `repoPrivate` and `repoOwnerId` are copies of the
- * repository's fields (kept in step on `repo.updated`) so a list can hide private repositories through an index.
- */
-export interface WatchRow {
-  [key: string]: unknown;
-  id: number;
-  uid: number;
-  repoId: number;
-  repoOwnerId: number;
-  repoPrivate: boolean;
-  createdAt: string;
-}
+export { toApiRepos } from '../lib/repo-relations.js';
+
+/** One subscription: user `uid` watches repository `repoId` (the shared relation row; see plugins/lib/repo-relations.ts). */
+export type WatchRow = RepoRelationRow;
 
 export interface WatchInfo {
   subscribed: boolean;
@@ -36,18 +28,4 @@ export function toWatchInfo(row: WatchRow, owner: Account, repo: RepoRecord, url
     url: `${repositoryUrl}/subscription`,
     repository_url: repositoryUrl,
   };
-}
-
-/**
- * The repositories of `rows` in row order as the caller sees them. A repository deleted meanwhile is skipped, and
- * so is one the caller turns out not to read (the denormalised copy lagging a concurrent change): never a leak.
- */
-export async function toApiRepos(rows: WatchRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<ApiRepository[]> {
-  const ordered: RepoRecord[] = [];
-  for (const row of rows) {
-    const repo = records.get(row.repoId);
-    if (repo) ordered.push(repo);
-  }
-  const api = await repos.toApi(ordered, caller);
-  return api.filter((r) => (r.permissions as { pull?: boolean } | undefined)?.pull === true);
 }

@@ -1,0 +1,250 @@
+// Shared by the stars and watch plugins, which cannot import each other: a user→repository relation with exact counters.
+import { fail } from '../../core/errors.js';
+import { pageHeaders, pageWindow } from '../../core/pagination.js';
+import type { Caller, PluginContext, Reply, RequestContext } from '../../core/plugin.js';
+import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
+import { nowRfc3339 } from '../../core/time.js';
+import type { Account, ApiRepository, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
+import { RecentlyDeleted } from './tombstones.js';
+
+/**
+ * One relation: user `uid` → repository `repoId`. `repoPrivate` and `repoOwnerId` are copies of the repository's
+ * fields (kept in step on `repo.updated`) so a list can hide private repositories through an index.
+ */
+export interface RepoRelationRow {
+  [key: string]: unknown;
+  id: number;
+  uid: number;
+  repoId: number;
+  repoOwnerId: number;
+  repoPrivate: boolean;
+  createdAt: string;
+}
+
+/**
+ * No single-field index on `id`, on purpose: the embedded store would walk it (in id order, across every user's rows)
+ * to serve `sort: {id: -1}` when it guesses that is cheaper, and for a user whose relations are old a page would then
+ * read most of the collection. Without it a page is always the user's own rows through their index. Single rows are
+ * addressed by their unique pair instead.
+ */
+export const REPO_RELATION_INDEXES: IndexSpec[] = [
+  // The pair is the relation: the unique index is what makes concurrent PUTs count once.
+  { fields: { uid: 1, repoId: 1 }, unique: true },
+  // A user's list, newest first (MongoDB walks this one in order; the embedded store uses `uid` and sorts).
+  { fields: { uid: 1, id: -1 } },
+  { fields: { uid: 1 } },
+  // The private rows of a user, to work out which ones a caller may not see.
+  { fields: { uid: 1, repoPrivate: 1 } },
+  // A repository's rows: deletion and visibility changes.
+  { fields: { repoId: 1 } },
+];
+
+export interface PageRequest {
+  skip: number;
+  limit: number;
+}
+
+/** The store query behind a list page: `uid`'s rows minus the `hidden` repositories, newest first. */
+export function repoRelationListQuery(uid: number, hidden: number[], page: PageRequest): { filter: Filter; options: FindOptions } {
+  const filter: Filter = hidden.length ? { uid, repoId: { $nin: hidden } } : { uid };
+  return { filter, options: { sort: { id: -1 }, skip: page.skip, limit: page.limit } };
+}
+
+export interface RepoRelationOptions {
+  /** The store collection holding the rows. */
+  collection: string;
+  /** The repository counter that moves with a row. */
+  repoCounter: Parameters<ReposService['incrementCounter']>[1];
+  /** The user counter that moves with a row, if the relation keeps one on users. */
+  userCounter?: Parameters<UsersService['incrementCounter']>[1];
+}
+
+/** What `add` did: found the row already there, inserted it, or lost the unique index to a concurrent insert. */
+export type AddOutcome = 'existing' | 'inserted' | 'raced';
+
+/** A user→repository relation with exact counters: one row per (user, repository); counters move only with a row. */
+export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
+  readonly rows: Collection<Row>;
+  private readonly deleted = new RecentlyDeleted();
+
+  constructor(protected readonly ctx: PluginContext, private readonly opts: RepoRelationOptions) {
+    this.rows = ctx.store.collection<Row>(opts.collection);
+  }
+
+  get repos(): ReposService {
+    return this.ctx.services.get<ReposService>('repos');
+  }
+
+  get users(): UsersService {
+    return this.ctx.services.get<UsersService>('users');
+  }
+
+  async get(uid: number, repoId: number): Promise<Row | null> {
+    return this.rows.findOne({ uid, repoId });
+  }
+
+  /** Moves the counters by `delta` for one row of (uid, repoId). */
+  private async count(uid: number, repoId: number, delta: number): Promise<void> {
+    const { repoCounter, userCounter } = this.opts;
+    await Promise.all([
+      this.repos.incrementCounter(repoId, repoCounter, delta),
+      ...(userCounter ? [this.users.incrementCounter(uid, userCounter, delta)] : []),
+    ]);
+  }
+
+  /**
+   * Idempotent: returns the existing row or the one this call built; the counters move only when this call's
+   * insert created the row ('raced': a concurrent PUT created it and counted it).
+   */
+  async add(uid: number, repo: RepoRecord): Promise<{ row: Row; outcome: AddOutcome }> {
+    const existing = await this.get(uid, repo.id);
+    if (existing) return { row: existing, outcome: 'existing' };
+    const row = {
+      id: await this.ctx.store.nextId(this.opts.collection),
+      uid,
+      repoId: repo.id,
+      repoOwnerId: repo.ownerId,
+      repoPrivate: repo.private,
+      createdAt: nowRfc3339(),
+    } as Row;
+    try {
+      await this.rows.insertOne(row);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return { row, outcome: 'raced' };
+      throw err;
+    }
+    await this.count(uid, repo.id, 1);
+    await this.settle(row);
+    return { row, outcome: 'inserted' };
+  }
+
+  /**
+   * After an insert, looks at the repository and the user again: one deleted meanwhile may have had its rows swept
+   * before this one existed (so this row goes too; a user being deleted still has a document, hence the tombstones),
+   * and a visibility change may have missed this row (so it is copied now).
+   */
+  private async settle(row: Row): Promise<void> {
+    const [now, user] = await Promise.all([this.repos.byId(row.repoId), this.users.byId(row.uid)]);
+    if (!now || !user || this.deleted.has(row.uid)) {
+      await this.remove(row.uid, row.repoId);
+      return;
+    }
+    if (now.private !== row.repoPrivate || now.ownerId !== row.repoOwnerId) {
+      await this.rows.updateOne({ uid: row.uid, repoId: row.repoId }, { $set: { repoPrivate: now.private, repoOwnerId: now.ownerId } });
+    }
+  }
+
+  /** Idempotent: decrements only when this call deleted the row. */
+  async remove(uid: number, repoId: number): Promise<void> {
+    const gone = await this.rows.findOneAndDelete({ uid, repoId });
+    if (gone) await this.count(uid, repoId, -1);
+  }
+
+  /**
+   * The repositories among `uid`'s private rows that the caller cannot read. Only private rows can be hidden, and
+   * a user has few of them next to their public ones, so this stays small while the list itself pages by index.
+   */
+  async hiddenFor(caller: Caller | null, uid: number): Promise<number[]> {
+    if (this.repos.readsAll(caller)) return [];
+    const priv = await this.rows.find({ uid, repoPrivate: true }, { projection: { repoId: 1 } });
+    if (priv.length === 0) return [];
+    const ids = priv.map((r) => r.repoId);
+    const readable = await this.repos.readableIds(caller, ids);
+    return ids.filter((id) => !readable.has(id));
+  }
+
+  /** A page of `uid`'s rows the caller may see, newest first, and how many the caller may see in all. */
+  async page(caller: Caller | null, uid: number, page: PageRequest): Promise<{ rows: Row[]; records: Map<number, RepoRecord>; total: number }> {
+    const hidden = await this.hiddenFor(caller, uid);
+    const { filter, options } = repoRelationListQuery(uid, hidden, page);
+    // Every hidden repository is one of uid's rows, so the visible total is the (index-counted) total minus them.
+    const [rows, all] = await Promise.all([this.rows.find(filter, options), this.rows.count({ uid })]);
+    const records = await this.repos.byIds(rows.map((r) => r.repoId));
+    return { rows, records, total: Math.max(0, all - hidden.length) };
+  }
+
+  /** `repo.updated`: keep the visibility copies in step (a repository made private must vanish from others' lists). */
+  async onRepoUpdated(repo: RepoRecord, before: RepoRecord | undefined): Promise<void> {
+    if (before && before.private === repo.private && before.ownerId === repo.ownerId) return;
+    await this.rows.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId } });
+  }
+
+  /** `repo.deleted`: its rows go; with a user counter, each user's drops by what was really deleted. */
+  async onRepoDeleted(repo: RepoRecord): Promise<void> {
+    const { userCounter } = this.opts;
+    if (!userCounter) {
+      await this.rows.deleteMany({ repoId: repo.id });
+      return;
+    }
+    for (const row of await this.rows.find({ repoId: repo.id }, { projection: { uid: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ uid: row.uid, repoId: repo.id });
+      if (gone) await this.users.incrementCounter(gone.uid, userCounter, -1);
+    }
+  }
+
+  /** `account.deleted`: the account's rows go and each repository's counter drops by what was really deleted. */
+  async onAccountDeleted(account: Account): Promise<void> {
+    this.deleted.mark(account.id);
+    const drop = new Map<number, number>();
+    for (const row of await this.rows.find({ uid: account.id }, { projection: { repoId: 1 } })) {
+      const gone = await this.rows.findOneAndDelete({ uid: account.id, repoId: row.repoId });
+      if (gone) drop.set(gone.repoId, (drop.get(gone.repoId) ?? 0) + 1);
+    }
+    for (const [repoId, n] of drop) await this.repos.incrementCounter(repoId, this.opts.repoCounter, -n);
+  }
+}
+
+/**
+ * The repositories of `rows` in row order as the caller sees them. A repository deleted meanwhile is skipped, and
+ * so is one the caller turns out not to read (the denormalised copy lagging a concurrent change): never a leak.
+ */
+export async function toApiRepos(rows: RepoRelationRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<ApiRepository[]> {
+  const ordered: RepoRecord[] = [];
+  for (const row of rows) {
+    const repo = records.get(row.repoId);
+    if (repo) ordered.push(repo);
+  }
+  const api = await repos.toApi(ordered, caller);
+  return api.filter((r) => (r.permissions as { pull?: boolean } | undefined)?.pull === true);
+}
+
+// Handler helpers: the request plumbing both plugins' operations share.
+type Rc<P = any, Q = any> = RequestContext<P, Q, unknown>;
+/** The request of an operation on one repository (`:owner/:repo`). */
+export type OwnerRepoRc = Rc<{ owner: string; repo: string }, unknown>;
+
+/** The authenticated caller, or 401. */
+export function me(rc: Rc): Caller {
+  if (!rc.caller) throw fail.unauthorized();
+  return rc.caller;
+}
+
+/** The caller and the repository named by `:owner/:repo` (404 when the caller cannot read it). */
+export async function callerAndRepo(rc: OwnerRepoRc, service: RepoRelations<any>): Promise<{ caller: Caller; repo: RepoRecord; owner: Account }> {
+  const caller = me(rc);
+  const { repo, owner } = await service.repos.resolve(caller, rc.params.owner, rc.params.repo);
+  return { caller, repo, owner };
+}
+
+/** A list page of `uid`'s related repositories as the caller sees them, with the paging headers. */
+export async function listPage(rc: Rc, service: RepoRelations<any>, uid: number): Promise<Reply> {
+  const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
+  const { rows, records, total } = await service.page(rc.caller, uid, win);
+  const body = await toApiRepos(rows, records, service.repos, rc.caller);
+  return { status: 200, body, headers: pageHeaders(rc, total, win) };
+}
+
+/** A list page of the related repositories of the user named by `:username` (404 when there is no such user). */
+export async function listPageOfUser(rc: Rc<{ username: string }>, service: RepoRelations<any>): Promise<Reply> {
+  const account = await rc.app.services.get<UsersService>('users').byName(rc.params.username);
+  if (!account) throw fail.notFound();
+  return listPage(rc, service, account.id);
+}
+
+/** The two list operations (the caller's own list, any user's list) over the relation `service(rc)` returns. */
+export function listHandlers(service: (rc: Rc) => RepoRelations<any>): { listMine(rc: Rc): Promise<Reply>; listOfUser(rc: Rc<{ username: string }>): Promise<Reply> } {
+  return {
+    listMine: (rc) => listPage(rc, service(rc), me(rc).id),
+    listOfUser: (rc) => listPageOfUser(rc, service(rc)),
+  };
+}
