@@ -25,6 +25,8 @@ export interface CaseResult {
   verdict?: Verdict;
   /** 1-minute load average before and after the case: other work on the machine shows here. */
   load?: [number, number];
+  /** forgekit's RSS and peak RSS (since boot) right after this case. */
+  serverMemory?: { rssBytes: number; maxRssBytes: number };
   /** Best of three sequential forgekit requests, ms. */
   serviceMs?: number;
   /** Length of each run: --duration, or longer for slow requests (every connection finishes a few per run). */

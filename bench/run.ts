@@ -488,6 +488,9 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
         continue;
       }
       const result = await measureCase(c, loadedCase, group, prepared, fixture, forge, bare, opts);
+      // The server's memory after each case: which request shape drives the peak RSS.
+      const after = await ask(forge, { type: 'memory' }, 'memory').catch(() => null);
+      if (after) result.serverMemory = { rssBytes: after.rss, maxRssBytes: after.maxRss };
       cases.push(result);
       out(result.status === 'ok'
         ? `${c.name}: forgekit ${result.forgekit!.reqPerSec} req/s p99 ${result.forgekit!.p99Ms} ms, bare ${result.bare!.reqPerSec} req/s, ratio ${result.ratio!.ratio}`
