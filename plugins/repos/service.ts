@@ -479,6 +479,24 @@ export class Repos implements ReposService {
     return [...byId.values()].sort(compareLight).slice(0, n);
   }
 
+  /**
+   * A short query for a site admin: public and private postings are two sorted index walks merged, not one `$or`
+   * (which the embedded store answers by sorting the union of both posting lists). Both totals are index counts.
+   */
+  private async adminShortSearch(gram: string, scope: Filter, page: PageRequest): Promise<PageResult> {
+    const n = page.skip + page.limit;
+    const publicFilter = { grams: gram, ...scope };
+    const privateFilter = { privateGrams: gram, ...scope };
+    const [publicHead, privateHead, publicTotal, privateTotal] = await Promise.all([
+      this.headInOrder('search', publicFilter, n),
+      this.headInOrder('search', privateFilter, n),
+      this.nameIndex.docs.count(publicFilter),
+      this.nameIndex.docs.count(privateFilter),
+    ]);
+    const { ids } = mergeWindow(publicHead, publicTotal, privateHead, page.skip, page.limit);
+    return this.pageOfIds({ ids, total: publicTotal + privateTotal });
+  }
+
   private async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {
     return { repos: await this.inOrder(ids), total };
   }
@@ -525,6 +543,7 @@ export class Repos implements ReposService {
     const gram = await this.nameIndex.planGram(needle);
     const filter: Filter = { ...gramFilter(gram, admin), ...scope };
     // Up to 3 characters the query is its own gram: its posting list is the answer, sorted and counted by the store.
+    if (gram === needle && admin) return this.adminShortSearch(gram, scope, page);
     if (gram === needle) return this.sortedPage(filter, extras, page, 'search');
     const candidates = await this.nameIndex.candidates(needle, filter);
     return this.pageOfIds(sliceSorted([...candidates, ...extras], page.skip, page.limit));

@@ -162,6 +162,24 @@ t.test('search semantics', async (t) => {
     t.equal((await f.request('GET', '/repos/search', { token: f.admin.token })).headers.get('x-total-count'), '23', 'site admin');
   });
 
+  t.test('a site admin short query merges public and private postings in name order, paged, with an exact total', async (t) => {
+    const mixer = await f.createUser({ username: 'mixer' });
+    const names = ['zq-a', 'zq-b', 'zq-c', 'zq-d', 'zq-e', 'zq-f'];
+    for (const [i, name] of names.entries()) {
+      const made = await f.request('POST', '/user/repos', { token: mixer.token, json: { name, private: i % 2 === 1 } });
+      t.equal(made.status, 201);
+    }
+    const seen: string[] = [];
+    for (let pageNo = 1; pageNo <= 3; pageNo++) {
+      const res = await f.request('GET', `/repos/search?q=zq-&limit=2&page=${pageNo}`, { token: f.admin.token });
+      t.equal(res.headers.get('x-total-count'), '6', `page ${pageNo}: public and private counted`);
+      seen.push(...res.json.data.map((r: any) => r.name));
+    }
+    t.same(seen, names, 'every repository once, in name order, across pages');
+    const anon = await f.request('GET', '/repos/search?q=zq-&limit=10');
+    t.same(anon.json.data.map((r: any) => r.name), ['zq-a', 'zq-c', 'zq-e'], 'anonymous callers see the public ones only');
+  });
+
   t.test('an internal failure is 500 {ok:false,error}', async (t) => {
     const index = probe.held.repos!.nameIndex;
     const original = index.planGram;
