@@ -118,6 +118,8 @@ export function copyDocOut<T extends Doc>(doc: Record<string, unknown>): T {
 export interface CompiledProjection {
   include: boolean;
   paths: string[][];
+  /** Exclusions of whole top-level fields: skipped while copying instead of copied and then deleted. */
+  topLevel?: Set<string>;
 }
 
 export function compileProjection(projection: Projection | undefined): CompiledProjection | null {
@@ -132,7 +134,8 @@ export function compileProjection(projection: Projection | undefined): CompiledP
     paths.push(path.split('.'));
   }
   if (include === null) return null;
-  return { include, paths };
+  if (include) return { include, paths };
+  return { include, paths: paths.filter((p) => p.length > 1), topLevel: new Set(paths.filter((p) => p.length === 1).map((p) => p[0]!)) };
 }
 
 function pickPath(src: unknown, parts: string[], i: number, dst: Record<string, unknown>): void {
@@ -184,7 +187,13 @@ export function projectDoc<T extends Doc>(doc: Record<string, unknown>, projecti
     for (const parts of projection.paths) pickPath(doc, parts, 0, out);
     return out as T;
   }
-  const out = copyDocOut<Record<string, unknown>>(doc);
+  const skip = projection.topLevel;
+  const out: Record<string, unknown> = {};
+  for (const key in doc) {
+    if (key === ADAPTER_ID || skip?.has(key)) continue;
+    const v = doc[key];
+    out[key] = typeof v === 'object' && v !== null ? copyJson(v) : v;
+  }
   for (const parts of projection.paths) dropPath(out, parts, 0);
   return out as T;
 }

@@ -32,7 +32,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
     const filter = { grams: q };
     const [total, page] = await Promise.all([
       accounts.count(filter),
-      accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
+      accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
     ]);
     return { status: 200, body: page.map((a) => users(rc).toApi(a, rc.caller)), headers: pageHeaders(rc, total, win) };
   }

@@ -31,6 +31,9 @@ export function checkEmail(email: string): string | null {
   return null;
 }
 
+/** Accounts are read without their search grams: those exist for the index, and copying them costs every lookup. */
+const WITHOUT_GRAMS = { projection: { grams: 0 as const } };
+
 /** Successful password checks are remembered briefly so Basic-auth clients do not pay scrypt on every request. */
 const PASSWORD_CACHE_MS = 60_000;
 const PASSWORD_CACHE_MAX = 10_000;
@@ -46,22 +49,22 @@ export class Users implements UsersService {
   }
 
   async byName(name: string): Promise<Account | null> {
-    return this.accounts.findOne({ lowerName: name.toLowerCase() });
+    return this.accounts.findOne({ lowerName: name.toLowerCase() }, WITHOUT_GRAMS);
   }
 
   async byId(id: number): Promise<Account | null> {
-    return this.accounts.findOne({ id });
+    return this.accounts.findOne({ id }, WITHOUT_GRAMS);
   }
 
   async byIds(ids: number[]): Promise<Map<number, Account>> {
     const unique = [...new Set(ids)];
-    const found = unique.length ? await this.accounts.find({ id: { $in: unique } }) : [];
+    const found = unique.length ? await this.accounts.find({ id: { $in: unique } }, WITHOUT_GRAMS) : [];
     return new Map(found.map((a) => [a.id, a]));
   }
 
   async byEmail(email: string): Promise<Account | null> {
     const lower = email.toLowerCase();
-    const direct = await this.accounts.findOne({ lowerEmail: lower });
+    const direct = await this.accounts.findOne({ lowerEmail: lower }, WITHOUT_GRAMS);
     if (direct) return direct;
     const extra = await this.emails.findOne({ lowerEmail: lower });
     return extra ? this.byId(extra.uid) : null;
