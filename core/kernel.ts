@@ -64,7 +64,9 @@ const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
 export async function createKernel(options: KernelOptions): Promise<Forge> {
   const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
-  const log = options.logger ?? pino({ level: config.logLevel, base: { name: 'forgekit' } });
+  // Asynchronous log writes: a synchronous write(2) per request line would cost more than routing the request.
+  // Lines still leave at once (no batching threshold); `close()` flushes what is pending.
+  const log = options.logger ?? pino({ level: config.logLevel, base: { name: 'forgekit' } }, pino.destination({ dest: 1, sync: false }));
   const plugins = resolvePlugins(options.plugins, config.disabledPlugins);
   const prefix = (options.prefix ?? '').replace(/\/$/, '');
 
@@ -363,7 +365,8 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       await stopPlugins(started, contexts, log);
       await store.close();
       log.info('forgekit stopped');
-      log.flush?.();
+      // Log writes are asynchronous: wait until the last lines are out before the process may exit.
+      await new Promise<void>((resolve) => log.flush(() => resolve()));
     },
     service<T>(name: string): T {
       if (!services.has(name) || services.get(name) === undefined) throw new Error(`plugin "${name}" is not enabled or exposes no service`);
