@@ -170,7 +170,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
   const idle: Array<() => void> = [];
   const requestPrefix = Date.now().toString(36);
 
-  function sendError(res: ServerResponse, err: unknown, reqLog: () => Logger): number {
+  function sendError(res: ServerResponse, id: string, err: unknown, reqLog: () => Logger): number {
     let status = 500;
     let message = 'internal server error';
     let headers: Record<string, string> = {};
@@ -187,7 +187,8 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       res.destroy();
       return status;
     }
-    if (status === 413) headers = { ...headers, Connection: 'close' };
+    headers = { ...headers, 'X-Request-Id': id };
+    if (status === 413) headers.Connection = 'close';
     if (empty) {
       res.writeHead(status, { ...headers, 'Content-Length': 0 });
       res.end();
@@ -199,9 +200,10 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     return status;
   }
 
-  function sendReply(res: ServerResponse, route: CompiledRoute, reply: Reply): void {
+  function sendReply(res: ServerResponse, id: string, route: CompiledRoute, reply: Reply): void {
     const status = reply.status;
-    const headers: Record<string, string | number | string[]> = reply.headers ? { ...reply.headers } : {};
+    // The request id rides in the header block written once by writeHead (cheaper than a separate setHeader).
+    const headers: Record<string, string | number | string[]> = reply.headers ? { ...reply.headers, 'X-Request-Id': id } : { 'X-Request-Id': id };
     if (reply.body === undefined || status === 204) {
       headers['Content-Length'] = 0;
       res.writeHead(status, headers);
@@ -217,11 +219,10 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       text = serialize ? serialize(reply.body) : JSON.stringify(reply.body);
       headers['Content-Type'] = 'application/json; charset=utf-8';
     }
-    // Encode once: the length and the bytes on the wire come from the same buffer (no second UTF-8 pass).
-    const payload = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
-    headers['Content-Length'] = payload.length;
+    // A string body goes out in one write together with the header block; a Buffer would take a writev.
+    headers['Content-Length'] = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
     res.writeHead(status, headers);
-    res.end(payload);
+    res.end(text);
   }
 
   async function readJsonBody(req: IncomingMessage, route: CompiledRoute): Promise<unknown> {
@@ -262,7 +263,6 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     inFlight++;
     try {
       if (closing) res.setHeader('Connection', 'close');
-      res.setHeader('X-Request-Id', id);
       const match = router.find(method, path);
       if (!match) {
         if (next) {
@@ -291,6 +291,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
           req.resume();
           break;
         case 'stream':
+          res.setHeader('X-Request-Id', id); // the handler writes the response itself
           break;
       }
       const apiPath = route.def.mount === 'root' ? path : path.slice(config.apiPrefix.length) || '/';
@@ -300,13 +301,13 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       };
       const reply = await route.def.handler(rc);
       if (reply) {
-        sendReply(res, route, reply);
+        sendReply(res, id, route, reply);
         status = reply.status;
       } else {
         status = res.statusCode;
       }
     } catch (err) {
-      status = sendError(res, err, reqLog);
+      status = sendError(res, id, err, reqLog);
     } finally {
       inFlight--;
       if (status !== 0) {
