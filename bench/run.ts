@@ -623,11 +623,21 @@ async function measureCase(c: BenchCase, loaded: { from: string; replaces?: stri
     await load(forge.url, req, expected, warmSec, opts.connections, onForge, opts.settleSec);
     await load(bare.url, req, expected, warmSec, opts.connections, onBare, opts.settleSec);
   }
+  // A run that finished no request measured nothing (a stalled, shared machine): run it again, twice as long, a few
+  // times before giving up, so short --quick runs do not fail on a busy CI machine.
+  const measure = async (url: string, on: typeof onForge): Promise<LoadRun> => {
+    let sec = runSec;
+    for (let attempt = 0; ; attempt++) {
+      const run = await load(url, req, expected, sec, opts.connections, on, opts.settleSec);
+      if (run.stats.requests > 0 || attempt === 3) return run;
+      sec *= 2;
+    }
+  };
   const a: LoadRun[] = [];
   const b: LoadRun[] = [];
   for (let round = 0; round < opts.rounds; round++) {
-    a.push(await load(forge.url, req, expected, runSec, opts.connections, onForge, opts.settleSec));
-    b.push(await load(bare.url, req, expected, runSec, opts.connections, onBare, opts.settleSec));
+    a.push(await measure(forge.url, onForge));
+    b.push(await measure(bare.url, onBare));
   }
   const forgekit = combine(a.map((r) => r.stats), a.map((r) => r.latencies));
   const bareSummary = combine(b.map((r) => r.stats), b.map((r) => r.latencies));
