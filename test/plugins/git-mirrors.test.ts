@@ -1,13 +1,13 @@
 // git plugin through HTTP: POST /repos/migrate (mirrors and one-off copies), mirror-sync in the background, the
 // periodic sync, credentials kept out of the stored URL, and the clone_addr policy (local/private sources).
 import t from 'tap';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../core/config.js';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { runGit, withAuth, exists, type GitResult } from '../helpers/git-client.js';
 import { freePort, startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { builtinPlugins, createForge } from '../../plugins/index.js';
 import type { GitService } from '../../plugins/git/service.js';
@@ -18,41 +18,11 @@ const BUNDLE = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'git', 'sample.bundle
 const MAIN_TIP = 'fd1f5f4a8c23a54bfdabfe72db8cc845ba4633a1';
 const FEATURE_TIP = '471739e889195c8d97f51d6b131e666faf359978';
 
-interface GitResult { code: number; stdout: string; stderr: string }
 let gitHome = '';
 
 /** The real git client, asynchronously (the server runs in this process), with no user config and no prompts. */
 function git(args: string[], cwd?: string): Promise<GitResult> {
-  return new Promise((resolve) => {
-    execFile('git', args, {
-      cwd,
-      timeout: 60_000,
-      env: {
-        PATH: process.env.PATH, HOME: gitHome, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', LANG: 'C', LC_ALL: 'C',
-        GIT_AUTHOR_NAME: 'Test Author', GIT_AUTHOR_EMAIL: 'author@example.com',
-        GIT_COMMITTER_NAME: 'Test Author', GIT_COMMITTER_EMAIL: 'author@example.com',
-      },
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-function withAuth(url: string, user: string, secret: string): string {
-  const u = new URL(url);
-  u.username = encodeURIComponent(user);
-  u.password = encodeURIComponent(secret);
-  return u.toString();
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
-  }
+  return runGit(args, { home: gitHome, cwd });
 }
 
 /** ref → sha from `git ls-remote`. */

@@ -1,55 +1,23 @@
 // git plugin through HTTP and the real git client: bare repositories behind records, auto-init templates, clone and
 // push over smart HTTP with auth, forks, default branch, deletion, and names that must never reach the file system.
 import t from 'tap';
-import { execFile } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { runGit, withAuth, exists, type GitResult } from '../helpers/git-client.js';
 import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { builtinPlugins } from '../../plugins/index.js';
 import gitPlugin from '../../plugins/git/index.js';
 
 const plugins = builtinPlugins.some((p) => p.name === 'git') ? [] : [gitPlugin];
 
-interface GitResult { code: number; stdout: string; stderr: string }
 
 let gitHome = '';
 
 /** The real git client, asynchronously (the server runs in this process), with no user config and no prompts. */
 function git(args: string[], cwd?: string): Promise<GitResult> {
-  return new Promise((resolve) => {
-    execFile('git', args, {
-      cwd,
-      timeout: 60_000,
-      maxBuffer: 64 * 1024 * 1024,
-      env: {
-        PATH: process.env.PATH, HOME: gitHome, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', LANG: 'C', LC_ALL: 'C',
-        GIT_AUTHOR_NAME: 'Test Author', GIT_AUTHOR_EMAIL: 'author@example.com',
-        GIT_COMMITTER_NAME: 'Test Author', GIT_COMMITTER_EMAIL: 'author@example.com',
-      },
-    }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-/** clone_url with Basic credentials (a password or a token as the password). */
-function withAuth(url: string, user: string, secret: string): string {
-  const u = new URL(url);
-  u.username = encodeURIComponent(user);
-  u.password = encodeURIComponent(secret);
-  return u.toString();
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await stat(p);
-    return true;
-  } catch {
-    return false;
-  }
+  return runGit(args, { home: gitHome, cwd });
 }
 
 /** Every path under a directory (relative), for "nothing was created" checks. */
