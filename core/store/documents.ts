@@ -138,15 +138,39 @@ export function compileProjection(projection: Projection | undefined): CompiledP
   return { include, paths: paths.filter((p) => p.length > 1), topLevel: new Set(paths.filter((p) => p.length === 1).map((p) => p[0]!)) };
 }
 
+/**
+ * Freezes a value and everything inside it. A frozen object met on the way is taken to be frozen throughout: the
+ * adapters freeze stored data only through this function, and values from callers are copied before they are
+ * stored, so that holds.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'object' && v !== null) deepFreeze(v);
+    }
+  } else {
+    for (const key in value) {
+      const v = (value as Record<string, unknown>)[key];
+      if (typeof v === 'object' && v !== null) deepFreeze(v);
+    }
+  }
+  return value;
+}
+
 function pickPath(src: unknown, parts: string[], i: number, dst: Record<string, unknown>): void {
   if (!isPlainObject(src)) return;
   const key = parts[i]!;
   if (!Object.hasOwn(src, key)) return;
   const v = src[key];
   if (i === parts.length - 1) {
-    dst[key] = copyJson(v);
+    dst[key] = v;
     return;
   }
+  // A shorter path took the whole value already (`{a: 1, 'a.b': 1}`); it is shared, so it is never written into.
+  if (dst[key] === v) return;
   if (Array.isArray(v)) {
     // MongoDB projects a dotted path into every sub-document of an array.
     const prev = Array.isArray(dst[key]) ? (dst[key] as unknown[]) : [];
@@ -168,34 +192,47 @@ function pickPath(src: unknown, parts: string[], i: number, dst: Record<string, 
   dst[key] = sub;
 }
 
+/** Removes a dotted path from `obj`, copying (shallowly) the containers it goes through: they may be shared. */
 function dropPath(obj: Record<string, unknown>, parts: string[], i: number): void {
   const key = parts[i]!;
+  if (!Object.hasOwn(obj, key)) return;
   if (i === parts.length - 1) {
     delete obj[key];
     return;
   }
   const v = obj[key];
-  if (Array.isArray(v)) for (const el of v) if (isPlainObject(el)) dropPath(el, parts, i + 1);
-  if (isPlainObject(v)) dropPath(v, parts, i + 1);
+  if (Array.isArray(v)) {
+    obj[key] = v.map((el: unknown) => {
+      if (!isPlainObject(el)) return el;
+      const copy = { ...el };
+      dropPath(copy, parts, i + 1);
+      return copy;
+    });
+  } else if (isPlainObject(v)) {
+    const copy = { ...v };
+    dropPath(copy, parts, i + 1);
+    obj[key] = copy;
+  }
 }
 
-/** Applies a compiled projection to a stored document, producing a fresh copy without `_id`. */
-export function projectDoc<T extends Doc>(doc: Record<string, unknown>, projection: CompiledProjection | null): T {
-  if (!projection) return copyDocOut<T>(doc);
-  if (projection.include) {
-    const out: Record<string, unknown> = {};
-    for (const parts of projection.paths) pickPath(doc, parts, 0, out);
-    return out as T;
-  }
-  const skip = projection.topLevel;
+/**
+ * Applies a compiled projection to a stored document, without `_id`. The result is a new, deep-frozen object that
+ * shares the selected values with `doc` (which must be deep-frozen already): nothing is copied but the containers a
+ * projection changes.
+ */
+export function projectDoc<T extends Doc>(doc: Record<string, unknown>, projection: CompiledProjection): T {
   const out: Record<string, unknown> = {};
-  for (const key in doc) {
-    if (key === ADAPTER_ID || skip?.has(key)) continue;
-    const v = doc[key];
-    out[key] = typeof v === 'object' && v !== null ? copyJson(v) : v;
+  if (projection.include) {
+    for (const parts of projection.paths) pickPath(doc, parts, 0, out);
+  } else {
+    const skip = projection.topLevel;
+    for (const key in doc) {
+      if (key === ADAPTER_ID || skip?.has(key)) continue;
+      out[key] = doc[key];
+    }
+    for (const parts of projection.paths) dropPath(out, parts, 0);
   }
-  for (const parts of projection.paths) dropPath(out, parts, 0);
-  return out as T;
+  return deepFreeze(out) as T;
 }
 
 const UPDATE_OPERATORS = new Set(['$set', '$unset', '$inc', '$addToSet', '$pull', '$push']);

@@ -1,6 +1,9 @@
 // The store port: the only way plugins reach persistent data. Every adapter implements it the same way.
 
-/** A stored document. `_id` is adapter-owned; plugins use their own integer `id` fields. */
+/**
+ * A stored document. `_id` is adapter-owned (never part of a returned document); plugins use their own integer `id`
+ * fields. Documents a collection returns are read-only (see `Collection`).
+ */
 export type Doc = Record<string, unknown>;
 
 /**
@@ -50,6 +53,20 @@ export interface UpdateResult {
   upserted: boolean;
 }
 
+/**
+ * A collection of documents.
+ *
+ * **Returned documents are read-only.** Every document a method returns (reads, the result of an insert, of
+ * `findOneAndUpdate`, of `findOneAndDelete`) must not be modified: to change one, copy it (`{ ...doc, x }`) or
+ * write through the store. The embedded adapter hands out its stored versions themselves, deep-frozen, so a write
+ * into one throws a TypeError (modules are strict mode); the MongoDB adapter returns fresh objects.
+ *
+ * **Identity.** With the embedded adapter a returned document is the same object (`===`) on every read while the
+ * stored document is unchanged, projections included (one object per stored version and projection shape); any
+ * change to the document gives later reads a new object. Caches keyed on returned documents (a `WeakMap` of
+ * serialised JSON, say) are therefore exact: they can never serve a stale entry. With MongoDB every read returns a
+ * new object, so such caches simply miss.
+ */
 export interface Collection<T extends Doc = Doc> {
   readonly name: string;
   findOne(filter: Filter, options?: Pick<FindOptions, 'projection' | 'sort'>): Promise<T | null>;

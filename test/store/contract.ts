@@ -30,6 +30,15 @@ const SEED: Item[] = [
 ];
 
 const ids = (docs: Doc[]): number[] => docs.map((d) => d.id as number);
+
+/** Writes into a returned document: a frozen one (embedded adapter) throws TypeError, a copy (MongoDB) takes it. */
+function readOnly(write: () => unknown): void {
+  try {
+    write();
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+  }
+}
 const sorted = (docs: Doc[]): number[] => ids(docs).sort((a, b) => a - b);
 
 /** Registers the whole suite under one tap test. */
@@ -62,14 +71,17 @@ export function storeContract(name: string, harness: StoreHarness): void {
       t.same(stored, { id: 1, name: 'one', tags: ['x'], owner: { id: 2 } }, 'stored document, undefined dropped');
       t.notOk('_id' in stored, 'no _id in the insert result');
       t.not(stored, input, 'a copy, not the caller object');
-      // Mutating the caller's object or the returned one does not reach the store.
+      // Mutating the caller's object or the returned one does not reach the store. Returned documents are
+      // read-only: the embedded adapter hands out frozen stored versions (writing throws), MongoDB fresh copies.
       input.tags!.push('mutated');
-      stored.owner!.id = 99;
+      readOnly(() => {
+        stored.owner!.id = 99;
+      });
       const found = await items.findOne({ id: 1 });
       t.same(found, { id: 1, name: 'one', tags: ['x'], owner: { id: 2 } });
       t.notOk(found && '_id' in found, 'no _id in findOne');
-      found!.tags!.push('again');
-      t.same((await items.find({}))[0], { id: 1, name: 'one', tags: ['x'], owner: { id: 2 } }, 'find results are copies too');
+      readOnly(() => found!.tags!.push('again'));
+      t.same((await items.find({}))[0], { id: 1, name: 'one', tags: ['x'], owner: { id: 2 } }, 'a returned document cannot change the store');
       t.notOk('_id' in (await items.find({}))[0]!, 'no _id in find');
       const withId = await items.insertOne({ _id: 'mine', id: 2, name: 'two' } as unknown as Item);
       t.same(withId, { id: 2, name: 'two' }, 'an incoming _id is ignored');
@@ -374,6 +386,68 @@ export function storeContract(name: string, harness: StoreHarness): void {
       const scan = await big.explain({ free: 7 });
       t.equal(scan.index, null, 'an unindexed field is a collection scan');
       t.equal(scan.examined, 500, 'that examines every document');
+    });
+
+    t.test('pages in the order of a compound index (equality prefix, then the sort)', async (t) => {
+      await store.ensureCollection({
+        name: 'rel',
+        indexes: [{ fields: { uid: 1, repoId: 1 }, unique: true }, { fields: { uid: 1, id: -1 } }, { fields: { uid: 1 } }, { fields: { uid: 1, repoPrivate: 1 } }],
+      });
+      await store.ensureCollection({ name: 'named', indexes: [{ fields: { id: 1 }, unique: true }, { fields: { ownerId: 1 } }, { fields: { ownerId: 1, lowerName: 1 } }] });
+      const rel = store.collection('rel');
+      const named = store.collection('named');
+      const rows = Array.from({ length: 2000 }, (_, i) => ({ id: i + 1, uid: (i * 7) % 10, repoId: 5000 - i, repoPrivate: i % 7 === 0 }));
+      await rel.insertMany(rows);
+      const words = ['kit', 'app', 'core', 'web', 'api', 'lib', 'Zed', 'data'];
+      const repos = Array.from({ length: 800 }, (_, i) => ({ id: i + 1, ownerId: i % 4, lowerName: `${words[i % words.length]}-${String((i * 37) % 800).padStart(3, '0')}`, private: i % 5 === 0 }));
+      await named.insertMany(repos);
+
+      type Row = (typeof rows)[number];
+      const page = (docs: Row[], skip: number, limit: number) => docs.slice(skip, limit ? skip + limit : undefined).map((r) => r.id);
+      const byIdDesc = (a: Row, b: Row) => b.id - a.id;
+      const of3 = rows.filter((r) => r.uid === 3);
+      const cases: Array<[string, Record<string, unknown>, Record<string, 1 | -1>, number, number, number[]]> = [
+        ['first page, newest first', { uid: 3 }, { id: -1 }, 0, 20, page([...of3].sort(byIdDesc), 0, 20)],
+        ['a later page', { uid: 3 }, { id: -1 }, 100, 20, page([...of3].sort(byIdDesc), 100, 20)],
+        ['the last, partial page', { uid: 3 }, { id: -1 }, 190, 20, page([...of3].sort(byIdDesc), 190, 20)],
+        ['reversed sort', { uid: 3 }, { id: 1 }, 5, 10, page([...of3].sort((a, b) => a.id - b.id), 5, 10)],
+        ['no limit', { uid: 3 }, { id: -1 }, 0, 0, page([...of3].sort(byIdDesc), 0, 0)],
+        ['sort naming the equality field too', { uid: 3 }, { uid: 1, id: -1 }, 0, 5, page([...of3].sort(byIdDesc), 0, 5)],
+        ['plus a condition the index does not hold', { uid: 3, repoPrivate: false }, { id: -1 }, 10, 15, page(of3.filter((r) => !r.repoPrivate).sort(byIdDesc), 10, 15)],
+        ['plus $nin', { uid: 3, repoId: { $nin: [5000 - 3, 5000 - 13, 5000 - 23] } }, { id: -1 }, 0, 12, page(of3.filter((r) => ![3, 13, 23].includes(5000 - r.repoId)).sort(byIdDesc), 0, 12)],
+        ['no such user', { uid: 42 }, { id: -1 }, 0, 20, []],
+        ['skip past the end', { uid: 3 }, { id: -1 }, 5000, 20, []],
+      ];
+      for (const [label, filter, sort, skip, limit, want] of cases) {
+        t.same(ids(await rel.find(filter, { sort, skip, limit })), want, label);
+      }
+      t.equal(await rel.count({ uid: 3 }), of3.length, 'count on the equality prefix');
+      t.equal(await rel.count({ uid: 3, repoPrivate: true }), of3.filter((r) => r.repoPrivate).length, 'count on a whole compound key');
+      t.equal(await rel.count({ uid: 3, repoPrivate: false, id: { $gt: 1000 } }), of3.filter((r) => !r.repoPrivate && r.id > 1000).length, 'count with more conditions');
+
+      type Repo = (typeof repos)[number];
+      const names = (docs: Doc[]) => docs.map((d) => d.lowerName);
+      const byName = (a: Repo, b: Repo) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : 0);
+      const owner2 = repos.filter((r) => r.ownerId === 2).sort(byName);
+      t.same(names(await named.find({ ownerId: 2 }, { sort: { lowerName: 1 }, limit: 30 })), owner2.slice(0, 30).map((r) => r.lowerName), 'name order within an owner');
+      t.same(names(await named.find({ ownerId: 2 }, { sort: { lowerName: -1 }, skip: 60, limit: 30 })), [...owner2].reverse().slice(60, 90).map((r) => r.lowerName), 'reverse name order');
+      t.same(
+        names(await named.find({ ownerId: 2, private: false }, { sort: { lowerName: 1 }, skip: 20, limit: 25, projection: { lowerName: 1 } })),
+        owner2.filter((r) => !r.private).slice(20, 45).map((r) => r.lowerName),
+        'public ones only, projected',
+      );
+      t.equal(await named.count({ ownerId: 2, private: false }), owner2.filter((r) => !r.private).length, 'their count');
+
+      // Writes move rows between and within ranges.
+      await rel.updateOne({ id: of3[0]!.id }, { $set: { uid: 4 } });
+      await rel.deleteOne({ id: of3[1]!.id });
+      await rel.insertOne({ id: 9999, uid: 3, repoId: 1, repoPrivate: false });
+      const now = [...of3.slice(2), { id: 9999, uid: 3, repoId: 1, repoPrivate: false }].sort(byIdDesc);
+      t.same(ids(await rel.find({ uid: 3 }, { sort: { id: -1 }, limit: 10 })), page(now, 0, 10), 'pages follow inserts, updates and deletes');
+      t.same(ids(await rel.find({ uid: 3 }, { sort: { id: 1 }, skip: 3, limit: 10 })), page([...now].reverse(), 3, 10), 'in both directions');
+      t.equal(await rel.count({ uid: 3 }), now.length, 'and counts too');
+      await named.updateOne({ id: 3 }, { $set: { lowerName: 'AAA-first' } });
+      t.equal((await named.findOne({ ownerId: 2 }, { sort: { lowerName: 1 } }))!.lowerName, 'AAA-first', 'a renamed document moves in name order');
     });
 
     t.test('drop removes every document and keeps the indexes', async (t) => {

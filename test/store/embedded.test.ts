@@ -67,7 +67,7 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     await store.close();
     const after = await lines(file);
     t.equal(after.length, 2, 'one line per document plus the index after close');
-    t.match(after.join('\n'), /"\$\$indexCreated":\{"fieldName":"id","unique":true,"sparse":false\}/);
+    t.match(after.join('\n'), /"\$\$indexCreated":\{"fieldName":"id","unique":true,"sparse":false,"fields":\{"id":1\}\}/);
     await t.rejects(repos.findOne({ id: 1 }), /closed/, 'a closed store refuses work');
   });
 
@@ -182,6 +182,138 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     t.same((await store.collection('indexed').find({ owner: 1, labels: 'x' })).map((d) => d.id).sort(), [1, 2], 'compound lookup with an array value');
     t.equal((await store.collection('indexed').explain({}, { sort: { n: -1 }, limit: 2 })).examined, 2, 'a scalar-only index is still walked in order');
     await store.close();
+  });
+
+  t.test('ordered walks over compound indexes examine about skip + limit (20,000 rows)', async (t) => {
+    const store = await openEmbedded(dir);
+    await store.ensureCollection({
+      name: 'rel',
+      indexes: [{ fields: { uid: 1, repoId: 1 }, unique: true }, { fields: { uid: 1, id: -1 } }, { fields: { uid: 1 } }, { fields: { uid: 1, repoPrivate: 1 } }, { fields: { repoId: 1 } }],
+    });
+    await store.ensureCollection({
+      name: 'repos',
+      indexes: [{ fields: { id: 1 }, unique: true }, { fields: { ownerId: 1 } }, { fields: { lowerName: 1 } }, { fields: { private: 1 } }, { fields: { ownerId: 1, lowerName: 1 } }],
+    });
+    const rel = store.collection('rel');
+    const repos = store.collection('repos');
+    const n = 20_000;
+    await rel.insertMany(Array.from({ length: n }, (_, i) => ({ id: i + 1, uid: i % 4, repoId: i, repoPrivate: i % 10 === 0 })));
+    await repos.insertMany(Array.from({ length: n }, (_, i) => ({ id: i + 1, ownerId: i % 20, lowerName: `name-${String(n - i).padStart(5, '0')}`, private: i % 10 === 0 })));
+    const ofUid2 = Array.from({ length: n / 4 }, (_, j) => n - 2 - j * 4 + 1).filter((id) => id >= 1); // uid 2: ids 3, 7, … newest first
+
+    const page50 = { sort: { id: -1 as const }, skip: 2450, limit: 50 };
+    t.same(await rel.explain({ uid: 2 }, page50), { index: 'uid_1_id_-1', examined: 50, returned: 50 }, 'page 50 of a user: a jump to the page, then 50 rows');
+    t.same((await rel.find({ uid: 2 }, page50)).map((r) => r.id), ofUid2.slice(2450, 2500), 'the right rows');
+    const back = await rel.explain({ uid: 2 }, { sort: { id: 1 }, skip: 2450, limit: 50 });
+    t.same(back, { index: 'uid_1_id_-1', examined: 50, returned: 50 }, 'the reversed sort walks the same index backwards');
+    t.same((await rel.find({ uid: 2 }, { sort: { id: 1 }, skip: 2450, limit: 50 })).map((r) => r.id), [...ofUid2].reverse().slice(2450, 2500));
+    const pub = await rel.explain({ uid: 2, repoPrivate: false }, { sort: { id: -1 }, limit: 50 });
+    t.equal(pub.index, 'uid_1_id_-1', 'an extra condition is checked per row of the walk');
+    t.ok(pub.examined <= 70, `and the walk stops after the page (${pub.examined} examined)`);
+    const pubDeep = await rel.explain({ uid: 2, repoPrivate: false }, page50);
+    t.ok(pubDeep.examined <= 3200, `page 50 of it examines about skip + limit (${pubDeep.examined})`);
+    const nin = await rel.explain({ uid: 2, repoId: { $nin: [2, 6, 10] } }, { sort: { id: -1 }, limit: 50 });
+    t.same([nin.index, nin.returned], ['uid_1_id_-1', 50], '$nin on top');
+    t.ok(nin.examined <= 53, `(${nin.examined} examined)`);
+    t.equal(await rel.count({ uid: 2 }), n / 4, 'count on the prefix');
+    t.equal(await rel.count({ uid: 2, repoPrivate: false }), ofUid2.filter((id) => (id - 1) % 10 !== 0).length, 'count on a whole compound key');
+
+    const names = await repos.explain({ ownerId: 5, private: false }, { sort: { lowerName: 1 }, limit: 90 });
+    t.equal(names.index, 'ownerId_1_lowerName_1', "an owner's public repositories in name order");
+    t.ok(names.examined <= 110 && names.returned === 90, `walk ${names.examined} rows for 90`);
+    t.same(await repos.explain({ ownerId: 5 }, { sort: { lowerName: -1 }, skip: 60, limit: 30 }), { index: 'ownerId_1_lowerName_1', examined: 30, returned: 30 }, 'descending, with a skip');
+    const ownerRows = (await repos.find({ ownerId: 5 }, { sort: { lowerName: 1 } })).map((r) => r.lowerName as string);
+    t.same(ownerRows, [...ownerRows].sort(), 'in name order');
+    t.equal(ownerRows.length, 1000);
+    const inIds = Array.from({ length: 30 }, (_, i) => 1 + i * 613);
+    t.same(await repos.explain({ id: { $in: inIds } }), { index: 'id_1', examined: 30, returned: 30 }, '$in on a unique index: one lookup per id');
+    t.same(await repos.explain({}, { sort: { lowerName: 1 }, skip: 100, limit: 10 }), { index: 'lowerName_1', examined: 10, returned: 10 }, 'a single-field index with no filter');
+    await store.close();
+  });
+
+  t.test('reads hand out frozen stored versions, the same object until the document changes', async (t) => {
+    const store = await openEmbedded(dir);
+    await store.ensureCollection({ name: 'docs', indexes: [{ fields: { id: 1 }, unique: true }] });
+    const c = store.collection('docs');
+    const inserted = await c.insertOne({ id: 1, tags: ['a'], owner: { id: 2, name: 'o' }, n: 0 });
+    const a = (await c.findOne({ id: 1 }))!;
+    t.equal(a, inserted, 'the insert result is the stored version');
+    t.equal((await c.find({}))[0], a, 'find and findOne return the same object');
+    t.equal(await c.findOne({ id: 1 }), a, 'on every read');
+    t.ok(Object.isFrozen(a) && Object.isFrozen(a.tags) && Object.isFrozen(a.owner), 'deep-frozen');
+    t.throws(() => {
+      (a.owner as { id: number }).id = 3;
+    }, TypeError, 'writing into it throws');
+    t.throws(() => (a.tags as string[]).push('x'), TypeError, 'so does changing an array');
+    t.notOk('_id' in a, 'no _id');
+    t.same(Object.keys(a), ['id', 'tags', 'owner', 'n']);
+    t.equal(JSON.stringify(a), '{"id":1,"tags":["a"],"owner":{"id":2,"name":"o"},"n":0}', 'serialises without _id');
+    t.same({ ...a }, { id: 1, tags: ['a'], owner: { id: 2, name: 'o' }, n: 0 }, 'a spread copy is plain');
+
+    const p1 = await c.findOne({ id: 1 }, { projection: { owner: 1 } });
+    const p2 = (await c.find({}, { projection: { owner: 1 } }))[0];
+    t.equal(p1, p2, 'a projection is made once per version and shape');
+    t.equal(p1!.owner, a.owner, 'and shares the stored values');
+    t.ok(Object.isFrozen(p1), 'frozen too');
+    const e1 = await c.findOne({ id: 1 }, { projection: { tags: 0, 'owner.name': 0 } });
+    t.same(e1, { id: 1, owner: { id: 2 }, n: 0 }, 'exclusion with a dotted path');
+    t.equal(a.owner && (a.owner as { name?: string }).name, 'o', 'leaves the stored version alone');
+    t.equal(await c.findOne({ id: 1 }, { projection: { tags: 0, 'owner.name': 0 } }), e1, 'cached as well');
+    t.same(await c.findOne({ id: 1 }, { projection: { owner: 1, 'owner.id': 1 } }), { owner: { id: 2, name: 'o' } }, 'a path inside an included one');
+
+    await c.updateOne({ id: 1 }, { $inc: { n: 1 } });
+    const b = (await c.findOne({ id: 1 }))!;
+    t.not(b, a, 'an update makes a new object');
+    t.equal(a.n, 0, 'the old version is unchanged');
+    t.equal(b.n, 1);
+    t.not(await c.findOne({ id: 1 }, { projection: { owner: 1 } }), p1, 'projections of the new version are new objects');
+    await c.updateOne({ id: 1 }, { $set: { n: 1 } });
+    t.equal(await c.findOne({ id: 1 }), b, 'a no-op update keeps the version');
+    const after = await c.findOneAndUpdate({ id: 1 }, { $push: { tags: 'b' } });
+    t.equal(await c.findOne({ id: 1 }), after, 'findOneAndUpdate returns the new stored version');
+    t.same(after!.tags, ['a', 'b']);
+    t.same(b.tags, ['a'], 'older versions keep their arrays');
+    const gone = await c.findOneAndDelete({ id: 1 });
+    t.equal(gone, after, 'findOneAndDelete returns the last version');
+    await store.close();
+  });
+
+  t.test('loading: unique clashes refuse the load; files without declared index order', async (t) => {
+    const storeDir = path.join(dir, 'store');
+    await (await openEmbedded(dir)).close();
+    await writeFile(
+      path.join(storeDir, 'twice.db'),
+      ['{"id":1,"_id":"a"}', '{"id":1,"_id":"b"}', '{"$$indexCreated":{"fieldName":"id","unique":true,"sparse":false}}', ''].join('\n'),
+    );
+    const refused = new EmbeddedStore({ dataDir: dir, compactIntervalMs: 0, log: recordingLogger() });
+    await t.rejects(refused.open(), /duplicate key in twice on id \(key 1\): .*twice\.db holds two documents with it; refusing to load it/, 'names the collection, index, key and file');
+    await writeFile(path.join(storeDir, 'twice.db'), '');
+
+    // A file as nedb (or an older forgekit) wrote it: `_id` anywhere in the line, index lines without `fields`.
+    await writeFile(
+      path.join(storeDir, 'old.db'),
+      [
+        '{"_id":"x1","id":1,"uid":7,"tags":["a"]}',
+        '{"id":2,"uid":7,"_id":"x2"}',
+        '{"uid":8,"id":3,"_id":"x3"}',
+        '{"$$indexCreated":{"fieldName":"id,uid","unique":false,"sparse":false}}',
+        '',
+      ].join('\n'),
+    );
+    const store = await openEmbedded(dir);
+    const old = store.collection('old');
+    t.same(await old.find({}), [{ id: 1, uid: 7, tags: ['a'] }, { id: 2, uid: 7 }, { uid: 8, id: 3 }], 'documents load without their _id');
+    t.ok((await old.find({})).every((d) => !('_id' in d)));
+    await store.ensureCollection({ name: 'old', indexes: [{ fields: { uid: 1, id: -1 } }] });
+    t.same(await old.explain({ uid: 7 }, { sort: { id: -1 }, limit: 1 }), { index: 'uid_1_id_-1', examined: 1, returned: 1 }, 'the declared order is used once declared');
+    t.same((await old.find({ uid: 7 }, { sort: { id: -1 } })).map((d) => d.id), [2, 1]);
+    await store.close();
+    const file = await lines(path.join(storeDir, 'old.db'));
+    t.match(file.join('\n'), /"fieldName":"id,uid","unique":false,"sparse":false,"fields":\{"uid":1,"id":-1\}/, 'and the file records it');
+    t.ok(file.filter((l) => l.includes('"_id"') && !l.includes('$$')).every((l) => l.endsWith('}') && /,"_id":"x\d"\}$/.test(l)), 'documents are written with _id last');
+    const again = await openEmbedded(dir);
+    t.same(await again.collection('old').explain({ uid: 7 }, { sort: { id: 1 }, limit: 1 }), { index: 'uid_1_id_-1', examined: 1, returned: 1 }, 'the order survives a restart');
+    await again.close();
   });
 
   t.test('one store per data directory (LOCK file)', async (t) => {

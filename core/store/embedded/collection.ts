@@ -1,4 +1,4 @@
-// One embedded collection: documents in nedb's indexes (AVL trees), its append-only file, queries with a planner.
+// One embedded collection: frozen stored versions in memory under ordered indexes, its append-only file, a planner.
 import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -10,10 +10,11 @@ import {
   type Filter,
   type FindOptions,
   type IndexSpec,
+  type Projection,
   type UpdateResult,
   type Update,
 } from '../port.js';
-import { cleanUpdate, cloneDocIn, compileProjection, copyDocOut, copyJson, indexName, isPlainObject, projectDoc } from '../documents.js';
+import { cleanUpdate, cloneDocIn, compileProjection, copyJson, deepFreeze, isPlainObject, projectDoc, type CompiledProjection } from '../documents.js';
 import {
   applyUpdate,
   compileFilter,
@@ -22,12 +23,16 @@ import {
   jsonEqual,
   sortWindow,
   upsertSeed,
+  type IndexablePredicate,
   type IndexKey,
   type Predicate,
   type SortFields,
 } from './query.js';
-import { Datastore, Index, nedbIndexKey, storage, walkTree, type NedbDatastore, type NedbIndex, type Stored } from './nedb.js';
+import type { Posting } from './btree.js';
+import { definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
+import { storage } from './nedb.js';
 import { Journal, repairTornTail } from './journal.js';
+import { idOf, parseLine, serialize, serializeStored, withId, type Stored } from './stored.js';
 
 export type StoreLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
@@ -36,7 +41,7 @@ const FILE_MODES = { fileMode: 0o644, dirMode: 0o755 };
 /**
  * `_id`s: boot time + random bits + a padded counter. Unique across restarts, cheaper than random bytes per
  * document, and ordered like insertion, so a collection scan returns documents in insertion order (like MongoDB's
- * natural order in practice).
+ * natural order in practice) and a new document goes at the end of every posting.
  */
 const ID_PREFIX = Date.now().toString(36).padStart(9, '0') + randomBytes(3).toString('hex');
 let idCounter = 0;
@@ -44,36 +49,28 @@ function newId(): string {
   return ID_PREFIX + (idCounter++).toString(36).padStart(8, '0');
 }
 
-// nedb's loader splits lines on U+0085/U+2028/U+2029 too, and JSON.stringify leaves them raw: escape them so the
-// file stays readable by nedb itself.
-const LINE_BREAKERS = /[\u0085\u2028\u2029]/;
-const LINE_BREAKERS_G = /[\u0085\u2028\u2029]/g;
-function serialize(doc: unknown): string {
-  const s = JSON.stringify(doc);
-  return LINE_BREAKERS.test(s) ? s.replace(LINE_BREAKERS_G, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : s;
-}
-
-interface IndexInfo {
-  index: NedbIndex;
-  /** The name explain() reports (MongoDB's default naming, so both adapters agree). */
-  name: string;
-  /** Fields in declared order (what DuplicateKeyError names). */
-  fields: string[];
-  /** Per field, its path split on dots (nedb's order: `index._fields`). */
-  paths: string[][];
-  /**
-   * Some document holds an array or an object under an indexed path. nedb leaves a document with an empty array
-   * out of the index and does not expand arrays in compound keys, so such an index may not be walked in order
-   * (single field) or searched (compound) without missing documents.
-   */
-  multikey: boolean;
-}
-
-interface Plan {
-  docs: Stored[];
+/** Candidates for a query from one index (or from several, for a top-level `$or`). */
+interface Access {
   index: string;
-  /** The index answer is exactly the filter's answer (count needs no matching). */
+  /** Documents it yields (an upper bound when a document can sit under several of the keys read). */
+  size: number;
+  /** Every document it yields matches the filter and `size` is their number: nothing is left to check. */
   exact: boolean;
+  /** Yields each candidate once; stops when `visit` returns true. */
+  each(visit: (doc: Stored) => boolean): void;
+}
+
+/** A range of an index read in the order a sort asks for. */
+interface Walk {
+  index: OrderedIndex;
+  dir: 1 | -1;
+  /** Ranks bounding the range (ascending key order). */
+  start: number;
+  end: number;
+  /** The range holds exactly the filter's matches: no matching, and the skip is a jump. */
+  covered: boolean;
+  /** Documents it is expected to examine. */
+  cost: number;
 }
 
 interface Stats {
@@ -81,20 +78,14 @@ interface Stats {
   examined: number;
 }
 
-const NOT_SCALAR = Symbol('not scalar');
-
-/** A field's value when it is a scalar reached without crossing an array; NOT_SCALAR otherwise. */
-function scalarAt(doc: Stored, parts: string[]): unknown {
-  let node: unknown = doc;
-  for (const part of parts) {
-    if (node === undefined) return undefined;
-    if (typeof node !== 'object' || node === null) return undefined;
-    if (Array.isArray(node)) return NOT_SCALAR;
-    node = (node as Stored)[part];
-  }
-  if (typeof node === 'object' && node !== null) return NOT_SCALAR;
-  return node;
+/** A projection compiled once, with the projected twins of the stored versions it was applied to. */
+interface ProjectionEntry {
+  compiled: CompiledProjection | null;
+  twins: WeakMap<Stored, Doc>;
 }
+
+/** Distinct projections cached per collection (plugins use a handful of constant ones). */
+const MAX_PROJECTIONS = 256;
 
 function nonNegativeInt(v: number | undefined, what: string): number {
   if (v === undefined) return 0;
@@ -102,14 +93,83 @@ function nonNegativeInt(v: number | undefined, what: string): number {
   return v;
 }
 
+function eachOfPostings(postings: Posting[], dedupe: boolean): Access['each'] {
+  return (visit) => {
+    const seen = dedupe ? new Set<Stored>() : null;
+    for (const posting of postings) {
+      for (let i = 0; i < posting.length; i++) {
+        const doc = posting[i]!;
+        if (seen) {
+          if (seen.has(doc)) continue;
+          seen.add(doc);
+        }
+        if (visit(doc)) return;
+      }
+    }
+  };
+}
+
+function eachOfRange(index: OrderedIndex, start: number, end: number, dedupe: boolean): Access['each'] {
+  return (visit) => {
+    if (!dedupe) {
+      index.walk(1, start, end - start, visit);
+      return;
+    }
+    const seen = new Set<Stored>();
+    index.walk(1, start, end - start, (doc) => {
+      if (seen.has(doc)) return false;
+      seen.add(doc);
+      return visit(doc);
+    });
+  };
+}
+
+/** Index definitions equal in fields, order, directions and options. */
+function sameDefinition(a: IndexDefinition, b: IndexDefinition): boolean {
+  return (
+    a.unique === b.unique &&
+    a.sparse === b.sparse &&
+    a.fields.length === b.fields.length &&
+    a.fields.every((f, i) => f === b.fields[i] && a.dirs[i] === b.dirs[i])
+  );
+}
+
+/**
+ * An index line of the file: nedb's `{fieldName, unique, sparse}` plus `fields`, the declared order and directions
+ * (nedb ignores it; without it, as in older files, the order is the sorted one until a plugin declares the index).
+ */
+function indexLine(index: OrderedIndex): string {
+  const { fields, dirs, unique, sparse } = index.def;
+  return serialize({
+    $$indexCreated: { fieldName: index.key, unique, sparse, fields: Object.fromEntries(fields.map((f, i) => [f, dirs[i]])) },
+  });
+}
+
+function definitionFromLine(line: Record<string, unknown>): IndexDefinition {
+  const fieldName = line.fieldName as string;
+  const declared = line.fields;
+  const base = { unique: line.unique === true, sparse: line.sparse === true };
+  if (isPlainObject(declared)) {
+    const fields = Object.keys(declared);
+    if (fields.length > 0 && nedbIndexKey(fields) === fieldName) {
+      return { ...base, fields, dirs: fields.map((f) => (declared[f] === -1 ? -1 : 1)) };
+    }
+  }
+  const fields = fieldName.split(',');
+  return { ...base, fields, dirs: fields.map(() => 1) };
+}
+
 export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
-  private db: NedbDatastore | null = null;
+  /** Every stored version by `_id`, in insertion order (the natural order of a scan). */
+  private primary: Map<string, Stored> | null = null;
+  /** Secondary indexes by nedb's name (sorted field names). */
+  private indexes = new Map<string, OrderedIndex>();
+  private indexList: OrderedIndex[] = [];
   private journal: Journal;
-  private infos: IndexInfo[] = [];
   private loading: Promise<void> | null = null;
   private closed = false;
-  /** Number of stored documents. */
-  private size = 0;
+  private projections = new Map<string, ProjectionEntry>();
+  private projectionsByObject = new WeakMap<Projection, ProjectionEntry>();
 
   constructor(
     readonly name: string,
@@ -117,6 +177,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     private readonly log: StoreLogger,
   ) {
     this.journal = new Journal(file);
+  }
+
+  /** Number of stored documents. */
+  private get size(): number {
+    return this.primary!.size;
   }
 
   // ------------------------------------------------------------------------------------------ lifecycle
@@ -138,7 +203,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     }
     const text = await readFile(this.file, 'utf8');
     const byId = new Map<string, Stored>();
-    const indexDefs = new Map<string, { fieldName: string; unique: boolean; sparse: boolean }>();
+    const defs = new Map<string, IndexDefinition>();
     let lines = 0;
     let start = 0;
     let lineNo = 0;
@@ -150,116 +215,106 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       start = end + 1;
       if (raw.length === 0) continue;
       lines++;
-      let doc: Stored;
+      let id: string | undefined;
+      let value: Record<string, unknown>;
       try {
-        doc = JSON.parse(raw) as Stored;
-        if (!isPlainObject(doc)) throw new Error('not an object');
+        ({ id, value } = parseLine(raw));
+        if (!isPlainObject(value)) throw new Error('not an object');
       } catch (err) {
         throw new Error(`store: ${this.file} line ${lineNo} is corrupt (${(err as Error).message}); refusing to load it`);
       }
-      if (typeof doc._id === 'string') {
-        if (doc.$$deleted === true) byId.delete(doc._id);
-        else byId.set(doc._id, doc);
-      } else if (isPlainObject(doc.$$indexCreated) && typeof doc.$$indexCreated.fieldName === 'string') {
-        const def = doc.$$indexCreated;
-        indexDefs.set(def.fieldName as string, { fieldName: def.fieldName as string, unique: def.unique === true, sparse: def.sparse === true });
-      } else if (typeof doc.$$indexRemoved === 'string') {
-        indexDefs.delete(doc.$$indexRemoved);
+      if (id !== undefined) {
+        if (value.$$deleted === true) byId.delete(id);
+        else byId.set(id, value);
+      } else if (isPlainObject(value.$$indexCreated) && typeof value.$$indexCreated.fieldName === 'string') {
+        const def = value.$$indexCreated;
+        // nedb's own `_id` index is implicit here (the primary map).
+        if (def.fieldName !== '_id') defs.set(def.fieldName as string, definitionFromLine(def));
+      } else if (typeof value.$$indexRemoved === 'string') {
+        defs.delete(value.$$indexRemoved);
       } else {
         throw new Error(`store: ${this.file} line ${lineNo} is not a document (no _id); refusing to load it`);
       }
     }
-    const db = new Datastore({ filename: this.file });
-    for (const def of indexDefs.values()) db.indexes[def.fieldName] = new Index(def);
-    const docs = [...byId.values()];
-    db._resetIndexes(docs);
-    this.db = db;
-    this.size = docs.length;
-    this.infos = [];
-    for (const def of indexDefs.values()) {
-      const fields = def.fieldName.split(',');
-      this.addInfo(db.indexes[def.fieldName]!, fields, indexName({ fields: Object.fromEntries(fields.map((f) => [f, 1])) }), docs);
+    for (const [id, doc] of byId) deepFreeze(withId(doc, id));
+    this.primary = byId;
+    const docs = this.inIdOrder();
+    for (const [key, def] of defs) {
+      try {
+        this.setIndex(key, OrderedIndex.build(def, docs, this.name));
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) err.message += `: ${this.file} holds two documents with it; refusing to load it`;
+        throw err;
+      }
     }
     await this.journal.open();
     // Superseded lines (updates, deletions) are dropped now rather than at the first background compaction.
-    if (lines > docs.length + indexDefs.size) await this.compact();
+    if (lines > byId.size + defs.size) await this.compact();
   }
 
-  private addInfo(index: NedbIndex, fields: string[], name: string, docs: Stored[]): void {
-    const previous = this.infos.find((i) => i.index === index);
-    this.infos = this.infos.filter((i) => i.index.fieldName !== index.fieldName);
-    const info: IndexInfo = { index, name, fields, paths: index._fields.map((f) => f.split('.')), multikey: previous?.multikey ?? false };
-    if (!previous) for (const doc of docs) if (this.noteMultikey(info, doc)) break;
-    this.infos.push(info);
+  private setIndex(key: string, index: OrderedIndex): void {
+    this.indexes.set(key, index);
+    this.indexList = [...this.indexes.values()];
   }
 
-  /** Flags the index when `doc` has a non-scalar value under one of its paths; returns the flag. */
-  private noteMultikey(info: IndexInfo, doc: Stored): boolean {
-    if (!info.multikey) for (const parts of info.paths) if (scalarAt(doc, parts) === NOT_SCALAR) info.multikey = true;
-    return info.multikey;
+  /** Stored versions in `_id` order (what postings are kept in). */
+  private inIdOrder(): Stored[] {
+    const docs = [...this.primary!.values()];
+    for (let i = 1; i < docs.length; i++) {
+      if (idOf(docs[i - 1]!) > idOf(docs[i]!)) return docs.sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1));
+    }
+    return docs;
   }
 
-  private get data(): NedbDatastore {
+  private get data(): Map<string, Stored> {
     if (this.closed) throw new Error(`store is closed (collection ${this.name})`);
-    return this.db!;
+    return this.primary!;
   }
 
-  private async ready(): Promise<NedbDatastore> {
+  private async ready(): Promise<Map<string, Stored>> {
     if (this.closed) throw new Error(`store is closed (collection ${this.name})`);
-    if (!this.db) await this.load();
+    if (!this.primary) await this.load();
     return this.data;
   }
 
-  /** Creates the declared indexes (or replaces one whose options changed). Idempotent. */
+  /**
+   * Creates the declared indexes, or rebuilds one whose options, field order or directions changed (the file
+   * records the declaration). Idempotent.
+   */
   async ensureIndexes(specs: IndexSpec[]): Promise<void> {
-    const db = await this.ready();
+    await this.ready();
     for (const spec of specs) {
-      const fields = Object.keys(spec.fields ?? {});
-      if (fields.length === 0) throw new TypeError(`an index of ${this.name} has no fields`);
-      if (fields.some((f) => f.includes(',') || f === '' || f.startsWith('$'))) throw new TypeError(`invalid index field in ${this.name}: ${fields.join(',')}`);
-      const key = nedbIndexKey(fields);
-      const unique = spec.unique === true;
-      const sparse = spec.sparse === true;
-      const name = indexName(spec);
-      const existing = db.indexes[key];
-      if (existing && existing.unique === unique && existing.sparse === sparse) {
-        this.addInfo(existing, fields, name, db.getAllData());
-        continue;
+      const def = definitionOf(spec);
+      if (def.fields.length === 0) throw new TypeError(`an index of ${this.name} has no fields`);
+      if (def.fields.some((f) => f.includes(',') || f === '' || f.startsWith('$') || f === '_id')) {
+        throw new TypeError(`invalid index field in ${this.name}: ${def.fields.join(',')}`);
       }
-      const index = new Index({ fieldName: key, unique, sparse });
-      try {
-        index.insert(db.getAllData());
-      } catch (err) {
-        if ((err as { errorType?: string }).errorType === 'uniqueViolated') throw new DuplicateKeyError(this.name, fields, err);
-        throw err;
-      }
-      db.indexes[key] = index;
-      this.addInfo(index, fields, name, db.getAllData());
-      await this.journal.append(serialize({ $$indexCreated: { fieldName: key, unique, sparse } }) + '\n');
+      const key = nedbIndexKey(def.fields);
+      const existing = this.indexes.get(key);
+      if (existing && sameDefinition(existing.def, def)) continue;
+      const index = OrderedIndex.build(def, this.inIdOrder(), this.name);
+      this.setIndex(key, index);
+      await this.journal.append(indexLine(index) + '\n');
     }
   }
 
   /** Rewrites the file from memory (one line per document) when anything was appended since the last rewrite. */
   async compact(force = false): Promise<void> {
-    if (!this.db) return;
+    if (!this.primary) return;
     await this.journal.exclusive(async () => {
       if (!force && this.journal.dirty === 0) return;
-      const db = this.db!;
-      const docs = db.getAllData();
-      const lines: string[] = new Array(docs.length);
-      for (let i = 0; i < docs.length; i++) {
-        lines[i] = serialize(docs[i]);
+      const lines: string[] = [];
+      let i = 0;
+      for (const doc of this.primary!.values()) {
+        lines.push(serializeStored(doc));
         // Yield now and then so a big collection does not stall request handling.
-        if (i % 5000 === 4999) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (++i % 5000 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      for (const info of this.infos) {
-        const { fieldName, unique, sparse } = info.index;
-        lines.push(serialize({ $$indexCreated: { fieldName, unique, sparse } }));
-      }
+      for (const index of this.indexList) lines.push(indexLine(index));
       // nedb's writer streams one element at a time and ends each with a newline: hand it blocks of lines.
       const blocks: string[] = [];
-      for (let i = 0; i < lines.length; i += 2000) blocks.push(lines.slice(i, i + 2000).join('\n'));
-      await this.journal.rewrite(blocks, (file, b) => storage.crashSafeWriteFileLinesAsync(file, b, FILE_MODES));
+      for (let b = 0; b < lines.length; b += 2000) blocks.push(lines.slice(b, b + 2000).join('\n'));
+      await this.journal.rewrite(blocks, (file, bl) => storage.crashSafeWriteFileLinesAsync(file, bl, FILE_MODES));
     });
   }
 
@@ -280,240 +335,279 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   /** Removes every document (indexes stay). */
   async drop(): Promise<void> {
-    const db = await this.ready();
-    db._resetIndexes();
-    this.size = 0;
+    const primary = await this.ready();
+    primary.clear();
+    for (const [key, index] of this.indexes) this.setIndex(key, new OrderedIndex(index.def));
     await this.compact(true);
   }
 
   // ------------------------------------------------------------------------------------------ index maintenance
 
-  private indexKey(info: IndexInfo, doc: Stored): unknown {
-    const { paths } = info;
-    if (paths.length === 1) return scalarAt(doc, paths[0]!);
-    const key: Record<string, unknown> = {};
-    for (let i = 0; i < paths.length; i++) {
-      const v = scalarAt(doc, paths[i]!);
-      if (v === NOT_SCALAR) return NOT_SCALAR;
-      key[info.index._fields[i]!] = v;
-    }
-    return key;
-  }
-
-  private duplicate(err: unknown, index: NedbIndex): unknown {
-    if ((err as { errorType?: string }).errorType !== 'uniqueViolated') return err;
-    const info = this.infos.find((i) => i.index === index);
-    return new DuplicateKeyError(this.name, info ? info.fields : index._fields, err);
-  }
-
-  private allIndexes(db: NedbDatastore): NedbIndex[] {
-    return Object.values(db.indexes);
-  }
-
-  /** Adds a document to every index, or to none (a unique clash rolls back and throws DuplicateKeyError). */
-  private addToIndexes(db: NedbDatastore, doc: Stored): void {
-    const indexes = this.allIndexes(db);
+  /** Stores a new version under every index, or nowhere (a unique clash throws DuplicateKeyError). */
+  private addDoc(doc: Stored): void {
+    const indexes = this.indexList;
+    const keys = indexes.map((index) => index.keysOf(doc));
     for (let i = 0; i < indexes.length; i++) {
-      try {
-        indexes[i]!.insert(doc);
-      } catch (err) {
-        for (let j = 0; j < i; j++) indexes[j]!.remove(doc);
-        throw this.duplicate(err, indexes[i]!);
-      }
+      if (indexes[i]!.clashes(doc, keys[i])) throw new DuplicateKeyError(this.name, indexes[i]!.fields);
     }
-    for (const info of this.infos) this.noteMultikey(info, doc);
+    for (let i = 0; i < indexes.length; i++) indexes[i]!.add(doc, keys[i]);
+    this.primary!.set(idOf(doc), doc);
   }
 
-  private removeFromIndexes(db: NedbDatastore, doc: Stored): void {
-    for (const index of this.allIndexes(db)) index.remove(doc);
+  private removeDoc(doc: Stored): void {
+    for (const index of this.indexList) index.remove(doc, index.keysOf(doc));
+    this.primary!.delete(idOf(doc));
   }
 
   /**
-   * Swaps old documents for new ones in every index, all or nothing. Where an index key did not change (the
-   * common case: `_id` always, counters, most fields), the document reference is swapped in place in its tree node
-   * instead of a delete and re-insert.
+   * Swaps old versions for new ones in every index, all or nothing. Where an index key did not change (the common
+   * case: counters, most fields) the new version takes the old one's place in its posting; elsewhere the old
+   * versions leave first and the new ones come in checked for uniqueness (so two updated documents may trade keys,
+   * and a clash between them is seen).
    */
-  private replaceInIndexes(db: NedbDatastore, pairs: Array<{ oldDoc: Stored; newDoc: Stored }>): void {
-    const done: Array<{ index: NedbIndex; pair: { oldDoc: Stored; newDoc: Stored }; key: unknown; swapped: boolean }> = [];
-    const infoOf = new Map(this.infos.map((i) => [i.index, i]));
-    const swap = (index: NedbIndex, key: unknown, from: Stored, to: Stored): boolean => {
-      const node = index.tree.search(key);
-      const at = node.indexOf(from);
-      if (at < 0) return false;
-      node[at] = to;
-      return true;
-    };
-    let current: NedbIndex | null = null;
+  private replaceDocs(pairs: Array<{ oldDoc: Stored; newDoc: Stored }>): void {
+    const indexes = this.indexList;
+    const moves = indexes.map((index) =>
+      pairs.map(({ oldDoc, newDoc }) => {
+        const before = index.keysOf(oldDoc);
+        const after = index.keysOf(newDoc);
+        return { before, after, same: index.sameKeys(before, after) };
+      }),
+    );
+    for (let i = 0; i < indexes.length; i++) {
+      for (let j = 0; j < pairs.length; j++) if (!moves[i]![j]!.same) indexes[i]!.remove(pairs[j]!.oldDoc, moves[i]![j]!.before);
+    }
+    const added: Array<[number, number]> = [];
     try {
-      for (const index of this.allIndexes(db)) {
-        current = index;
-        const info = infoOf.get(index) ?? { index, name: '', fields: index._fields, paths: index._fields.map((f) => f.split('.')), multikey: true };
-        for (const pair of pairs) {
-          const oldKey = index.fieldName === '_id' ? pair.oldDoc._id : this.indexKey(info, pair.oldDoc);
-          const newKey = index.fieldName === '_id' ? pair.newDoc._id : this.indexKey(info, pair.newDoc);
-          const sameScalar =
-            oldKey !== NOT_SCALAR &&
-            newKey !== NOT_SCALAR &&
-            (info.paths.length === 1
-              ? oldKey === newKey
-              : index._fields.every((f) => (oldKey as Stored)[f] === (newKey as Stored)[f]));
-          if (sameScalar) {
-            const unindexed =
-              index.sparse &&
-              (info.paths.length === 1 ? oldKey === undefined : Object.values(oldKey as Stored).every((v) => v === undefined));
-            if (unindexed) continue;
-            if (swap(index, oldKey, pair.oldDoc, pair.newDoc)) {
-              done.push({ index, pair, key: oldKey, swapped: true });
-              continue;
-            }
-          }
-          // nedb's update removes the old document and inserts the new one; on a clash it restores the old one.
-          index.update(pair.oldDoc, pair.newDoc);
-          done.push({ index, pair, key: null, swapped: false });
+      for (let i = 0; i < indexes.length; i++) {
+        for (let j = 0; j < pairs.length; j++) {
+          const move = moves[i]![j]!;
+          if (move.same) continue;
+          if (indexes[i]!.clashes(pairs[j]!.newDoc, move.after)) throw new DuplicateKeyError(this.name, indexes[i]!.fields);
+          indexes[i]!.add(pairs[j]!.newDoc, move.after);
+          added.push([i, j]);
         }
       }
     } catch (err) {
-      for (let i = done.length - 1; i >= 0; i--) {
-        const { index, pair, key, swapped } = done[i]!;
-        if (swapped) swap(index, key, pair.newDoc, pair.oldDoc);
-        else index.update(pair.newDoc, pair.oldDoc);
+      for (const [i, j] of added.reverse()) indexes[i]!.remove(pairs[j]!.newDoc, moves[i]![j]!.after);
+      for (let i = 0; i < indexes.length; i++) {
+        for (let j = 0; j < pairs.length; j++) if (!moves[i]![j]!.same) indexes[i]!.add(pairs[j]!.oldDoc, moves[i]![j]!.before);
       }
-      throw this.duplicate(err, current!);
+      throw err;
     }
-    for (const info of this.infos) for (const pair of pairs) this.noteMultikey(info, pair.newDoc);
+    for (let i = 0; i < indexes.length; i++) {
+      for (let j = 0; j < pairs.length; j++) {
+        const move = moves[i]![j]!;
+        if (move.same) indexes[i]!.swap(move.before, pairs[j]!.oldDoc, pairs[j]!.newDoc);
+      }
+    }
+    for (const { newDoc } of pairs) this.primary!.set(idOf(newDoc), newDoc);
   }
 
   // ------------------------------------------------------------------------------------------ planning
 
-  private lookupEq(index: NedbIndex, values: IndexKey[]): Stored[] {
-    if (values.length === 1) return index.tree.search(values[0]);
-    const seen = new Set<Stored>();
-    const out: Stored[] = [];
-    for (const v of values) {
-      for (const doc of index.tree.search(v)) {
-        if (!seen.has(doc)) {
-          seen.add(doc);
-          out.push(doc);
-        }
-      }
-    }
-    return out;
-  }
-
-  /** Picks the index that yields the fewest candidates for a filter, or null for a full scan. */
-  private plan(filter: Filter): Plan | null {
-    const preds = indexablePredicates(filter);
-    let best: Plan | null = null;
-    if (preds.size > 0) {
-      const topKeys = Object.keys(filter);
-      for (const info of this.infos) {
-        let docs: Stored[] | null = null;
-        let exact = false;
-        if (info.fields.length === 1) {
-          const field = info.fields[0]!;
-          const p = preds.get(field);
-          if (!p) continue;
-          if (p.eq) {
-            docs = this.lookupEq(info.index, p.eq);
-            exact = p.pureEq && topKeys.length === 1 && topKeys[0] === field;
-          } else if (p.range) {
-            const found = info.index.tree.betweenBounds(p.range);
-            docs = found.length > 1 ? [...new Set(found)] : found;
-          }
-        } else {
-          if (info.multikey) continue;
-          const key: Record<string, unknown> = {};
-          let usable = true;
-          for (const field of info.index._fields) {
-            const p = preds.get(field);
-            if (!p?.eq || p.eq.length !== 1) {
-              usable = false;
-              break;
+  /** The index access that yields the fewest candidates for a filter, or null for a collection scan. */
+  private access(filter: Filter, preds: Map<string, IndexablePredicate>): Access | null {
+    const topKeys = Object.keys(filter);
+    let best: Access | null = null;
+    const better = (a: Access, b: Access | null): Access => (!b || a.size < b.size || (a.size === b.size && a.exact && !b.exact) ? a : b);
+    for (const index of this.indexList) {
+      if (!index.compound) {
+        const field = index.fields[0]!;
+        const p = preds.get(field);
+        if (!p) continue;
+        const alone = topKeys.length === 1 && topKeys[0] === field;
+        if (p.eq) {
+          // One hash lookup per value (an `$in` of ids is as many lookups, no tree search).
+          const values = p.eq.length > 1 ? [...new Set<IndexKey>(p.eq)] : p.eq;
+          const postings: Posting[] = [];
+          let size = 0;
+          for (const v of values) {
+            const posting = index.lookup(v);
+            if (posting) {
+              postings.push(posting);
+              size += posting.length;
             }
-            key[field] = p.eq[0];
           }
-          if (!usable) continue;
-          docs = info.index.tree.search(key);
-          exact = topKeys.length === info.fields.length && topKeys.every((k) => info.fields.includes(k) && preds.get(k)!.pureEq);
+          const dedupe = index.multikey && postings.length > 1;
+          best = better({ index: index.name, size, exact: p.pureEq && alone && !dedupe, each: eachOfPostings(postings, dedupe) }, best);
+        } else if (p.range) {
+          let bounds = p.range;
+          // Over arrays each bound may be met by another element ({$gt: 5, $lt: 10} matches [1, 20]): one side only.
+          const lower = bounds.$gt !== undefined || bounds.$gte !== undefined;
+          const upper = bounds.$lt !== undefined || bounds.$lte !== undefined;
+          if (index.multikey && lower && upper) bounds = { $gt: bounds.$gt, $gte: bounds.$gte };
+          const [start, end] = index.range(bounds);
+          const exact = p.pureRange === true && alone && !index.multikey;
+          best = better({ index: index.name, size: end - start, exact, each: eachOfRange(index, start, end, index.multikey) }, best);
         }
-        if (docs && (!best || docs.length < best.docs.length)) best = { docs, index: info.name, exact };
-        if (best && best.docs.length === 0) break;
+        if (best && best.size === 0) break;
+        continue;
       }
+      // A compound index serves equality on a prefix of its fields (all of them: a point lookup).
+      const values: unknown[] = [];
+      for (const field of index.fields) {
+        const p = preds.get(field);
+        if (!p?.eq || p.eq.length !== 1) break;
+        values.push(p.eq[0]);
+      }
+      if (values.length === 0) continue;
+      const covers = topKeys.length === values.length && topKeys.every((k) => {
+        const at = index.fields.indexOf(k);
+        return at >= 0 && at < values.length && preds.get(k)!.pureEq;
+      });
+      if (values.length === index.fields.length) {
+        const posting = index.lookupTuple(values);
+        best = better({ index: index.name, size: posting?.length ?? 0, exact: covers, each: eachOfPostings(posting ? [posting] : [], false) }, best);
+      } else {
+        const [start, end] = index.prefixRange(values);
+        best = better({ index: index.name, size: end - start, exact: covers && !index.multikey, each: eachOfRange(index, start, end, index.multikey) }, best);
+      }
+      if (best && best.size === 0) break;
     }
     if (!best && Array.isArray(filter.$or)) {
       // Every branch served by an index: the union of their candidates.
-      const seen = new Set<Stored>();
-      const names: string[] = [];
+      const branches: Access[] = [];
       for (const branch of filter.$or) {
         if (!isPlainObject(branch)) return null;
-        const sub = this.plan(branch);
+        const sub = this.access(branch, indexablePredicates(branch));
         if (!sub) return null;
-        names.push(sub.index);
-        for (const doc of sub.docs) seen.add(doc);
+        branches.push(sub);
       }
-      best = { docs: [...seen], index: [...new Set(names)].join('|'), exact: false };
+      return {
+        index: [...new Set(branches.map((b) => b.index))].join('|'),
+        size: branches.reduce((n, b) => n + b.size, 0),
+        exact: false,
+        each: (visit) => {
+          const seen = new Set<Stored>();
+          let stopped = false;
+          for (const b of branches) {
+            b.each((doc) => {
+              if (seen.has(doc)) return false;
+              seen.add(doc);
+              stopped = visit(doc);
+              return stopped;
+            });
+            if (stopped) return;
+          }
+        },
+      };
     }
     return best;
   }
 
-  /** A single-field, non-sparse, scalar-only index on the (single) sort field: documents can be read in order from it. */
-  private orderedIndex(sort: SortFields): IndexInfo | null {
-    if (sort.length !== 1) return null;
-    const path = sort[0]!.parts.join('.');
-    return this.infos.find((i) => i.fields.length === 1 && i.fields[0] === path && !i.index.sparse && !i.multikey) ?? null;
+  /**
+   * The cheapest ordered walk for a sorted query: an index whose fields, after a prefix the filter fixes by
+   * equality, continue with the sort's fields in the index's directions (or all reversed). Not for multikey indexes
+   * (a document under several keys, or under an object), nor for a sparse one without an equality prefix (it
+   * lacks the documents without the field).
+   */
+  private walk(filter: Filter, preds: Map<string, IndexablePredicate>, sort: SortFields, skip: number, limit: number, candidates: number): Walk | null {
+    const topKeys = Object.keys(filter);
+    const paths = sort.map((s) => s.parts.join('.'));
+    let best: Walk | null = null;
+    for (const index of this.indexList) {
+      if (index.multikey) continue;
+      const { fields, dirs } = index;
+      const values: unknown[] = [];
+      while (values.length < fields.length) {
+        const p = preds.get(fields[values.length]!);
+        if (!p?.eq || p.eq.length !== 1) break;
+        values.push(p.eq[0]);
+      }
+      const k = values.length;
+      if (index.sparse && k === 0) continue;
+      // Sort fields the prefix holds constant do not order anything.
+      const rest: number[] = [];
+      for (let s = 0; s < sort.length; s++) {
+        const at = fields.indexOf(paths[s]!);
+        if (at < 0 || at >= k) rest.push(s);
+      }
+      if (rest.length === 0 || k + rest.length > fields.length) continue;
+      const dir = (sort[rest[0]!]!.dir * dirs[k]!) as 1 | -1;
+      if (!rest.every((s, j) => paths[s] === fields[k + j] && sort[s]!.dir * dirs[k + j]! === dir)) continue;
+      const [start, end] = k === 0 ? [0, index.entries] : index.prefixRange(values);
+      const span = end - start;
+      const covered = topKeys.length === k && topKeys.every((key) => {
+        const at = fields.indexOf(key);
+        return at >= 0 && at < k && preds.get(key)!.pureEq;
+      });
+      let cost: number;
+      if (covered) cost = Math.min(span, limit > 0 ? limit : span);
+      else {
+        // Matches assumed spread evenly over the range: reading `skip + limit` of them takes that share of it.
+        const matches = Math.max(1, Math.min(span, candidates));
+        cost = limit > 0 ? Math.min(span, ((skip + limit) * span) / matches) : span;
+      }
+      if (!best || cost < best.cost) best = { index, dir, start, end, covered, cost };
+    }
+    return best;
   }
 
   /**
-   * The matching documents of a query, sorted and windowed (references to stored documents: callers copy).
+   * The matching documents of a query, sorted and windowed (stored versions: callers hand them out as they are).
    */
-  private select(
-    db: NedbDatastore,
-    filter: Filter,
-    pred: Predicate,
-    sort: SortFields | null,
-    skip: number,
-    limit: number,
-    stats: Stats,
-  ): Stored[] {
-    const plan = this.plan(filter);
+  private select(filter: Filter, pred: Predicate, sort: SortFields | null, skip: number, limit: number, stats: Stats): Stored[] {
+    const preds = indexablePredicates(filter);
+    const access = preds.size > 0 || Array.isArray(filter.$or) ? this.access(filter, preds) : null;
     const out: Stored[] = [];
     if (sort) {
-      const ordered = this.orderedIndex(sort);
-      // Reading in index order stops after skip+limit matches; worth it unless the filter's index is very selective.
-      const wanted = limit > 0 ? skip + limit : this.size;
-      if (ordered && (!plan || (limit > 0 && (wanted * this.size) / Math.max(plan.docs.length, 1) < plan.docs.length))) {
-        stats.index = ordered.name;
-        let skipped = 0;
-        // Not multikey: every document sits under exactly one key.
-        walkTree(ordered.index.tree.tree, sort[0]!.dir, (doc) => {
-          stats.examined++;
-          if (!pred(doc)) return false;
-          if (skipped < skip) {
-            skipped++;
-            return false;
-          }
-          out.push(doc);
-          return limit > 0 && out.length >= limit;
-        });
+      const planned = access ? access.size : this.size;
+      const walk = this.walk(filter, preds, sort, skip, limit, planned);
+      if (walk && walk.cost <= planned) {
+        this.runWalk(walk, pred, skip, limit, stats, out);
         return out;
       }
       const matched: Stored[] = [];
-      if (plan) {
-        stats.index = plan.index;
-        stats.examined += plan.docs.length;
-        if (plan.exact) return sortWindow(plan.docs, sort, skip, limit);
-        for (const doc of plan.docs) if (pred(doc)) matched.push(doc);
-      } else {
-        walkTree(db.indexes._id!.tree.tree, 1, (doc) => {
-          stats.examined++;
-          if (pred(doc)) matched.push(doc);
-          return false;
-        });
-      }
+      const gather = (doc: Stored): boolean => {
+        stats.examined++;
+        if (access?.exact || pred(doc)) matched.push(doc);
+        return false;
+      };
+      if (access) {
+        stats.index = access.index;
+        access.each(gather);
+      } else for (const doc of this.primary!.values()) gather(doc);
       return sortWindow(matched, sort, skip, limit);
     }
     let skipped = 0;
+    const exact = access?.exact === true;
     const visit = (doc: Stored): boolean => {
+      stats.examined++;
+      if (!exact && !pred(doc)) return false;
+      if (skipped < skip) {
+        skipped++;
+        return false;
+      }
+      out.push(doc);
+      return limit > 0 && out.length >= limit;
+    };
+    if (access) {
+      stats.index = access.index;
+      access.each(visit);
+    } else {
+      for (const doc of this.primary!.values()) if (visit(doc)) break;
+    }
+    return out;
+  }
+
+  private runWalk(walk: Walk, pred: Predicate, skip: number, limit: number, stats: Stats, out: Stored[]): void {
+    const { index, dir, start, end } = walk;
+    stats.index = index.name;
+    // Ranks count in ascending key order; a descending walk counts from the end.
+    const from = dir === 1 ? start : index.entries - end;
+    if (walk.covered) {
+      const n = end - start - skip;
+      if (n <= 0) return;
+      index.walk(dir, from + skip, limit > 0 ? Math.min(limit, n) : n, (doc) => {
+        out.push(doc);
+        return false;
+      });
+      stats.examined += out.length;
+      return;
+    }
+    let skipped = 0;
+    index.walk(dir, from, end - start, (doc) => {
       stats.examined++;
       if (!pred(doc)) return false;
       if (skipped < skip) {
@@ -522,98 +616,123 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       }
       out.push(doc);
       return limit > 0 && out.length >= limit;
-    };
-    if (plan) {
-      stats.index = plan.index;
-      for (const doc of plan.docs) if (visit(doc)) break;
-    } else walkTree(db.indexes._id!.tree.tree, 1, visit);
-    return out;
+    });
   }
 
-  private query(db: NedbDatastore, filter: Filter, options: FindOptions, stats: Stats = { index: null, examined: 0 }): Stored[] {
+  private query(filter: Filter, options: FindOptions, stats: Stats = { index: null, examined: 0 }): Stored[] {
     const pred = compileFilter(filter);
     const sort = compileSort(options.sort);
     const skip = nonNegativeInt(options.skip, 'skip');
     const limit = nonNegativeInt(options.limit, 'limit');
-    return this.select(db, filter, pred, sort, skip, limit, stats);
+    return this.select(filter, pred, sort, skip, limit, stats);
   }
 
   // ------------------------------------------------------------------------------------------ reads
 
+  /** A projection compiled once per shape (and per constant object), with its cache of projected versions. */
+  private projection(projection: Projection | undefined): ProjectionEntry | null {
+    if (!projection) return null;
+    let entry = this.projectionsByObject.get(projection);
+    if (entry) return entry;
+    let key = '';
+    for (const path in projection) key += `${path}:${String(projection[path])},`;
+    entry = this.projections.get(key);
+    if (!entry) {
+      entry = { compiled: compileProjection(projection), twins: new WeakMap() };
+      if (this.projections.size < MAX_PROJECTIONS) this.projections.set(key, entry);
+    }
+    this.projectionsByObject.set(projection, entry);
+    return entry;
+  }
+
+  /**
+   * What a read hands out: the stored version itself (frozen, no `_id` property), or its projection, made once per
+   * version and projection. Either stays the same object until the document changes.
+   */
+  private out(doc: Stored, projection: ProjectionEntry | null): T {
+    if (!projection?.compiled) return doc as T;
+    let twin = projection.twins.get(doc);
+    if (!twin) {
+      twin = projectDoc(doc, projection.compiled);
+      projection.twins.set(doc, twin);
+    }
+    return twin as T;
+  }
+
   async findOne(filter: Filter, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<T | null> {
-    const db = this.db && !this.closed ? this.db : await this.ready();
-    const projection = compileProjection(options.projection);
-    const found = this.query(db, filter, { sort: options.sort, limit: 1 });
-    return found.length ? projectDoc<T>(found[0]!, projection) : null;
+    if (!this.primary || this.closed) await this.ready();
+    const projection = this.projection(options.projection);
+    const found = this.query(filter, { sort: options.sort, limit: 1 });
+    return found.length ? this.out(found[0]!, projection) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    const db = this.db && !this.closed ? this.db : await this.ready();
-    const projection = compileProjection(options.projection);
-    const found = this.query(db, filter, options);
+    if (!this.primary || this.closed) await this.ready();
+    const projection = this.projection(options.projection);
+    const found = this.query(filter, options);
     const out = new Array<T>(found.length);
-    for (let i = 0; i < found.length; i++) out[i] = projectDoc<T>(found[i]!, projection);
+    for (let i = 0; i < found.length; i++) out[i] = this.out(found[i]!, projection);
     return out;
   }
 
   async count(filter: Filter): Promise<number> {
-    const db = this.db && !this.closed ? this.db : await this.ready();
+    if (!this.primary || this.closed) await this.ready();
     const pred = compileFilter(filter);
     if (Object.keys(filter).length === 0) return this.size;
-    const plan = this.plan(filter);
-    if (plan?.exact) return plan.docs.length;
+    const access = this.access(filter, indexablePredicates(filter));
+    if (access?.exact) return access.size;
     let n = 0;
-    if (plan) {
-      for (const doc of plan.docs) if (pred(doc)) n++;
-    } else {
-      walkTree(db.indexes._id!.tree.tree, 1, (doc) => {
+    if (access) {
+      access.each((doc) => {
         if (pred(doc)) n++;
         return false;
       });
-    }
+    } else for (const doc of this.primary!.values()) if (pred(doc)) n++;
     return n;
   }
 
   async explain(filter: Filter, options: FindOptions = {}): Promise<ExplainResult> {
-    const db = await this.ready();
+    await this.ready();
     const stats: Stats = { index: null, examined: 0 };
-    const found = this.query(db, filter, options, stats);
+    const found = this.query(filter, options, stats);
     return { index: stats.index, examined: stats.examined, returned: found.length };
   }
 
   // ------------------------------------------------------------------------------------------ writes
 
+  /** Makes `doc` (a fresh object nobody else holds) a stored version: its `_id`, then frozen for good. */
+  private version(doc: Stored, id: string): Stored {
+    return deepFreeze(withId(doc, id));
+  }
+
   async insertOne(doc: T): Promise<T> {
-    const db = await this.ready();
-    const stored = cloneDocIn(doc);
-    stored._id = newId();
-    this.addToIndexes(db, stored);
-    this.size++;
-    await this.journal.append(serialize(stored) + '\n');
-    return copyDocOut<T>(stored);
+    await this.ready();
+    const stored = this.version(cloneDocIn(doc), newId());
+    this.addDoc(stored);
+    await this.journal.append(serializeStored(stored) + '\n');
+    return stored as T;
   }
 
   async insertMany(docs: T[]): Promise<T[]> {
-    const db = await this.ready();
+    await this.ready();
     if (!Array.isArray(docs)) throw new TypeError('insertMany needs an array');
     // Like MongoDB's ordered insertMany: documents before a failing one stay inserted, later ones are not tried.
     const prepared = docs.map((d) => cloneDocIn(d));
     const inserted: Stored[] = [];
     let failure: unknown = null;
-    for (const stored of prepared) {
-      stored._id = newId();
+    for (const fresh of prepared) {
+      const stored = this.version(fresh, newId());
       try {
-        this.addToIndexes(db, stored);
+        this.addDoc(stored);
       } catch (err) {
         failure = err;
         break;
       }
-      this.size++;
       inserted.push(stored);
     }
-    if (inserted.length) await this.journal.append(inserted.map((d) => serialize(d) + '\n').join(''));
+    if (inserted.length) await this.journal.append(inserted.map((d) => serializeStored(d) + '\n').join(''));
     if (failure) throw failure;
-    return inserted.map((d) => copyDocOut<T>(d));
+    return inserted as T[];
   }
 
   /** Updates the first (or every) match in memory and in the file; returns what changed. */
@@ -623,16 +742,14 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     multi: boolean,
     upsert: boolean,
   ): Promise<{ result: UpdateResult; after: Stored[] }> {
-    const db = await this.ready();
+    await this.ready();
     update = cleanUpdate(update);
-    const targets = this.query(db, filter, { limit: multi ? 0 : 1 });
+    const targets = this.query(filter, { limit: multi ? 0 : 1 });
     if (targets.length === 0) {
       if (!upsert) return { result: { matched: 0, modified: 0, upserted: false }, after: [] };
-      const stored = applyUpdate(upsertSeed(filter), update, (d) => d);
-      stored._id = newId();
-      this.addToIndexes(db, stored);
-      this.size++;
-      await this.journal.append(serialize(stored) + '\n');
+      const stored = this.version(applyUpdate(upsertSeed(filter), update, (d) => d), newId());
+      this.addDoc(stored);
+      await this.journal.append(serializeStored(stored) + '\n');
       return { result: { matched: 0, modified: 0, upserted: true }, after: [stored] };
     }
     // Every new version is computed before anything changes, so a bad update leaves the collection as it was.
@@ -642,14 +759,14 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       const newDoc = applyUpdate(oldDoc, update, copyJson);
       if (jsonEqual(oldDoc, newDoc)) after.push(oldDoc);
       else {
-        pairs.push({ oldDoc, newDoc });
-        after.push(newDoc);
+        pairs.push({ oldDoc, newDoc: this.version(newDoc, idOf(oldDoc)) });
+        after.push(pairs[pairs.length - 1]!.newDoc);
       }
     }
     if (pairs.length) {
-      this.replaceInIndexes(db, pairs);
+      this.replaceDocs(pairs);
       let text = '';
-      for (const p of pairs) text += serialize(p.newDoc) + '\n';
+      for (const p of pairs) text += serializeStored(p.newDoc) + '\n';
       await this.journal.append(text);
     }
     return { result: { matched: targets.length, modified: pairs.length, upserted: false }, after };
@@ -665,26 +782,25 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   async findOneAndUpdate(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<T | null> {
     const { after } = await this.modify(filter, update, false, options.upsert === true);
-    return after.length ? copyDocOut<T>(after[0]!) : null;
+    return after.length ? (after[0] as T) : null;
   }
 
   private async remove(filter: Filter, multi: boolean): Promise<Stored[]> {
-    const db = await this.ready();
-    const targets = this.query(db, filter, { limit: multi ? 0 : 1 });
+    await this.ready();
+    const targets = this.query(filter, { limit: multi ? 0 : 1 });
     if (targets.length === 0) return targets;
     let text = '';
     for (const doc of targets) {
-      this.removeFromIndexes(db, doc);
-      text += `{"$$deleted":true,"_id":${JSON.stringify(doc._id)}}\n`;
+      this.removeDoc(doc);
+      text += `{"$$deleted":true,"_id":${JSON.stringify(idOf(doc))}}\n`;
     }
-    this.size -= targets.length;
     await this.journal.append(text);
     return targets;
   }
 
   async findOneAndDelete(filter: Filter): Promise<T | null> {
     const removed = await this.remove(filter, false);
-    return removed.length ? copyDocOut<T>(removed[0]!) : null;
+    return removed.length ? (removed[0] as T) : null;
   }
 
   async deleteOne(filter: Filter): Promise<number> {
@@ -699,17 +815,13 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   /** Increments a named counter (this collection is the store's `counters`): synchronous in memory, so atomic. */
   async increment(sequence: string): Promise<number> {
-    const db = await this.ready();
-    const current = db.indexes._id!.tree.search(sequence)[0];
+    const primary = await this.ready();
+    const current = primary.get(sequence);
     const value = (typeof current?.value === 'number' ? current.value : 0) + 1;
-    const doc: Stored = { _id: sequence, value };
-    if (current) {
-      this.replaceInIndexes(db, [{ oldDoc: current, newDoc: doc }]);
-    } else {
-      this.addToIndexes(db, doc);
-      this.size++;
-    }
-    await this.journal.append(serialize(doc) + '\n');
+    const doc = this.version({ value }, sequence);
+    if (current) this.replaceDocs([{ oldDoc: current, newDoc: doc }]);
+    else this.addDoc(doc);
+    await this.journal.append(serializeStored(doc) + '\n');
     return value;
   }
 }

@@ -59,6 +59,19 @@ function eqTest(q: unknown): (v: unknown) => boolean {
   return (v) => jsonEqual(v, q) || (Array.isArray(v) && v.some((e) => jsonEqual(e, q)));
 }
 
+/** `$in` / `$nin` membership: a hash lookup for scalar values (ids), the element-wise test for the rest. */
+function inTest(values: unknown[]): (v: unknown) => boolean {
+  const scalars = new Set<unknown>();
+  const others: Array<(v: unknown) => boolean> = [];
+  for (const q of values) {
+    if (q !== null && typeof q !== 'object') scalars.add(q);
+    else others.push(eqTest(q));
+  }
+  const one = (v: unknown): boolean => scalars.has(v);
+  if (others.length === 0) return (v) => one(v) || (Array.isArray(v) && v.some(one));
+  return (v) => one(v) || (Array.isArray(v) && v.some(one)) || others.some((t) => t(v));
+}
+
 type Cmp = '$gt' | '$gte' | '$lt' | '$lte';
 
 function rangeTest(op: Cmp, q: unknown): (v: unknown) => boolean {
@@ -123,8 +136,7 @@ function fieldPredicate(path: string, cond: unknown): Predicate {
       case '$in':
       case '$nin': {
         if (!Array.isArray(q)) throw new TypeError(`${op} needs an array`);
-        const tests = q.map(eqTest);
-        const test = (v: unknown): boolean => tests.some((t) => t(v));
+        const test = inTest(q);
         preds.push(op === '$in' ? (doc) => anyLeaf(doc, parts, 0, test) : (doc) => !anyLeaf(doc, parts, 0, test));
         break;
       }
@@ -182,6 +194,8 @@ export interface IndexablePredicate {
   range?: Partial<Record<Cmp, IndexKey>>;
   /** True when the condition is nothing but the equality (so an index answer is exact). */
   pureEq: boolean;
+  /** True when the condition is nothing but the range. */
+  pureRange?: boolean;
 }
 
 function isIndexKey(v: unknown): v is IndexKey {
@@ -205,7 +219,7 @@ function indexablePredicate(cond: unknown): IndexablePredicate | null {
   if (eq) return { eq, pureEq: other === 0 && !range };
   if (range) {
     const types = new Set(Object.values(range).map((v) => typeof v));
-    if (types.size === 1) return { range, pureEq: false };
+    if (types.size === 1) return { range, pureEq: false, pureRange: other === 0 };
   }
   return null;
 }
@@ -229,7 +243,7 @@ export function indexablePredicates(filter: Filter, into = new Map<string, Index
 // ---------------------------------------------------------------------------------------------- sorting
 
 /** MongoDB's order of types: missing/null, numbers, strings, objects, arrays, booleans. */
-function typeRank(v: unknown): number {
+export function typeRank(v: unknown): number {
   if (v === undefined || v === null) return 0;
   switch (typeof v) {
     case 'number': return 1;

@@ -1,0 +1,384 @@
+// A counted B+tree: ordered keys, each with its posting (the documents under that key, in `_id` order), and in every
+// node the number of documents below it, so ranges are counted and ranks located in O(log n) without a walk.
+import { idOf, type Stored } from './stored.js';
+
+/** The documents under one key, sorted by `_id` (so ties always come out in the same order). */
+export type Posting = Stored[];
+export type Compare<K> = (a: K, b: K) => number;
+/** A boundary in key order: negative for keys before it, zero at it, positive after it (must be monotone). */
+export type Probe<K> = (key: K) => number;
+
+/** Keys per leaf / children per inner node before a split; bulk loads fill nodes to 3/4 to leave room. */
+const MAX = 64;
+const FILL = 48;
+
+class Leaf<K> {
+  readonly leaf = true;
+  next: Leaf<K> | null = null;
+  prev: Leaf<K> | null = null;
+  constructor(
+    public keys: K[],
+    public vals: Posting[],
+    public count: number,
+  ) {}
+}
+
+class Inner<K> {
+  readonly leaf = false;
+  /** `keys[i]` separates `children[i]` (keys below it) from `children[i + 1]` (keys at or above it). */
+  constructor(
+    public keys: K[],
+    public children: Array<Node<K>>,
+    public count: number,
+  ) {}
+}
+
+type Node<K> = Leaf<K> | Inner<K>;
+
+/** Position of a document: posting `i` of `leaf`, `off` documents into it. */
+interface Position<K> {
+  leaf: Leaf<K>;
+  i: number;
+  off: number;
+}
+
+/** Index of `doc` in a posting, or `-(insertion point) - 1` when absent (binary search on `_id`). */
+export function postingIndex(posting: Posting, doc: Stored): number {
+  const id = idOf(doc);
+  let lo = 0;
+  let hi = posting.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const m = idOf(posting[mid]!);
+    if (m < id) lo = mid + 1;
+    else if (m > id) hi = mid - 1;
+    else return mid;
+  }
+  return -lo - 1;
+}
+
+function addToPosting(posting: Posting, doc: Stored): boolean {
+  // New documents get the largest `_id` so far: appending is the common case.
+  const n = posting.length;
+  if (n === 0 || idOf(posting[n - 1]!) < idOf(doc)) {
+    posting.push(doc);
+    return true;
+  }
+  const at = postingIndex(posting, doc);
+  if (at >= 0) return false;
+  posting.splice(-at - 1, 0, doc);
+  return true;
+}
+
+export class BTree<K> {
+  private root: Node<K>;
+
+  constructor(readonly compare: Compare<K>) {
+    this.root = new Leaf<K>([], [], 0);
+  }
+
+  /** Documents in the tree (a document under several keys counts once per key). */
+  get size(): number {
+    return this.root.count;
+  }
+
+  /** Builds a balanced tree from distinct keys in ascending order and their postings (taken over, not copied). */
+  static build<K>(compare: Compare<K>, keys: K[], vals: Posting[]): BTree<K> {
+    const tree = new BTree<K>(compare);
+    if (keys.length === 0) return tree;
+    let level: Array<Node<K>> = [];
+    let firsts: K[] = [];
+    let prev: Leaf<K> | null = null;
+    for (let i = 0; i < keys.length; i += FILL) {
+      const lv = vals.slice(i, i + FILL);
+      let count = 0;
+      for (const p of lv) count += p.length;
+      const leaf = new Leaf<K>(keys.slice(i, i + FILL), lv, count);
+      leaf.prev = prev;
+      if (prev) prev.next = leaf;
+      prev = leaf;
+      level.push(leaf);
+      firsts.push(keys[i]!);
+    }
+    while (level.length > 1) {
+      const up: Array<Node<K>> = [];
+      const upFirsts: K[] = [];
+      for (let i = 0; i < level.length; i += FILL) {
+        const children = level.slice(i, i + FILL);
+        let count = 0;
+        for (const c of children) count += c.count;
+        up.push(new Inner<K>(firsts.slice(i + 1, i + children.length), children, count));
+        upFirsts.push(firsts[i]!);
+      }
+      level = up;
+      firsts = upFirsts;
+    }
+    tree.root = level[0]!;
+    return tree;
+  }
+
+  // ---------------------------------------------------------------------------------------------- search
+
+  /** First index in `keys` whose key is not below `key`. */
+  private lowerBound(keys: K[], key: K): number {
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.compare(keys[mid]!, key) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Number of separators at or below `key`: the child of an inner node that holds `key`. */
+  private childFor(keys: K[], key: K): number {
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.compare(keys[mid]!, key) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The posting of `key` (the stored array itself: callers must not change it), or undefined. */
+  get(key: K): Posting | undefined {
+    let node = this.root;
+    while (!node.leaf) node = node.children[this.childFor(node.keys, key)]!;
+    const i = this.lowerBound(node.keys, key);
+    return i < node.keys.length && this.compare(node.keys[i]!, key) === 0 ? node.vals[i] : undefined;
+  }
+
+  // ---------------------------------------------------------------------------------------------- changes
+
+  // Results of the last recursive insert / remove (kept on the tree rather than allocated per level).
+  private added: Posting | null = null;
+  private created = false;
+  private emptied = false;
+
+  /**
+   * Adds `doc` under `key` and returns its posting; `created` tells whether the key is new. Adding a document that
+   * is already there changes nothing.
+   */
+  insert(key: K, doc: Stored): { posting: Posting; created: boolean } {
+    const root = this.root;
+    const split = this.insertAt(root, key, doc);
+    if (split) this.root = new Inner<K>([split.sep], [root, split.right], root.count + split.right.count);
+    const out = { posting: this.added!, created: this.created };
+    this.added = null;
+    return out;
+  }
+
+  private insertAt(node: Node<K>, key: K, doc: Stored): { sep: K; right: Node<K> } | null {
+    if (node.leaf) {
+      const i = this.lowerBound(node.keys, key);
+      if (i < node.keys.length && this.compare(node.keys[i]!, key) === 0) {
+        this.added = node.vals[i]!;
+        this.created = false;
+        if (addToPosting(node.vals[i]!, doc)) node.count++;
+        return null;
+      }
+      const posting = [doc];
+      node.keys.splice(i, 0, key);
+      node.vals.splice(i, 0, posting);
+      node.count++;
+      this.added = posting;
+      this.created = true;
+      return node.keys.length > MAX ? this.splitLeaf(node) : null;
+    }
+    const c = this.childFor(node.keys, key);
+    const child = node.children[c]!;
+    const before = child.count;
+    const split = this.insertAt(child, key, doc);
+    if (split) {
+      node.keys.splice(c, 0, split.sep);
+      node.children.splice(c + 1, 0, split.right);
+      node.count += child.count + split.right.count - before;
+      return node.children.length > MAX ? this.splitInner(node) : null;
+    }
+    node.count += child.count - before;
+    return null;
+  }
+
+  private splitLeaf(node: Leaf<K>): { sep: K; right: Node<K> } {
+    const mid = node.keys.length >> 1;
+    const vals = node.vals.splice(mid);
+    let count = 0;
+    for (const p of vals) count += p.length;
+    const right = new Leaf<K>(node.keys.splice(mid), vals, count);
+    node.count -= count;
+    right.next = node.next;
+    if (right.next) right.next.prev = right;
+    right.prev = node;
+    node.next = right;
+    return { sep: right.keys[0]!, right };
+  }
+
+  private splitInner(node: Inner<K>): { sep: K; right: Node<K> } {
+    const mid = node.children.length >> 1;
+    const children = node.children.splice(mid);
+    const keys = node.keys.splice(mid - 1);
+    const sep = keys.shift()!;
+    let count = 0;
+    for (const c of children) count += c.count;
+    node.count -= count;
+    return { sep, right: new Inner<K>(keys, children, count) };
+  }
+
+  /** Removes `doc` from under `key`; `removed` when it was there, `emptied` when the key went with it. */
+  remove(key: K, doc: Stored): { removed: boolean; emptied: boolean } {
+    this.emptied = false;
+    const removed = this.removeAt(this.root, key, doc);
+    const emptied = this.emptied;
+    let root = this.root;
+    while (!root.leaf && root.children.length === 1) root = root.children[0]!;
+    if (!root.leaf && root.children.length === 0) root = new Leaf<K>([], [], 0);
+    this.root = root;
+    return { removed, emptied };
+  }
+
+  private removeAt(node: Node<K>, key: K, doc: Stored): boolean {
+    if (node.leaf) {
+      const i = this.lowerBound(node.keys, key);
+      if (i >= node.keys.length || this.compare(node.keys[i]!, key) !== 0) return false;
+      const posting = node.vals[i]!;
+      const at = postingIndex(posting, doc);
+      if (at < 0) return false;
+      posting.splice(at, 1);
+      node.count--;
+      if (posting.length === 0) {
+        node.keys.splice(i, 1);
+        node.vals.splice(i, 1);
+        this.emptied = true;
+      }
+      return true;
+    }
+    const c = this.childFor(node.keys, key);
+    const child = node.children[c]!;
+    if (!this.removeAt(child, key, doc)) return false;
+    node.count--;
+    // Nodes are not merged when they shrink; an empty one leaves its parent (and the leaf chain).
+    const empty = child.leaf ? child.keys.length === 0 : child.children.length === 0;
+    if (empty) {
+      node.children.splice(c, 1);
+      node.keys.splice(c === 0 ? 0 : c - 1, 1);
+      if (child.leaf) {
+        if (child.prev) child.prev.next = child.next;
+        if (child.next) child.next.prev = child.prev;
+      }
+    }
+    return true;
+  }
+
+  /** Replaces `from` by `to` (same `_id`) under `key`, in place; false when `from` is not there. */
+  swap(key: K, from: Stored, to: Stored): boolean {
+    const posting = this.get(key);
+    if (!posting) return false;
+    const at = postingIndex(posting, from);
+    if (at < 0 || posting[at] !== from) return false;
+    posting[at] = to;
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------- ranks and walks
+
+  /**
+   * Number of documents under keys before a boundary: keys with `probe(key) < 0`, or `<= 0` when `orEqual`.
+   * Two ranks bound a range; their difference counts it.
+   */
+  rank(probe: Probe<K>, orEqual: boolean): number {
+    const before = orEqual ? (k: K) => probe(k) <= 0 : (k: K) => probe(k) < 0;
+    const firstNotBefore = (keys: K[]): number => {
+      let lo = 0;
+      let hi = keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (before(keys[mid]!)) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    let node = this.root;
+    let r = 0;
+    while (!node.leaf) {
+      const c = firstNotBefore(node.keys);
+      for (let j = 0; j < c; j++) r += node.children[j]!.count;
+      node = node.children[c]!;
+    }
+    const i = firstNotBefore(node.keys);
+    for (let j = 0; j < i; j++) r += node.vals[j]!.length;
+    return r;
+  }
+
+  /** Where the `rank`-th document (0-based) is, counting in ascending key order. */
+  private locate(rank: number): Position<K> {
+    let node = this.root;
+    while (!node.leaf) {
+      let j = 0;
+      for (; j < node.children.length - 1; j++) {
+        const n = node.children[j]!.count;
+        if (rank < n) break;
+        rank -= n;
+      }
+      node = node.children[j]!;
+    }
+    let i = 0;
+    for (; i < node.vals.length - 1; i++) {
+      const n = node.vals[i]!.length;
+      if (rank < n) break;
+      rank -= n;
+    }
+    return { leaf: node, i, off: rank };
+  }
+
+  /** The same counting in descending key order (a posting's own documents still in `_id` order). */
+  private locateFromEnd(rank: number): Position<K> {
+    let node = this.root;
+    while (!node.leaf) {
+      let j = node.children.length - 1;
+      for (; j > 0; j--) {
+        const n = node.children[j]!.count;
+        if (rank < n) break;
+        rank -= n;
+      }
+      node = node.children[j]!;
+    }
+    let i = node.vals.length - 1;
+    for (; i > 0; i--) {
+      const n = node.vals[i]!.length;
+      if (rank < n) break;
+      rank -= n;
+    }
+    return { leaf: node, i, off: rank };
+  }
+
+  /**
+   * Visits up to `n` documents, starting `rank` documents in: in ascending key order (`dir` 1), or descending
+   * (`dir` -1, `rank` counted from the end). Ties (one posting) always come in `_id` order. `visit` returns true to
+   * stop.
+   */
+  walk(dir: 1 | -1, rank: number, n: number, visit: (doc: Stored) => boolean): void {
+    if (n <= 0 || rank < 0 || rank >= this.root.count) return;
+    let { leaf, i, off } = dir === 1 ? this.locate(rank) : this.locateFromEnd(rank);
+    for (;;) {
+      const posting = leaf.vals[i]!;
+      for (let j = off; j < posting.length; j++) {
+        if (visit(posting[j]!) || --n === 0) return;
+      }
+      off = 0;
+      if (dir === 1) {
+        if (++i === leaf.keys.length) {
+          if (!leaf.next) return;
+          leaf = leaf.next;
+          i = 0;
+        }
+      } else if (--i < 0) {
+        if (!leaf.prev) return;
+        leaf = leaf.prev;
+        i = leaf.keys.length - 1;
+      }
+    }
+  }
+}

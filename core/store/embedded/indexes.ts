@@ -1,0 +1,455 @@
+// The embedded adapter's indexes: stored versions ordered by one field, or by a tuple of fields in declared order.
+import { DuplicateKeyError, type IndexSpec } from '../port.js';
+import { indexName } from '../documents.js';
+import { BTree, postingIndex, type Posting, type Probe } from './btree.js';
+import { compareValues, typeRank, type IndexKey } from './query.js';
+import type { Stored } from './stored.js';
+
+/** Index order of keys: MongoDB's order of types, then of values. `null` stands for a missing value too. */
+export function compareKey(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  const ta = typeof a;
+  if (ta === typeof b && (ta === 'number' || ta === 'string')) return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  return compareValues(a, b);
+}
+
+type Tuple = unknown[];
+
+/** Compares compound keys field by field in declared order, each in its declared direction. */
+function tupleCompare(dirs: Array<1 | -1>): (a: Tuple, b: Tuple) => number {
+  if (dirs.length === 2) {
+    const [d0, d1] = dirs as [1 | -1, 1 | -1];
+    return (a, b) => {
+      const c = compareKey(a[0], b[0]);
+      return c !== 0 ? c * d0 : compareKey(a[1], b[1]) * d1;
+    };
+  }
+  const n = dirs.length;
+  return (a, b) => {
+    for (let i = 0; i < n; i++) {
+      const c = compareKey(a[i], b[i]);
+      if (c !== 0) return c * dirs[i]!;
+    }
+    return 0;
+  };
+}
+
+/** A document's keys when it has several (an array under an indexed path): it is indexed under each. */
+class Many {
+  constructor(readonly keys: unknown[]) {}
+}
+
+/** What a document is indexed under: one key, several, or nothing (sparse index, field missing). */
+type Keys = unknown;
+const SKIP = Symbol('not indexed');
+
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** Every value a dotted path reaches, the way the query matcher (`anyLeaf`) sees them; `undefined` where missing. */
+function leaves(node: unknown, parts: string[], i: number, out: unknown[]): void {
+  if (i === parts.length) {
+    if (!Array.isArray(node)) out.push(node);
+    else if (node.length === 0) out.push(undefined);
+    else for (const el of node) out.push(el);
+    return;
+  }
+  if (Array.isArray(node)) {
+    const part = parts[i]!;
+    if (ARRAY_INDEX.test(part) && Number(part) < node.length) leaves(node[Number(part)], parts, i + 1, out);
+    let sawScalar = node.length === 0;
+    for (const el of node) {
+      if (typeof el === 'object' && el !== null && !Array.isArray(el)) leaves(el, parts, i, out);
+      else sawScalar = true;
+    }
+    if (sawScalar) out.push(undefined);
+    return;
+  }
+  if (typeof node === 'object' && node !== null) leaves((node as Stored)[parts[i]!], parts, i + 1, out);
+  else out.push(undefined);
+}
+
+/** Distinct values, `undefined` as `null`: a single value, or Many. All missing stays `undefined`. */
+function distinct(values: unknown[]): unknown {
+  const seen = new Set<unknown>();
+  const objects: unknown[] = [];
+  let defined = false;
+  for (const v of values) {
+    if (v !== undefined) defined = true;
+    if (typeof v === 'object' && v !== null) {
+      if (!objects.some((o) => compareKey(o, v) === 0)) objects.push(v);
+    } else seen.add(v === undefined ? null : v);
+  }
+  if (!defined) return undefined;
+  const keys = [...seen, ...objects];
+  return keys.length === 1 ? keys[0] : new Many(keys);
+}
+
+export interface IndexDefinition {
+  /** Fields in declared order. */
+  fields: string[];
+  dirs: Array<1 | -1>;
+  unique: boolean;
+  sparse: boolean;
+}
+
+/** The definition of an index spec (declared order and directions kept). */
+export function definitionOf(spec: IndexSpec): IndexDefinition {
+  const entries = Object.entries(spec.fields ?? {});
+  return {
+    fields: entries.map(([f]) => f),
+    dirs: entries.map(([, d]) => (d === -1 ? -1 : 1)),
+    unique: spec.unique === true,
+    sparse: spec.sparse === true,
+  };
+}
+
+/** nedb keys an index by its field names, sorted and comma-joined: the file format keeps that name. */
+export function nedbIndexKey(fields: string[]): string {
+  return [...fields].sort().join(',');
+}
+
+export class OrderedIndex {
+  /** The name explain() reports (MongoDB's default naming, so both adapters agree). */
+  readonly name: string;
+  /** nedb's name for it (`fieldName` in the file). */
+  readonly key: string;
+  readonly fields: string[];
+  readonly dirs: Array<1 | -1>;
+  readonly unique: boolean;
+  readonly sparse: boolean;
+  readonly compound: boolean;
+  /** Per field, its path split on dots. */
+  private readonly paths: string[][];
+  /**
+   * Some document holds an array or an object under an indexed path: it may sit under several keys (or under an
+   * object), so the index cannot be walked for a sort, and a range over it may yield a document more than once.
+   */
+  multikey = false;
+  private tree: BTree<unknown>;
+  /** Single-field indexes: the posting of every scalar key, for lookups without a tree search. */
+  private readonly map: Map<unknown, Posting> | null;
+
+  constructor(readonly def: IndexDefinition) {
+    this.fields = def.fields;
+    this.dirs = def.dirs;
+    this.unique = def.unique;
+    this.sparse = def.sparse;
+    this.compound = def.fields.length > 1;
+    this.paths = def.fields.map((f) => f.split('.'));
+    this.name = indexName({ fields: Object.fromEntries(def.fields.map((f, i) => [f, def.dirs[i]!])) });
+    this.key = nedbIndexKey(def.fields);
+    this.tree = this.compound ? new BTree<unknown>(tupleCompare(def.dirs) as (a: unknown, b: unknown) => number) : new BTree<unknown>(compareKey);
+    this.map = this.compound ? null : new Map();
+  }
+
+  /** Documents in the index, counted once per key. */
+  get entries(): number {
+    return this.tree.size;
+  }
+
+  // ---------------------------------------------------------------------------------------------- keys
+
+  /** The value of field `f`: one value, Many, or `undefined` when missing. Flags the index multikey on the way. */
+  private fieldKey(doc: Stored, f: number): unknown {
+    const parts = this.paths[f]!;
+    let v: unknown = doc;
+    for (let i = 0; i < parts.length; i++) {
+      if (typeof v !== 'object' || v === null) return undefined;
+      if (Array.isArray(v)) return this.general(doc, parts);
+      v = (v as Stored)[parts[i]!];
+    }
+    if (typeof v !== 'object' || v === null) return v;
+    this.multikey = true;
+    if (!Array.isArray(v)) return v;
+    // An array at the end of the path: its elements are the keys (the stored array itself, read only; a repeated
+    // element is harmless: a document is added under a key once).
+    if (v.length === 0) return undefined;
+    return v.length === 1 ? v[0] : new Many(v);
+  }
+
+  private general(doc: Stored, parts: string[]): unknown {
+    this.multikey = true;
+    const out: unknown[] = [];
+    leaves(doc, parts, 0, out);
+    return distinct(out);
+  }
+
+  /** What `doc` is indexed under. */
+  keysOf(doc: Stored): Keys {
+    if (!this.compound) {
+      const k = this.fieldKey(doc, 0);
+      if (k === undefined) return this.sparse ? SKIP : null;
+      return k;
+    }
+    const n = this.fields.length;
+    const values = new Array<unknown>(n);
+    let defined = false;
+    let many = false;
+    for (let f = 0; f < n; f++) {
+      const v = this.fieldKey(doc, f);
+      if (v !== undefined) defined = true;
+      if (v instanceof Many) many = true;
+      values[f] = v === undefined ? null : v;
+    }
+    if (!defined && this.sparse) return SKIP;
+    if (!many) return values;
+    // One tuple per combination of the fields' values (MongoDB indexes one array per compound key; so does this).
+    let tuples: Tuple[] = [[]];
+    for (const v of values) {
+      const options = v instanceof Many ? v.keys : [v];
+      const next: Tuple[] = [];
+      for (const t of tuples) for (const o of options) next.push([...t, o]);
+      tuples = next;
+    }
+    return new Many(tuples);
+  }
+
+  /** Whether two results of `keysOf` are the same keys (then an update leaves the document where it is). */
+  sameKeys(a: Keys, b: Keys): boolean {
+    if (a === b) return true;
+    if (a === SKIP || b === SKIP) return false;
+    if (a instanceof Many || b instanceof Many) {
+      if (!(a instanceof Many && b instanceof Many) || a.keys.length !== b.keys.length) return false;
+      return a.keys.every((k, i) => this.sameKey(k, b.keys[i]));
+    }
+    return this.sameKey(a, b);
+  }
+
+  private sameKey(a: unknown, b: unknown): boolean {
+    if (!this.compound) return compareKey(a, b) === 0;
+    const x = a as Tuple;
+    const y = b as Tuple;
+    for (let i = 0; i < x.length; i++) if (compareKey(x[i], y[i]) !== 0) return false;
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------- building
+
+  /**
+   * Builds the index over `docs` (in `_id` order, so every posting comes out sorted) in one pass: keys are grouped
+   * (a hash map for scalar keys, one sort for compound ones), sorted once and the tree is built balanced.
+   * A unique clash throws DuplicateKeyError naming the key.
+   */
+  static build(def: IndexDefinition, docs: Iterable<Stored>, collection: string): OrderedIndex {
+    const index = new OrderedIndex(def);
+    if (index.compound) index.buildCompound(docs, collection);
+    else index.buildSingle(docs, collection);
+    return index;
+  }
+
+  private clash(collection: string, key: unknown): DuplicateKeyError {
+    const err = new DuplicateKeyError(collection, this.fields);
+    err.message += ` (key ${JSON.stringify(key)})`;
+    return err;
+  }
+
+  private buildSingle(docs: Iterable<Stored>, collection: string): void {
+    const map = this.map!;
+    const objects: Array<{ key: unknown; doc: Stored }> = [];
+    let numbers = true;
+    let strings = true;
+    const put = (key: unknown, doc: Stored): void => {
+      if (typeof key === 'object' && key !== null) {
+        objects.push({ key, doc });
+        return;
+      }
+      const posting = map.get(key);
+      if (posting === undefined) {
+        map.set(key, [doc]);
+        if (typeof key !== 'number') numbers = false;
+        if (typeof key !== 'string') strings = false;
+      } else if (posting[posting.length - 1] !== doc) {
+        if (this.unique) throw this.clash(collection, key);
+        posting.push(doc);
+      }
+    };
+    for (const doc of docs) {
+      const k = this.keysOf(doc);
+      if (k === SKIP) continue;
+      if (k instanceof Many) for (const key of k.keys) put(key, doc);
+      else put(k, doc);
+    }
+    let keys: unknown[] = [...map.keys()];
+    if (numbers) (keys as number[]).sort((a, b) => a - b);
+    else if (strings) keys.sort(); // UTF-16 code unit order, as `<` compares strings
+    else keys.sort(compareKey);
+    let vals = keys.map((k) => map.get(k)!);
+    if (objects.length) {
+      // Object keys (sub-documents as values) are rare: grouped by sorting, then merged in.
+      objects.sort((a, b) => compareKey(a.key, b.key));
+      const pairs = keys.map((key, i) => ({ key, posting: vals[i]! }));
+      for (let i = 0; i < objects.length; i++) {
+        const { key, doc } = objects[i]!;
+        const last = pairs[pairs.length - 1];
+        if (i > 0 && compareKey(objects[i - 1]!.key, key) === 0) {
+          if (last!.posting[last!.posting.length - 1] === doc) continue;
+          if (this.unique) throw this.clash(collection, key);
+          last!.posting.push(doc);
+        } else pairs.push({ key, posting: [doc] });
+      }
+      pairs.sort((a, b) => compareKey(a.key, b.key));
+      keys = pairs.map((p) => p.key);
+      vals = pairs.map((p) => p.posting);
+    }
+    this.tree = BTree.build(compareKey, keys, vals);
+  }
+
+  private buildCompound(docs: Iterable<Stored>, collection: string): void {
+    // Entries are grouped by their first field (a hash map for scalars), the groups are ordered once and each group
+    // (small: a user's rows) is sorted by the whole tuple. Positions break ties, so each posting keeps `_id` order.
+    const cmp = tupleCompare(this.dirs);
+    const groups = new Map<unknown, number[]>();
+    const tuples: Tuple[] = [];
+    const owners: Stored[] = [];
+    let scalarFirsts = true;
+    const put = (t: Tuple, doc: Stored): void => {
+      const first = t[0];
+      if (typeof first === 'object' && first !== null) scalarFirsts = false;
+      const at = tuples.length;
+      tuples.push(t);
+      owners.push(doc);
+      const group = groups.get(first);
+      if (group) group.push(at);
+      else groups.set(first, [at]);
+    };
+    for (const doc of docs) {
+      const k = this.keysOf(doc);
+      if (k === SKIP) continue;
+      if (k instanceof Many) for (const t of k.keys) put(t as Tuple, doc);
+      else put(k as Tuple, doc);
+    }
+    const byTuple = (a: number, b: number): number => cmp(tuples[a]!, tuples[b]!) || a - b;
+    let order: number[];
+    if (scalarFirsts) {
+      const firsts = [...groups.keys()];
+      firsts.sort(compareKey);
+      if (this.dirs[0] === -1) firsts.reverse();
+      order = [];
+      for (const first of firsts) {
+        const group = groups.get(first)!;
+        if (group.length > 1) group.sort(byTuple);
+        for (const i of group) order.push(i);
+      }
+    } else {
+      order = tuples.map((_, i) => i);
+      order.sort(byTuple);
+    }
+    const keys: Tuple[] = [];
+    const vals: Posting[] = [];
+    for (let r = 0; r < order.length; r++) {
+      const i = order[r]!;
+      if (r > 0 && cmp(tuples[order[r - 1]!]!, tuples[i]!) === 0) {
+        const posting = vals[vals.length - 1]!;
+        if (posting[posting.length - 1] === owners[i]) continue;
+        if (this.unique) throw this.clash(collection, tuples[i]);
+        posting.push(owners[i]!);
+      } else {
+        keys.push(tuples[i]!);
+        vals.push([owners[i]!]);
+      }
+    }
+    this.tree = BTree.build(cmp as (a: unknown, b: unknown) => number, keys as unknown[], vals);
+  }
+
+  // ---------------------------------------------------------------------------------------------- changes
+
+  private posting(key: unknown): Posting | undefined {
+    if (this.map && (typeof key !== 'object' || key === null)) return this.map.get(key);
+    return this.tree.get(key);
+  }
+
+  /** True when adding `doc` under `keys` would break uniqueness. */
+  clashes(doc: Stored, keys: Keys): boolean {
+    if (!this.unique || keys === SKIP) return false;
+    const taken = (key: unknown): boolean => {
+      const p = this.posting(key);
+      return p !== undefined && (p.length > 1 || p[0] !== doc);
+    };
+    return keys instanceof Many ? keys.keys.some(taken) : taken(keys);
+  }
+
+  /** Adds `doc` under `keys` (uniqueness is checked beforehand with `clashes`). */
+  add(doc: Stored, keys: Keys): void {
+    if (keys === SKIP) return;
+    if (keys instanceof Many) for (const key of keys.keys) this.addKey(key, doc);
+    else this.addKey(keys, doc);
+  }
+
+  private addKey(key: unknown, doc: Stored): void {
+    const { posting, created } = this.tree.insert(key, doc);
+    if (created && this.map && (typeof key !== 'object' || key === null)) this.map.set(key, posting);
+  }
+
+  remove(doc: Stored, keys: Keys): void {
+    if (keys === SKIP) return;
+    if (keys instanceof Many) for (const key of keys.keys) this.removeKey(key, doc);
+    else this.removeKey(keys, doc);
+  }
+
+  private removeKey(key: unknown, doc: Stored): void {
+    const { emptied } = this.tree.remove(key, doc);
+    if (emptied && this.map && (typeof key !== 'object' || key === null)) this.map.delete(key);
+  }
+
+  /** Puts `to` where `from` is (same `_id`, same keys). */
+  swap(keys: Keys, from: Stored, to: Stored): void {
+    if (keys === SKIP) return;
+    const one = (key: unknown): void => {
+      const p = this.posting(key);
+      const at = p ? postingIndex(p, from) : -1;
+      if (at >= 0 && p![at] === from) p![at] = to;
+    };
+    if (keys instanceof Many) keys.keys.forEach(one);
+    else one(keys);
+  }
+
+  // ---------------------------------------------------------------------------------------------- reads
+
+  /** The documents under one scalar value of a single-field index (the stored array: read only). */
+  lookup(value: IndexKey): Posting | undefined {
+    return this.map!.get(value);
+  }
+
+  /** The documents under a full compound key. */
+  lookupTuple(values: unknown[]): Posting | undefined {
+    return this.tree.get(values);
+  }
+
+  /** `[start, end)` ranks of the documents whose leading fields equal `values` (a prefix of a compound index). */
+  prefixRange(values: unknown[]): [number, number] {
+    const k = values.length;
+    const dirs = this.dirs;
+    const probe: Probe<unknown> = (key) => {
+      const t = key as Tuple;
+      for (let i = 0; i < k; i++) {
+        const c = compareKey(t[i], values[i]);
+        if (c !== 0) return c * dirs[i]!;
+      }
+      return 0;
+    };
+    return [this.tree.rank(probe, false), this.tree.rank(probe, true)];
+  }
+
+  /**
+   * `[start, end)` ranks of a range over a single-field index. Bounds share one type, and so does the range
+   * (MongoDB's type bracketing): `{$gt: 5}` stops at the last number.
+   */
+  range(bounds: { $gt?: IndexKey; $gte?: IndexKey; $lt?: IndexKey; $lte?: IndexKey }): [number, number] {
+    const sample = [bounds.$gt, bounds.$gte, bounds.$lt, bounds.$lte].find((v) => v !== undefined);
+    const type = typeRank(sample);
+    const ofType: Probe<unknown> = (key) => typeRank(key) - type;
+    const at = (v: IndexKey): Probe<unknown> => (key) => compareKey(key, v);
+    let start = this.tree.rank(ofType, false);
+    let end = this.tree.rank(ofType, true);
+    if (bounds.$gte !== undefined) start = Math.max(start, this.tree.rank(at(bounds.$gte), false));
+    if (bounds.$gt !== undefined) start = Math.max(start, this.tree.rank(at(bounds.$gt), true));
+    if (bounds.$lte !== undefined) end = Math.min(end, this.tree.rank(at(bounds.$lte), true));
+    if (bounds.$lt !== undefined) end = Math.min(end, this.tree.rank(at(bounds.$lt), false));
+    return [start, Math.max(start, end)];
+  }
+
+  /** Visits `n` documents from `rank` on in key order (`dir` 1) or reverse key order (`dir` -1, rank from the end). */
+  walk(dir: 1 | -1, rank: number, n: number, visit: (doc: Stored) => boolean): void {
+    this.tree.walk(dir, rank, n, visit);
+  }
+}

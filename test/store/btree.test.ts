@@ -1,0 +1,174 @@
+// The embedded adapter's counted B+tree and ordered indexes checked against a sorted array.
+import t from 'tap';
+import { BTree } from '../../core/store/embedded/btree.js';
+import { compareKey, OrderedIndex } from '../../core/store/embedded/indexes.js';
+import { idOf, withId, type Stored } from '../../core/store/embedded/stored.js';
+import { isDuplicateKeyError } from '../../core/store/port.js';
+
+/** A small deterministic PRNG so a failure can be replayed. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+let ids = 0;
+const doc = (fields: Record<string, unknown>): Stored => withId({ ...fields }, `id${String(ids++).padStart(8, '0')}`);
+
+interface Entry {
+  key: number;
+  doc: Stored;
+}
+
+/** The reference: entries sorted by key, then by `_id` (the order of a posting). */
+function sortedEntries(entries: Entry[]): Entry[] {
+  return [...entries].sort((a, b) => a.key - b.key || (idOf(a.doc) < idOf(b.doc) ? -1 : idOf(a.doc) > idOf(b.doc) ? 1 : 0));
+}
+
+/** Keys descending, each key's documents still in `_id` order (what a descending walk yields). */
+function descending(entries: Entry[]): Entry[] {
+  const asc = sortedEntries(entries);
+  const out: Entry[] = [];
+  for (let i = asc.length; i > 0; ) {
+    let j = i - 1;
+    while (j > 0 && asc[j - 1]!.key === asc[i - 1]!.key) j--;
+    out.push(...asc.slice(j, i));
+    i = j;
+  }
+  return out;
+}
+
+function walked(tree: BTree<number>, dir: 1 | -1, rank: number, n: number): Stored[] {
+  const out: Stored[] = [];
+  tree.walk(dir, rank, n, (d) => {
+    out.push(d);
+    return false;
+  });
+  return out;
+}
+
+t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', async (t) => {
+  const random = rng(7);
+  const compare = (a: number, b: number): number => a - b;
+  for (const build of [false, true]) {
+    let entries: Entry[] = [];
+    const seed = Array.from({ length: 3000 }, () => ({ key: Math.floor(random() * 500), doc: doc({}) }));
+    let tree: BTree<number>;
+    if (build) {
+      const asc = sortedEntries(seed);
+      const keys: number[] = [];
+      const vals: Stored[][] = [];
+      for (const e of asc) {
+        if (keys.length && keys[keys.length - 1] === e.key) vals[vals.length - 1]!.push(e.doc);
+        else {
+          keys.push(e.key);
+          vals.push([e.doc]);
+        }
+      }
+      tree = BTree.build(compare, keys, vals);
+    } else {
+      tree = new BTree<number>(compare);
+      for (const e of seed) tree.insert(e.key, e.doc);
+    }
+    entries = [...seed];
+    for (let round = 0; round < 6000; round++) {
+      const r = random();
+      if (r < 0.45 || entries.length === 0) {
+        const e = { key: Math.floor(random() * 600), doc: doc({}) };
+        tree.insert(e.key, e.doc);
+        entries.push(e);
+      } else if (r < 0.9) {
+        const at = Math.floor(random() * entries.length);
+        const e = entries[at]!;
+        if (!tree.remove(e.key, e.doc).removed) t.fail(`remove ${e.key}`);
+        entries.splice(at, 1);
+      } else {
+        const at = Math.floor(random() * entries.length);
+        const e = entries[at]!;
+        const twin = withId({ twin: true }, idOf(e.doc));
+        if (!tree.swap(e.key, e.doc, twin)) t.fail('swap');
+        entries[at] = { key: e.key, doc: twin };
+      }
+    }
+    const asc = sortedEntries(entries);
+    t.equal(tree.size, entries.length, `size (${build ? 'bulk built' : 'inserted'})`);
+    t.same(walked(tree, 1, 0, Infinity), asc.map((e) => e.doc), 'ascending walk');
+    t.same(walked(tree, -1, 0, Infinity), descending(entries).map((e) => e.doc), 'descending walk');
+    let checks = 0;
+    for (let i = 0; i < 200; i++) {
+      const key = Math.floor(random() * 620) - 10;
+      const lt = asc.filter((e) => e.key < key).length;
+      const le = asc.filter((e) => e.key <= key).length;
+      if (tree.rank((k) => compare(k, key), false) !== lt || tree.rank((k) => compare(k, key), true) !== le) {
+        t.fail(`rank of ${key}`);
+        break;
+      }
+      const rank = Math.floor(random() * (entries.length + 5));
+      const n = Math.floor(random() * 40);
+      const want = asc.slice(rank, rank + n).map((e) => e.doc);
+      const wantDesc = descending(entries).slice(rank, rank + n).map((e) => e.doc);
+      if (JSON.stringify(walked(tree, 1, rank, n).map(idOf)) !== JSON.stringify(want.map(idOf))) t.fail(`walk from ${rank}`);
+      else if (JSON.stringify(walked(tree, -1, rank, n).map(idOf)) !== JSON.stringify(wantDesc.map(idOf))) t.fail(`walk back from ${rank}`);
+      else checks++;
+      const posting = tree.get(key);
+      const expected = asc.filter((e) => e.key === key).map((e) => e.doc);
+      if ((posting ?? []).length !== expected.length || (posting ?? []).some((d, j) => d !== expected[j])) t.fail(`get ${key}`);
+    }
+    t.equal(checks, 200, '200 random ranks and windows');
+    // Empty it completely: the tree shrinks back to an empty leaf.
+    for (const e of entries) tree.remove(e.key, e.doc);
+    t.equal(tree.size, 0, 'empty after removing everything');
+    t.same(walked(tree, 1, 0, 10), [], 'nothing to walk');
+    tree.insert(1, doc({}));
+    t.equal(tree.size, 1, 'usable again');
+  }
+});
+
+t.test('compareKey: MongoDB type order, null and missing alike', async (t) => {
+  const ordered = [null, -1, 0, 2.5, '', 'B', 'a', { a: 1 }, [1], false, true];
+  for (let i = 0; i < ordered.length - 1; i++) t.ok(compareKey(ordered[i], ordered[i + 1]) < 0, `${JSON.stringify(ordered[i])} < ${JSON.stringify(ordered[i + 1])}`);
+  t.equal(compareKey(null, undefined), 0);
+  t.equal(compareKey(1, '1') < 0, true, 'numbers before strings');
+});
+
+t.test('OrderedIndex: compound keys in declared order, bulk build equals inserts, uniqueness at build', async (t) => {
+  const random = rng(11);
+  const docs = Array.from({ length: 2000 }, (_, i) => doc({ uid: Math.floor(random() * 30), id: i + 1, flag: random() < 0.5 }));
+  const def = { fields: ['uid', 'id'], dirs: [1, -1] as Array<1 | -1>, unique: true, sparse: false };
+  const built = OrderedIndex.build(def, docs, 'rows');
+  const inserted = new OrderedIndex(def);
+  for (const d of [...docs].reverse()) inserted.add(d, inserted.keysOf(d));
+  const all = (index: OrderedIndex): Stored[] => {
+    const out: Stored[] = [];
+    index.walk(1, 0, index.entries, (d) => {
+      out.push(d);
+      return false;
+    });
+    return out;
+  };
+  const expected = [...docs].sort((a, b) => (a.uid as number) - (b.uid as number) || (b.id as number) - (a.id as number));
+  t.same(all(built).map((d) => d.id), expected.map((d) => d.id), 'uid ascending, then id descending');
+  t.same(all(inserted).map((d) => d.id), expected.map((d) => d.id), 'the same when inserted one by one');
+  const [start, end] = built.prefixRange([7]);
+  t.equal(end - start, docs.filter((d) => d.uid === 7).length, 'a prefix range counts the prefix');
+  t.same(built.lookupTuple([7, expected.find((d) => d.uid === 7)!.id])!.length, 1, 'a full key is a point lookup');
+
+  const dup = [doc({ a: 1, b: 2 }), doc({ a: 1, b: 3 }), doc({ a: 1, b: 2 })];
+  const err = (() => {
+    try {
+      OrderedIndex.build({ fields: ['a', 'b'], dirs: [1, 1], unique: true, sparse: false }, dup, 'pairs');
+      return null;
+    } catch (e) {
+      return e;
+    }
+  })();
+  t.ok(isDuplicateKeyError(err), 'a unique clash at build is a DuplicateKeyError');
+  t.match((err as Error).message, /pairs on a,b \(key \[1,2\]\)/, 'naming the collection, fields and key');
+
+  const tags = OrderedIndex.build({ fields: ['tags'], dirs: [1], unique: false, sparse: false }, [doc({ tags: ['x', 'y', 'x'] }), doc({ tags: [] }), doc({})], 'tagged');
+  t.ok(tags.multikey, 'an array makes the index multikey');
+  t.equal(tags.lookup('x')!.length, 1, 'a repeated element indexes the document once');
+  t.equal(tags.entries, 4, 'x, y, and the empty array and the missing field under null');
+});
