@@ -20,8 +20,7 @@ export default definePlugin<ReposService>({
   collections: [
     {
       name: REPOS,
-      // Single-field indexes only: the embedded store builds compound ones several times slower at load, and a
-      // string key is as good a uniqueness guard (see README "Lifecycle").
+      // A string key is as good a uniqueness guard as a compound unique index (see README "Lifecycle").
       indexes: [
         { fields: { id: 1 }, unique: true },
         // `<ownerId>:<lowerName>`: one name per owner, case-insensitively, even under concurrent creates.
@@ -32,6 +31,8 @@ export default definePlugin<ReposService>({
         { fields: { lowerName: 1 } },
         // `count({private: false})` is an index lookup on the embedded store.
         { fields: { private: 1 } },
+        // An owner's repositories in name order: both adapters walk this index for a page and stop after it.
+        { fields: { ownerId: 1, lowerName: 1 } },
       ],
     },
     { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },

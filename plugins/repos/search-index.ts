@@ -85,6 +85,8 @@ export const SEARCH_INDEXES: IndexSpec[] = [
   { fields: { ownerId: 1 } },
   // Short queries are sorted by the store: the embedded adapter walks this index and stops after a page.
   { fields: { lowerName: 1 } },
+  // The same within one owner (a user's or an org's search).
+  { fields: { ownerId: 1, lowerName: 1 } },
 ];
 
 export const GRAM_DF_INDEXES: IndexSpec[] = [{ fields: { gram: 1 }, unique: true }];
