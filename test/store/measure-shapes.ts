@@ -96,7 +96,7 @@ export async function measureShapes(repoCount = 100_000, relationCount = 80_000)
     await declare();
     const declareMs = performance.now() - declareStart;
 
-    const shapes: Shape[] = [];
+    let shapes: Shape[] = [];
     const shape = async (name: string, coll: Collection, filter: Filter, options: FindOptions = {}, n = 2000): Promise<void> => {
       const us = await perCall(n, () => coll.find(filter, options));
       const ex = await coll.explain(filter, options);
@@ -108,24 +108,28 @@ export async function measureShapes(repoCount = 100_000, relationCount = 80_000)
     };
     const watches = store.collection('watches');
     const repoColl = store.collection('repos');
-    const hidden = [1, 11, 21, 31, 41, 51, 61, 71, 81, 91];
-    await shape('relations {uid} sort {id:-1} page 1', watches, { uid: 1 }, { sort: { id: -1 }, limit: 50 });
-    await shape('relations {uid} sort {id:-1} page 50', watches, { uid: 1 }, { sort: { id: -1 }, skip: 2450, limit: 50 });
-    await shape('relations {uid} sort {id:-1} last page', watches, { uid: 1 }, { sort: { id: -1 }, skip: 4950, limit: 50 });
-    await shape('relations {uid, repoId $nin} sort {id:-1} page 50', watches, { uid: 1, repoId: { $nin: hidden } }, { sort: { id: -1 }, skip: 2450, limit: 50 });
-    await shape('relations {uid, repoPrivate:false} sort {id:-1} page 1', watches, { uid: 1, repoPrivate: false }, { sort: { id: -1 }, limit: 50 });
-    await shape('relations {uid, repoPrivate:true} projection', watches, { uid: 1, repoPrivate: true }, { projection: { repoId: 1 } });
-    await countShape('relations count {uid}', watches, { uid: 1 });
-    await countShape('relations count {uid, repoPrivate:false}', watches, { uid: 1, repoPrivate: false });
-    const light = { projection: { id: 1, lowerName: 1, ownerId: 1, private: 1 } as const };
-    await shape('repos {ownerId, private:false} sort {lowerName} limit 91 light', repoColl, { ownerId: 5, private: false }, { sort: { lowerName: 1 }, limit: 91, ...light });
-    await shape('repos {ownerId} sort {lowerName} skip 60 limit 31', repoColl, { ownerId: 5 }, { sort: { lowerName: 1 }, skip: 60, limit: 31 });
-    await countShape('repos count {ownerId, private:false}', repoColl, { ownerId: 5, private: false });
-    await countShape('repos count {ownerId}', repoColl, { ownerId: 5 });
-    const ids = Array.from({ length: 30 }, (_, i) => 1 + ((i * 3301) % repoCount));
-    await shape('repos {id: $in 30 ids}', repoColl, { id: { $in: ids } });
-    await shape('repos findOne-like {id}', repoColl, { id: 4242 }, { limit: 1 }, 20000);
-    await shape('repos {private:false} sort {id:-1} limit 30', repoColl, { private: false }, { sort: { id: -1 }, limit: 30 });
+    // Two passes: the first one warms up (and lets the collector deal with the load's garbage); the second counts.
+    for (let pass = 0; pass < 2; pass++) {
+      shapes = [];
+      const hidden = [1, 11, 21, 31, 41, 51, 61, 71, 81, 91];
+      await shape('relations {uid} sort {id:-1} page 1', watches, { uid: 1 }, { sort: { id: -1 }, limit: 50 });
+      await shape('relations {uid} sort {id:-1} page 50', watches, { uid: 1 }, { sort: { id: -1 }, skip: 2450, limit: 50 });
+      await shape('relations {uid} sort {id:-1} last page', watches, { uid: 1 }, { sort: { id: -1 }, skip: 4950, limit: 50 });
+      await shape('relations {uid, repoId $nin} sort {id:-1} page 50', watches, { uid: 1, repoId: { $nin: hidden } }, { sort: { id: -1 }, skip: 2450, limit: 50 });
+      await shape('relations {uid, repoPrivate:false} sort {id:-1} page 1', watches, { uid: 1, repoPrivate: false }, { sort: { id: -1 }, limit: 50 });
+      await shape('relations {uid, repoPrivate:true} projection', watches, { uid: 1, repoPrivate: true }, { projection: { repoId: 1 } });
+      await countShape('relations count {uid}', watches, { uid: 1 });
+      await countShape('relations count {uid, repoPrivate:false}', watches, { uid: 1, repoPrivate: false });
+      const light = { projection: { id: 1, lowerName: 1, ownerId: 1, private: 1 } as const };
+      await shape('repos {ownerId, private:false} sort {lowerName} limit 91 light', repoColl, { ownerId: 5, private: false }, { sort: { lowerName: 1 }, limit: 91, ...light });
+      await shape('repos {ownerId} sort {lowerName} skip 60 limit 31', repoColl, { ownerId: 5 }, { sort: { lowerName: 1 }, skip: 60, limit: 31 });
+      await countShape('repos count {ownerId, private:false}', repoColl, { ownerId: 5, private: false });
+      await countShape('repos count {ownerId}', repoColl, { ownerId: 5 });
+      const ids = Array.from({ length: 30 }, (_, i) => 1 + ((i * 3301) % repoCount));
+      await shape('repos {id: $in 30 ids}', repoColl, { id: { $in: ids } });
+      await shape('repos findOne-like {id}', repoColl, { id: 4242 }, { limit: 1 }, 20000);
+      await shape('repos {private:false} sort {id:-1} limit 30', repoColl, { private: false }, { sort: { id: -1 }, limit: 30 });
+    }
     await store.close();
     return { loadMs: { open: Math.round(openMs), ensureIndexes: Math.round(declareMs) }, shapes };
   } finally {

@@ -289,27 +289,25 @@ export class BTree<K> {
    * Two ranks bound a range; their difference counts it.
    */
   rank(probe: Probe<K>, orEqual: boolean): number {
-    const before = orEqual ? (k: K) => probe(k) <= 0 : (k: K) => probe(k) < 0;
-    const firstNotBefore = (keys: K[]): number => {
+    let node = this.root;
+    let r = 0;
+    for (;;) {
+      const keys = node.keys;
       let lo = 0;
       let hi = keys.length;
       while (lo < hi) {
         const mid = (lo + hi) >> 1;
-        if (before(keys[mid]!)) lo = mid + 1;
+        const c = probe(keys[mid]!);
+        if (c < 0 || (orEqual && c === 0)) lo = mid + 1;
         else hi = mid;
       }
-      return lo;
-    };
-    let node = this.root;
-    let r = 0;
-    while (!node.leaf) {
-      const c = firstNotBefore(node.keys);
-      for (let j = 0; j < c; j++) r += node.children[j]!.count;
-      node = node.children[c]!;
+      if (node.leaf) {
+        for (let j = 0; j < lo; j++) r += node.vals[j]!.length;
+        return r;
+      }
+      for (let j = 0; j < lo; j++) r += node.children[j]!.count;
+      node = node.children[lo]!;
     }
-    const i = firstNotBefore(node.keys);
-    for (let j = 0; j < i; j++) r += node.vals[j]!.length;
-    return r;
   }
 
   /** Where the `rank`-th document (0-based) is, counting in ascending key order. */

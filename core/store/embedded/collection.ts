@@ -56,6 +56,8 @@ interface Access {
   size: number;
   /** Every document it yields matches the filter and `size` is their number: nothing is left to check. */
   exact: boolean;
+  /** Top-level fields whose equality every yielded document meets (not checked again). */
+  fixed: string[];
   /** Yields each candidate once; stops when `visit` returns true. */
   each(visit: (doc: Stored) => boolean): void;
 }
@@ -69,6 +71,8 @@ interface Walk {
   end: number;
   /** The range holds exactly the filter's matches: no matching, and the skip is a jump. */
   covered: boolean;
+  /** The fields of the equality prefix (every document of the range meets them). */
+  fixed: string[];
   /** Documents it is expected to examine. */
   cost: number;
 }
@@ -254,7 +258,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   private setIndex(key: string, index: OrderedIndex): void {
     this.indexes.set(key, index);
-    this.indexList = [...this.indexes.values()];
+    // Single-field indexes first: the planner reads their sizes from hash lookups before it counts ranges.
+    this.indexList = [...this.indexes.values()].sort((a, b) => Number(a.compound) - Number(b.compound));
   }
 
   /** Stored versions in `_id` order (what postings are kept in). */
@@ -411,6 +416,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     const topKeys = Object.keys(filter);
     let best: Access | null = null;
     const better = (a: Access, b: Access | null): Access => (!b || a.size < b.size || (a.size === b.size && a.exact && !b.exact) ? a : b);
+    /** Fields with a single-field equality access: a compound prefix on that field alone cannot do better. */
+    const looked = new Set<string>();
     for (const index of this.indexList) {
       if (!index.compound) {
         const field = index.fields[0]!;
@@ -430,7 +437,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
             }
           }
           const dedupe = index.multikey && postings.length > 1;
-          best = better({ index: index.name, size, exact: p.pureEq && alone && !dedupe, each: eachOfPostings(postings, dedupe) }, best);
+          if (p.eq.length === 1) looked.add(field);
+          const fixed = p.eq.length === 1 ? [field] : [];
+          best = better({ index: index.name, size, exact: p.pureEq && alone && !dedupe, fixed, each: eachOfPostings(postings, dedupe) }, best);
         } else if (p.range) {
           let bounds = p.range;
           // Over arrays each bound may be met by another element ({$gt: 5, $lt: 10} matches [1, 20]): one side only.
@@ -439,7 +448,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
           if (index.multikey && lower && upper) bounds = { $gt: bounds.$gt, $gte: bounds.$gte };
           const [start, end] = index.range(bounds);
           const exact = p.pureRange === true && alone && !index.multikey;
-          best = better({ index: index.name, size: end - start, exact, each: eachOfRange(index, start, end, index.multikey) }, best);
+          best = better({ index: index.name, size: end - start, exact, fixed: [], each: eachOfRange(index, start, end, index.multikey) }, best);
         }
         if (best && best.size === 0) break;
         continue;
@@ -451,17 +460,18 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         if (!p?.eq || p.eq.length !== 1) break;
         values.push(p.eq[0]);
       }
-      if (values.length === 0) continue;
+      if (values.length === 0 || (values.length === 1 && looked.has(index.fields[0]!))) continue;
       const covers = topKeys.length === values.length && topKeys.every((k) => {
         const at = index.fields.indexOf(k);
         return at >= 0 && at < values.length && preds.get(k)!.pureEq;
       });
+      const fixed = index.fields.slice(0, values.length);
       if (values.length === index.fields.length) {
         const posting = index.lookupTuple(values);
-        best = better({ index: index.name, size: posting?.length ?? 0, exact: covers, each: eachOfPostings(posting ? [posting] : [], false) }, best);
+        best = better({ index: index.name, size: posting?.length ?? 0, exact: covers, fixed, each: eachOfPostings(posting ? [posting] : [], false) }, best);
       } else {
         const [start, end] = index.prefixRange(values);
-        best = better({ index: index.name, size: end - start, exact: covers && !index.multikey, each: eachOfRange(index, start, end, index.multikey) }, best);
+        best = better({ index: index.name, size: end - start, exact: covers && !index.multikey, fixed, each: eachOfRange(index, start, end, index.multikey) }, best);
       }
       if (best && best.size === 0) break;
     }
@@ -478,6 +488,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         index: [...new Set(branches.map((b) => b.index))].join('|'),
         size: branches.reduce((n, b) => n + b.size, 0),
         exact: false,
+        fixed: [],
         each: (visit) => {
           const seen = new Set<Stored>();
           let stopped = false;
@@ -539,15 +550,32 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         const matches = Math.max(1, Math.min(span, candidates));
         cost = limit > 0 ? Math.min(span, ((skip + limit) * span) / matches) : span;
       }
-      if (!best || cost < best.cost) best = { index, dir, start, end, covered, cost };
+      if (!best || cost < best.cost) best = { index, dir, start, end, covered, fixed: fields.slice(0, k), cost };
     }
     return best;
   }
 
   /**
+   * The filter without the top-level equalities an index access or walk already guarantees: what is left to check
+   * per document. Everything dropped is a plain equality on a scalar, so the rest still validates the filter.
+   */
+  private residual(filter: Filter, preds: Map<string, IndexablePredicate>, fixed: string[]): Predicate {
+    let rest: Filter | null = null;
+    for (const field of fixed) {
+      const p = preds.get(field);
+      if (p?.pureEq && p.eq!.length === 1 && Object.hasOwn(filter, field)) {
+        rest ??= { ...filter };
+        delete rest[field];
+      }
+    }
+    return compileFilter(rest ?? filter);
+  }
+
+  /**
    * The matching documents of a query, sorted and windowed (stored versions: callers hand them out as they are).
    */
-  private select(filter: Filter, pred: Predicate, sort: SortFields | null, skip: number, limit: number, stats: Stats): Stored[] {
+  private select(filter: Filter, sort: SortFields | null, skip: number, limit: number, stats: Stats): Stored[] {
+    if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
     const preds = indexablePredicates(filter);
     const access = preds.size > 0 || Array.isArray(filter.$or) ? this.access(filter, preds) : null;
     const out: Stored[] = [];
@@ -555,9 +583,10 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       const planned = access ? access.size : this.size;
       const walk = this.walk(filter, preds, sort, skip, limit, planned);
       if (walk && walk.cost <= planned) {
-        this.runWalk(walk, pred, skip, limit, stats, out);
+        this.runWalk(walk, this.residual(filter, preds, walk.fixed), skip, limit, stats, out);
         return out;
       }
+      const pred = this.residual(filter, preds, access?.fixed ?? []);
       const matched: Stored[] = [];
       const gather = (doc: Stored): boolean => {
         stats.examined++;
@@ -570,6 +599,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       } else for (const doc of this.primary!.values()) gather(doc);
       return sortWindow(matched, sort, skip, limit);
     }
+    const pred = this.residual(filter, preds, access?.fixed ?? []);
     let skipped = 0;
     const exact = access?.exact === true;
     const visit = (doc: Stored): boolean => {
@@ -607,8 +637,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       return;
     }
     let skipped = 0;
+    let examined = 0;
     index.walk(dir, from, end - start, (doc) => {
-      stats.examined++;
+      examined++;
       if (!pred(doc)) return false;
       if (skipped < skip) {
         skipped++;
@@ -617,14 +648,14 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       out.push(doc);
       return limit > 0 && out.length >= limit;
     });
+    stats.examined += examined;
   }
 
   private query(filter: Filter, options: FindOptions, stats: Stats = { index: null, examined: 0 }): Stored[] {
-    const pred = compileFilter(filter);
     const sort = compileSort(options.sort);
     const skip = nonNegativeInt(options.skip, 'skip');
     const limit = nonNegativeInt(options.limit, 'limit');
-    return this.select(filter, pred, sort, skip, limit, stats);
+    return this.select(filter, sort, skip, limit, stats);
   }
 
   // ------------------------------------------------------------------------------------------ reads
@@ -677,10 +708,12 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   async count(filter: Filter): Promise<number> {
     if (!this.primary || this.closed) await this.ready();
-    const pred = compileFilter(filter);
+    if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
     if (Object.keys(filter).length === 0) return this.size;
-    const access = this.access(filter, indexablePredicates(filter));
+    const preds = indexablePredicates(filter);
+    const access = this.access(filter, preds);
     if (access?.exact) return access.size;
+    const pred = this.residual(filter, preds, access?.fixed ?? []);
     let n = 0;
     if (access) {
       access.each((doc) => {
