@@ -173,7 +173,6 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   private loading: Promise<void> | null = null;
   private closed = false;
   private projections = new Map<string, ProjectionEntry>();
-  private projectionsByObject = new WeakMap<Projection, ProjectionEntry>();
 
   constructor(
     readonly name: string,
@@ -660,19 +659,18 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   // ------------------------------------------------------------------------------------------ reads
 
-  /** A projection compiled once per shape (and per constant object), with its cache of projected versions. */
+  /**
+   * A projection compiled once per shape, with its cache of projected versions. Keyed by its content, not by the
+   * object: a caller may reuse and change one.
+   */
   private projection(projection: Projection | undefined): ProjectionEntry | null {
     if (!projection) return null;
-    let entry = this.projectionsByObject.get(projection);
-    if (entry) return entry;
-    let key = '';
-    for (const path in projection) key += `${path}:${String(projection[path])},`;
-    entry = this.projections.get(key);
+    const key = JSON.stringify(projection);
+    let entry = this.projections.get(key);
     if (!entry) {
       entry = { compiled: compileProjection(projection), twins: new WeakMap() };
       if (this.projections.size < MAX_PROJECTIONS) this.projections.set(key, entry);
     }
-    this.projectionsByObject.set(projection, entry);
     return entry;
   }
 
