@@ -13,6 +13,7 @@ import { Authenticator } from './auth.js';
 import { createEventBus } from './events.js';
 import { ForgeError, isForgeError } from './errors.js';
 import { readBody, hasBody, mediaType, isJsonMediaType } from './http/body.js';
+import { createRequestLog } from './http/request-log.js';
 import type { JsonSchema, Plugin, PluginContext, Reply, RequestContext, RouteDef, ServiceRegistry, Urls } from './plugin.js';
 import type { Store } from './store/port.js';
 import { createStore } from './store/index.js';
@@ -60,13 +61,31 @@ interface CompiledRoute {
   bodyLimit: number;
 }
 
+const LOG_NAME = 'forgekit';
+/** Request log lines are written in batches of this many bytes... */
+const LOG_BATCH_BYTES = 12288;
+/** ...or after this long at the latest, so a quiet server's lines do not wait. */
+const LOG_FLUSH_MS = 100;
+
+function flushLog(destination: { flush(): void }): void {
+  // flush() throws once the destination is destroyed (the process is ending): nothing is left to write then.
+  try {
+    destination.flush();
+  } catch {
+    /* destroyed */
+  }
+}
+
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
 export async function createKernel(options: KernelOptions): Promise<Forge> {
   const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
-  // Asynchronous log writes: a synchronous write(2) per request line would cost more than routing the request.
-  // Lines still leave at once (no batching threshold); `close()` flushes what is pending.
-  const log = options.logger ?? pino({ level: config.logLevel, base: { name: 'forgekit' } }, pino.destination({ dest: 1, sync: false }));
+  // Log lines are buffered and written in batches (4 KiB, or every 100 ms at the latest): one write(2) per request
+  // line would cost more than routing the request. `close()` flushes what is pending.
+  const logDestination = options.logger ? null : pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
+  const log = options.logger ?? pino({ level: config.logLevel, base: { name: LOG_NAME } }, logDestination!);
+  const logRequest = createRequestLog(log, logDestination, LOG_NAME);
+  const logFlushTimer = logDestination ? setInterval(() => flushLog(logDestination), LOG_FLUSH_MS).unref() : undefined;
   const plugins = resolvePlugins(options.plugins, config.disabledPlugins);
   const prefix = (options.prefix ?? '').replace(/\/$/, '');
 
@@ -288,7 +307,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
           body = (await readBody(req, route.bodyLimit)).toString('utf8');
           break;
         case 'none':
-          req.resume();
+          // An unread body is drained by node:http itself once the response is finished (IncomingMessage._dump).
           break;
         case 'stream':
           res.setHeader('X-Request-Id', id); // the handler writes the response itself
@@ -312,7 +331,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       inFlight--;
       if (status !== 0) {
         // One line per request; the path never carries the query string, so tokens never reach the log.
-        log.info({ reqId: id, method, path, status, ms: Math.round((performance.now() - started) * 100) / 100 }, 'request');
+        logRequest(id, method, path, status, Math.round((performance.now() - started) * 100) / 100);
       }
       if (inFlight === 0) while (idle.length) idle.shift()!();
     }
@@ -366,6 +385,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       await stopPlugins(started, contexts, log);
       await store.close();
       log.info('forgekit stopped');
+      clearInterval(logFlushTimer);
       // Log writes are asynchronous: wait until the last lines are out before the process may exit.
       await new Promise<void>((resolve) => log.flush(() => resolve()));
     },

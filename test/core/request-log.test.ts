@@ -1,0 +1,47 @@
+import t from 'tap';
+import { pino } from 'pino';
+import { createRequestLog } from '../../core/http/request-log.js';
+
+/** A destination that keeps what it is given. */
+function sink(): { lines: string[]; write(line: string): void } {
+  const lines: string[] = [];
+  return { lines, write: (line: string) => void lines.push(line) };
+}
+
+t.test('the fast line is the line pino writes for the same fields', async (t) => {
+  const viaPino = sink();
+  const direct = sink();
+  const log = pino({ level: 'info', base: { name: 'forgekit' } }, viaPino);
+  log.info({ reqId: 'abc-1', method: 'GET', path: '/api/v1/repos/a"b\\c/ü', status: 200, ms: 0.42 }, 'request');
+  const logRequest = createRequestLog(log, direct, 'forgekit');
+  logRequest('abc-1', 'GET', '/api/v1/repos/a"b\\c/ü', 200, 0.42);
+  t.equal(direct.lines.length, 1, 'one line');
+  t.ok(direct.lines[0]!.endsWith('}\n'), 'newline-terminated');
+  const a = JSON.parse(viaPino.lines[0]!);
+  const b = JSON.parse(direct.lines[0]!);
+  t.type(b.time, 'number', 'epoch milliseconds, like pino');
+  t.ok(Math.abs(a.time - b.time) < 1000, 'a current time');
+  delete a.time;
+  delete b.time;
+  t.same(b, a, 'same fields and values');
+  t.same(Object.keys(JSON.parse(direct.lines[0]!)), Object.keys(JSON.parse(viaPino.lines[0]!)), 'same key order');
+});
+
+t.test('the level is honoured, also when changed at run time', async (t) => {
+  const direct = sink();
+  const log = pino({ level: 'warn' }, sink());
+  const logRequest = createRequestLog(log, direct, 'forgekit');
+  logRequest('x-1', 'GET', '/', 200, 1);
+  t.equal(direct.lines.length, 0, 'nothing at warn');
+  log.level = 'info';
+  logRequest('x-2', 'GET', '/', 200, 1);
+  t.equal(direct.lines.length, 1, 'written once info is enabled');
+});
+
+t.test("an embedder's logger gets the line through its own API", async (t) => {
+  const out = sink();
+  const log = pino({ level: 'info' }, out);
+  createRequestLog(log, null, 'forgekit')('y-1', 'POST', '/api/v1/markdown', 201, 3.5);
+  const line = JSON.parse(out.lines[0]!);
+  t.match(line, { reqId: 'y-1', method: 'POST', path: '/api/v1/markdown', status: 201, ms: 3.5, msg: 'request' });
+});
