@@ -128,6 +128,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       events,
       auth,
       urls,
+      serializer: (schema: JsonSchema) => serializers.compile(schema),
     }));
   }
 
@@ -233,6 +234,9 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     if (reply.type === 'html' || reply.type === 'text') {
       text = reply.body as string | Buffer;
       headers['Content-Type'] ??= reply.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
+    } else if (reply.type === 'json-text') {
+      text = reply.body as string;
+      headers['Content-Type'] = 'application/json; charset=utf-8';
     } else {
       const serialize = route.serializers.get(status);
       text = serialize ? serialize(reply.body) : JSON.stringify(reply.body);

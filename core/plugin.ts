@@ -48,9 +48,13 @@ export type BodyKind = 'json' | 'text' | 'none' | 'stream';
 
 export interface Reply {
   status: number;
-  /** JSON value serialised with the route's response schema, or a string/Buffer for html/text. */
+  /**
+   * JSON value serialised with the route's response schema, or a string/Buffer for html/text, or for `json-text`
+   * JSON text the plugin already produced with serializers from `PluginContext.serializer` for this route's
+   * response schema (pieces serialised once and reused: the kernel writes the text as it is).
+   */
   body?: unknown;
-  type?: 'json' | 'html' | 'text';
+  type?: 'json' | 'json-text' | 'html' | 'text';
   headers?: Record<string, string | number | string[]>;
 }
 
@@ -137,6 +141,11 @@ export interface PluginContext {
   readonly events: EventBus;
   readonly auth: AuthRegistry;
   readonly urls: Urls;
+  /**
+   * A serializer compiled from a schema (which may `$ref` the shared resource schemas), for plugins that serialise
+   * pieces of a response themselves and answer with `type: 'json-text'`. Compile at start, not per request.
+   */
+  serializer(schema: JsonSchema): (value: unknown) => string;
 }
 
 export interface Plugin<S = unknown> {

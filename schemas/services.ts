@@ -154,6 +154,12 @@ export interface ReposService {
   privateReadableIds(caller: Caller | null): Promise<number[]>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
+  /**
+   * The same as the JSON text of a RepositoryList (what `toApi` would serialise to), built from pieces serialised
+   * once per stored version: for list replies with `type: 'json-text'`. `readableOnly` leaves out repositories the
+   * caller cannot read (rows of denormalised lists that lag a change).
+   */
+  toJsonList(repos: RepoRecord[], caller: Caller | null, options?: { readableOnly?: boolean }): Promise<string>;
   incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches', delta: number): Promise<void>;
   /** Updates storage-derived fields (`empty`, `size`, mirror status) without touching `updatedAt` semantics. */
   updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void>;

@@ -80,7 +80,7 @@ export async function listForks(rc: Rc<OwnerRepo>): Promise<Reply> {
   const pageIds = visible.slice(win.skip, win.skip + win.limit);
   const byId = await service.byIds(pageIds);
   const records = pageIds.map((id) => byId.get(id)).filter((r): r is RepoRecord => r !== undefined);
-  return { status: 200, body: await service.toApi(records, rc.caller), headers: pageHeaders(rc, visible.length, win) };
+  return { status: 200, type: 'json-text', body: await service.toJsonList(records, rc.caller), headers: pageHeaders(rc, visible.length, win) };
 }
 
 interface ForkBody {

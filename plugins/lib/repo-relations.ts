@@ -4,7 +4,7 @@ import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, PluginContext, Reply, RequestContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import type { Account, ApiRepository, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
+import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
 import { RecentlyDeleted } from './tombstones.js';
 
 /**
@@ -195,17 +195,17 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
 }
 
 /**
- * The repositories of `rows` in row order as the caller sees them. A repository deleted meanwhile is skipped, and
- * so is one the caller turns out not to read (the denormalised copy lagging a concurrent change): never a leak.
+ * The repositories of `rows` in row order as the caller sees them, as RepositoryList JSON text. A repository
+ * deleted meanwhile is skipped, and so is one the caller turns out not to read (the denormalised copy lagging a
+ * concurrent change): never a leak.
  */
-export async function toApiRepos(rows: RepoRelationRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<ApiRepository[]> {
+export async function repoListJson(rows: RepoRelationRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<string> {
   const ordered: RepoRecord[] = [];
   for (const row of rows) {
     const repo = records.get(row.repoId);
     if (repo) ordered.push(repo);
   }
-  const api = await repos.toApi(ordered, caller);
-  return api.filter((r) => (r.permissions as { pull?: boolean } | undefined)?.pull === true);
+  return repos.toJsonList(ordered, caller, { readableOnly: true });
 }
 
 // Handler helpers: the request plumbing both plugins' operations share.
@@ -230,8 +230,8 @@ export async function callerAndRepo(rc: OwnerRepoRc, service: RepoRelations<any>
 export async function listPage(rc: Rc, service: RepoRelations<any>, uid: number): Promise<Reply> {
   const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
   const { rows, records, total } = await service.page(rc.caller, uid, win);
-  const body = await toApiRepos(rows, records, service.repos, rc.caller);
-  return { status: 200, body, headers: pageHeaders(rc, total, win) };
+  const body = await repoListJson(rows, records, service.repos, rc.caller);
+  return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }
 
 /** A list page of the related repositories of the user named by `:username` (404 when there is no such user). */

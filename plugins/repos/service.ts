@@ -21,6 +21,7 @@ import {
 } from '../../schemas/services.js';
 import { ANONYMOUS, collaboratorMode, modeOf, permissionsOf, raise, teamMode, type AccessTarget, type Grants } from './access.js';
 import { repoUrls, toApiRepo, type RepoUrls } from './convert.js';
+import { RepoJsonCache } from './json-cache.js';
 import { compareLight, mergeWindow, sliceSorted, type Light } from './listing.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
 import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
@@ -84,6 +85,8 @@ export class Repos implements ReposService {
   readonly nameIndex: NameIndex;
   readonly urls: RepoUrls;
   private storage: RepoStorageProvider | null = null;
+  private readonly json: RepoJsonCache;
+  private readonly serializeUser: (value: unknown) => string;
 
   constructor(private readonly ctx: PluginContext) {
     this.repos = ctx.store.collection<RepoRecord>(REPOS);
@@ -91,6 +94,12 @@ export class Repos implements ReposService {
     this.teamRepos = ctx.store.collection<TeamRepoRecord>(TEAM_REPOS);
     this.nameIndex = new NameIndex(ctx.store.collection<SearchDoc>(SEARCH_COLLECTION), ctx.store.collection<GramDfDoc>(GRAM_DF_COLLECTION));
     this.urls = repoUrls(ctx.urls.root, ctx.settings.ssh);
+    this.serializeUser = ctx.serializer({ $ref: 'forgekit/User' });
+    this.json = new RepoJsonCache(
+      ctx.serializer({ $ref: 'forgekit/Repository' }),
+      ctx.serializer({ $ref: 'forgekit/Permission' }),
+      ctx.settings.jsonCacheEntries ?? 20000,
+    );
   }
 
   get users(): UsersService {
@@ -222,13 +231,13 @@ export class Repos implements ReposService {
 
   // ---- API objects ----
 
-  async toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]> {
-    if (repos.length === 0) return [];
+  /** What rendering `repos` for `caller` needs: parents (for forks), owners, and the caller's grants. */
+  private async renderContext(repos: RepoRecord[], caller: Caller | null) {
     const parentIds = repos.map((r) => r.forkId).filter((id): id is number => typeof id === 'number');
-    const parents = await this.byIds(parentIds);
-    const all = [...repos, ...parents.values()];
+    const parents = parentIds.length ? await this.byIds(parentIds) : new Map<number, RepoRecord>();
+    const all = parents.size ? [...repos, ...parents.values()] : repos;
     const [owners, grants] = await Promise.all([
-      this.users.byIds([...new Set(all.map((r) => r.ownerId))]),
+      this.users.byIds(all.map((r) => r.ownerId)),
       this.grantsFor(caller, all),
     ]);
     const render = (repo: RepoRecord, parent: ApiRepository | null): ApiRepository | null => {
@@ -236,16 +245,52 @@ export class Repos implements ReposService {
       if (!owner) return null;
       return toApiRepo(repo, this.users.toApi(owner, caller), modeOf(grants, repo), this.urls, parent);
     };
+    /** The parent as this caller may see it: null unless it is readable (it may have been made private). */
+    const parentOf = (repo: RepoRecord): ApiRepository | null => {
+      const parentRecord = typeof repo.forkId === 'number' ? parents.get(repo.forkId) : undefined;
+      return parentRecord && modeOf(grants, parentRecord) >= ACCESS.read ? render(parentRecord, null) : null;
+    };
+    return { owners, grants, render, parentOf };
+  }
+
+  async toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]> {
+    if (repos.length === 0) return [];
+    const { render, parentOf } = await this.renderContext(repos, caller);
     const out: ApiRepository[] = [];
     for (const repo of repos) {
-      let parent: ApiRepository | null = null;
-      const parentRecord = typeof repo.forkId === 'number' ? parents.get(repo.forkId) : undefined;
-      // A parent the caller cannot read is not shown (it may have been made private after the fork).
-      if (parentRecord && modeOf(grants, parentRecord) >= ACCESS.read) parent = render(parentRecord, null);
-      const api = render(repo, parent);
+      const api = render(repo, parentOf(repo));
       if (api) out.push(api);
     }
     return out;
+  }
+
+  async toJsonList(repos: RepoRecord[], caller: Caller | null, options: { readableOnly?: boolean } = {}): Promise<string> {
+    if (repos.length === 0) return '[]';
+    const { owners, grants, render, parentOf } = await this.renderContext(repos, caller);
+    const ownerJson = new Map<number, string>();
+    let out = '[';
+    let first = true;
+    for (const repo of repos) {
+      const owner = owners.get(repo.ownerId);
+      if (!owner) continue;
+      const mode = modeOf(grants, repo);
+      if (options.readableOnly && mode < ACCESS.read) continue;
+      const parent = parentOf(repo);
+      let text: string;
+      if (parent) {
+        text = this.json.serialize(render(repo, parent)!);
+      } else {
+        let ownerText = ownerJson.get(owner.id);
+        if (ownerText === undefined) {
+          ownerText = this.serializeUser(this.users.toApi(owner, caller));
+          ownerJson.set(owner.id, ownerText);
+        }
+        text = this.json.json(repo, ownerText, mode, () => render(repo, null)!);
+      }
+      out += first ? text : ',' + text;
+      first = false;
+    }
+    return out + ']';
   }
 
   // ---- counters and storage fields ----

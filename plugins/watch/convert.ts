@@ -3,7 +3,7 @@ import type { Urls } from '../../core/plugin.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
 import type { RepoRelationRow } from '../lib/repo-relations.js';
 
-export { toApiRepos } from '../lib/repo-relations.js';
+export { repoListJson } from '../lib/repo-relations.js';
 
 /** One subscription: user `uid` watches repository `repoId` (the shared relation row; see plugins/lib/repo-relations.ts). */
 export type WatchRow = RepoRelationRow;

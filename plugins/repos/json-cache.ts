@@ -1,0 +1,84 @@
+// Repository JSON serialised once per stored version and reused by every list that shows it.
+//
+// A list page of 30 repositories costs far more to serialise than to find. The text of a repository depends on
+// its stored version, its owner's User object as the caller sees it, and the caller's permissions; only the last
+// differs between callers of the same page, and it is the `permissions` member. So the text is cut around that
+// member once and kept; a page is then the pieces joined with each caller's permissions in between.
+// Entries are valid only for the exact stored document they were made from (the embedded store hands out one
+// read-only object per stored version; an adapter that returns fresh copies simply never hits) and the exact
+// owner JSON: any change to either rebuilds the entry. Forks whose parent is shown are serialised whole, uncached.
+import { ACCESS, type AccessMode, type ApiRepository, type RepoRecord } from '../../schemas/services.js';
+import { permissionsOf } from './access.js';
+
+type Serialize = (value: unknown) => string;
+
+interface Entry {
+  repo: RepoRecord;
+  ownerJson: string;
+  /** The text up to and including `"permissions":`. */
+  head: string;
+  /** The text after the permissions object (mirror fields, closing brace). */
+  tail: string;
+}
+
+const MODES: AccessMode[] = [ACCESS.none, ACCESS.read, ACCESS.write, ACCESS.admin, ACCESS.owner];
+
+export class RepoJsonCache {
+  private readonly entries = new Map<number, Entry>();
+  /** Permission JSON per access mode, from the Permission schema's serializer. */
+  private readonly permissions: string[];
+  private readonly marker: string;
+
+  constructor(
+    private readonly serializeRepo: Serialize,
+    serializePermission: Serialize,
+    /** Entries kept at most; the oldest are dropped first. 0 disables the cache. */
+    private readonly capacity: number,
+  ) {
+    this.permissions = MODES.map((mode) => serializePermission(permissionsOf(mode)));
+    // Inside string values every `"` is escaped, so this sequence only ever occurs as the member itself.
+    this.marker = `,"permissions":${this.permissions[ACCESS.none]}`;
+  }
+
+  /**
+   * The JSON text of `repo` for a caller with `mode`. `ownerJson` is the owner's User JSON as this caller sees it;
+   * `build` makes the API object (with `parent: null` and any permissions) when the entry must be (re)made.
+   */
+  json(repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): string {
+    const entry = this.entries.get(repo.id);
+    if (entry && entry.repo === repo && entry.ownerJson === ownerJson) return entry.head + this.permissions[mode] + entry.tail;
+    const api = build();
+    api.permissions = permissionsOf(ACCESS.none);
+    const text = this.serializeRepo(api);
+    const at = text.lastIndexOf(this.marker);
+    if (at < 0 || this.capacity === 0) return this.serializeRepo({ ...api, permissions: permissionsOf(mode) });
+    const fresh: Entry = {
+      repo,
+      ownerJson,
+      head: text.slice(0, at + this.marker.length - this.permissions[ACCESS.none]!.length),
+      tail: text.slice(at + this.marker.length),
+    };
+    if (entry) this.entries.delete(repo.id);
+    else if (this.entries.size >= this.capacity) this.evict();
+    this.entries.set(repo.id, fresh);
+    return fresh.head + this.permissions[mode] + fresh.tail;
+  }
+
+  /** Whole-object serialisation, for repositories shown with their parent. */
+  serialize(api: ApiRepository): string {
+    return this.serializeRepo(api);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Drops the oldest tenth (insertion order): cheaper than keeping an exact LRU order on every hit. */
+  private evict(): void {
+    let n = Math.max(1, Math.floor(this.capacity / 10));
+    for (const id of this.entries.keys()) {
+      this.entries.delete(id);
+      if (--n === 0) break;
+    }
+  }
+}
