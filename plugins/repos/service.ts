@@ -499,19 +499,20 @@ export class Repos implements ReposService {
   private async sortedPage(filter: Filter, extras: Light[], page: PageRequest, source: 'repos' | 'search' = 'repos'): Promise<PageResult> {
     const coll = source === 'repos' ? this.repos : this.nameIndex.docs;
     const [head, total] = await Promise.all([this.headInOrder(source, filter, page.skip + page.limit), coll.count(filter)]);
-    return this.pageOfIds(mergeWindow(head, total, extras, page.skip, page.limit));
+    const window = mergeWindow(head, total, extras, page.skip, page.limit);
+    // From the repositories themselves the head rows are the records: only extras on the page are read again.
+    return source === 'repos' ? this.pageOfRecords(window, head as RepoRecord[]) : this.pageOfIds(window);
   }
 
   /**
-   * The first `n` matches of `filter` in (lowerName, id) order. The store sorts by the single field `lowerName`
-   * (so the embedded adapter can walk its lowerName index and stop early, and MongoDB can use an index for the
-   * sort); the matches that tie with the last one are then fetched by equality, so the id tie-break is exact.
+   * The first `n` matches of `filter` in (lowerName, id) order: whole records from `repos`, `{id, lowerName}` rows
+   * from the search collection. The store sorts by the single field `lowerName` (so the embedded adapter can walk
+   * an index and stop early, and MongoDB can use an index for the sort); the matches that tie with the last one are
+   * then fetched by equality, so the id tie-break is exact.
    */
   private async headInOrder(source: 'repos' | 'search', filter: Filter, n: number): Promise<Light[]> {
     const fetch = async (f: Filter, limit?: number): Promise<Light[]> => {
-      if (source === 'repos') {
-        return (await this.repos.find(f, { sort: { lowerName: 1 }, limit, projection: LIGHT.projection })) as Light[];
-      }
+      if (source === 'repos') return this.repos.find(f, { sort: { lowerName: 1 }, limit });
       const rows = await this.nameIndex.docs.find(f, { sort: { lowerName: 1 }, limit, projection: { repoId: 1, lowerName: 1 } });
       return rows.map((r) => ({ id: r.repoId, lowerName: r.lowerName }));
     };
@@ -544,6 +545,20 @@ export class Repos implements ReposService {
 
   private async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {
     return { repos: await this.inOrder(ids), total };
+  }
+
+  /** Like pageOfIds, with the records already in hand taken as they are (only the others are read). */
+  private async pageOfRecords({ ids, total }: { ids: number[]; total: number }, known: RepoRecord[]): Promise<PageResult> {
+    const byId = new Map<number, RepoRecord>();
+    for (const r of known) byId.set(r.id, r);
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length) for (const [id, r] of await this.byIds(missing)) byId.set(id, r);
+    const repos: RepoRecord[] = [];
+    for (const id of ids) {
+      const r = byId.get(id);
+      if (r) repos.push(r);
+    }
+    return { repos, total };
   }
 
   /** `GET /users/{username}/repos`: that owner's repositories the caller can read. */
