@@ -11,9 +11,14 @@ export interface MarkupSettings {
   timeoutMs: number;
   /** Documents up to this many characters render on the event loop (they cannot take long). */
   inlineMaxBytes: number;
+  /**
+   * Old-generation heap of one worker (MB): the memory a render may use (more is a 422), and the bound on what the
+   * workers add to the process's memory under load (V8 lets a heap grow towards its limit before collecting).
+   */
+  workerHeapMb: number;
 }
 
-export const DEFAULT_SETTINGS: MarkupSettings = { workers: 2, timeoutMs: 10_000, inlineMaxBytes: 4096 };
+export const DEFAULT_SETTINGS: MarkupSettings = { workers: 2, timeoutMs: 10_000, inlineMaxBytes: 4096, workerHeapMb: 192 };
 
 export interface MarkupService {
   /** Sanitised HTML; a document past the time or memory limit is a 422 naming `Text`. */
@@ -26,13 +31,13 @@ export function readSettings(settings: Readonly<Record<string, unknown>>): Marku
     const v = settings[key];
     return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : DEFAULT_SETTINGS[key];
   };
-  return { workers: pick('workers'), timeoutMs: pick('timeoutMs'), inlineMaxBytes: pick('inlineMaxBytes') };
+  return { workers: pick('workers'), timeoutMs: pick('timeoutMs'), inlineMaxBytes: pick('inlineMaxBytes'), workerHeapMb: pick('workerHeapMb') };
 }
 
 export function createMarkupService(rootUrl: string, settings: MarkupSettings): MarkupService {
   const inline = createMarkupRenderer({ rootUrl });
   const pool = settings.workers > 0
-    ? createRenderPool({ size: settings.workers, rootUrl, timeoutMs: settings.timeoutMs })
+    ? createRenderPool({ size: settings.workers, rootUrl, timeoutMs: settings.timeoutMs, heapMb: settings.workerHeapMb })
     : null;
   return {
     async render(text, options) {

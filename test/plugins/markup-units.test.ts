@@ -193,7 +193,7 @@ t.test('pathological inputs render in bounded time', async (t) => {
   // tables) plus patterns aimed at this plugin's own passes. 150 KB each: linear work takes well under a second;
   // a quadratic path would take minutes (commonmark.js alone on 200 KB of unclosed link destinations: 144 s). Rendered the way the
   // server renders them: in a worker, with the linear fallback engine for plain markdown after 2 s.
-  const service = createMarkupService(ROOT, { workers: 1, timeoutMs: 10_000, inlineMaxBytes: 0 });
+  const service = createMarkupService(ROOT, { workers: 1, timeoutMs: 10_000, inlineMaxBytes: 0, workerHeapMb: 192 });
   t.teardown(() => service.close());
   await service.render('warm up the worker', { mode: 'gfm' });
   const SIZE = 150_000;
@@ -267,4 +267,16 @@ t.test('render pool', async (t) => {
     await Promise.all(pending);
     await t.rejects(pool.render('c', {}), /closed/);
   });
+});
+
+t.test('a document of the full 1 MiB body limit renders within the default worker heap', async (t) => {
+  const { readFile } = await import('node:fs/promises');
+  const readme = await readFile(new URL('../../../test/fixtures/markup/readme-50k.md', import.meta.url), 'utf8');
+  const text = readme.repeat(Math.floor(1_048_000 / readme.length));
+  const service = createMarkupService(ROOT, { workers: 1, timeoutMs: 30_000, inlineMaxBytes: 0, workerHeapMb: 192 });
+  t.teardown(() => service.close());
+  for (const mode of ['gfm', 'markdown'] as const) {
+    const html = await service.render(text, { mode });
+    t.ok(html.length > text.length / 2, `${mode}: ${text.length} characters rendered to ${html.length} characters of HTML`);
+  }
 });
