@@ -21,13 +21,19 @@ interface Entry {
   tail: string;
 }
 
+/** Owner views kept per repository: the email hidden, and shown (to the owner and site admins). */
+const MAX_VARIANTS = 2;
+
 const MODES: AccessMode[] = [ACCESS.none, ACCESS.read, ACCESS.write, ACCESS.admin, ACCESS.owner];
 
 export class RepoJsonCache {
-  private readonly entries = new Map<number, Entry>();
+  /** Per repository id: its texts for the owner views seen (the owner's email shows to some callers only). */
+  private readonly entries = new Map<number, Entry[]>();
   /** Permission JSON per access mode, from the Permission schema's serializer. */
   private readonly permissions: string[];
   private readonly marker: string;
+  /** Texts serialised from scratch (a test and a benchmark read it to see the reuse happen). */
+  builds = 0;
 
   constructor(
     private readonly serializeRepo: Serialize,
@@ -45,8 +51,13 @@ export class RepoJsonCache {
    * `build` makes the API object (with `parent: null` and any permissions) when the entry must be (re)made.
    */
   json(repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): string {
-    const entry = this.entries.get(repo.id);
-    if (entry && entry.repo === repo && entry.ownerJson === ownerJson) return entry.head + this.permissions[mode] + entry.tail;
+    const variants = this.entries.get(repo.id);
+    if (variants) {
+      for (const entry of variants) {
+        if (entry.repo === repo && entry.ownerJson === ownerJson) return entry.head + this.permissions[mode] + entry.tail;
+      }
+    }
+    this.builds++;
     const api = build();
     api.permissions = permissionsOf(ACCESS.none);
     const text = this.serializeRepo(api);
@@ -58,9 +69,15 @@ export class RepoJsonCache {
       head: text.slice(0, at + this.marker.length - this.permissions[ACCESS.none]!.length),
       tail: text.slice(at + this.marker.length),
     };
-    if (entry) this.entries.delete(repo.id);
-    else if (this.entries.size >= this.capacity) this.evict();
-    this.entries.set(repo.id, fresh);
+    if (variants) {
+      // Entries of older versions go; the other owner view (email shown or not) of this version stays.
+      const kept = variants.filter((e) => e.repo === repo).slice(-(MAX_VARIANTS - 1));
+      kept.push(fresh);
+      this.entries.set(repo.id, kept);
+    } else {
+      if (this.entries.size >= this.capacity) this.evict();
+      this.entries.set(repo.id, [fresh]);
+    }
     return fresh.head + this.permissions[mode] + fresh.tail;
   }
 
@@ -69,6 +86,7 @@ export class RepoJsonCache {
     return this.serializeRepo(api);
   }
 
+  /** Repositories with a kept text. */
   get size(): number {
     return this.entries.size;
   }

@@ -91,14 +91,20 @@ t.test('through HTTP: lists follow every change and show each caller its own per
   t.equal((await f.request('PUT', '/repos/alice/secret/collaborators/bob', { token: alice.token, json: { permission: 'write' } })).status, 204);
 
   const list = async (token?: string) => (await f.request('GET', '/users/alice/repos', token ? { token } : {})).json as any[];
+  const cache = (f.forge.service('repos') as unknown as { json: RepoJsonCache }).json;
   const view = (rows: any[]) => rows.map((r) => `${r.name}:${r.permissions.admin ? 'a' : ''}${r.permissions.push ? 'w' : ''}${r.permissions.pull ? 'r' : ''}:${r.owner.email}`);
+  let builds = 0;
   for (let round = 1; round <= 2; round++) {
+    if (round === 2) builds = cache.builds;
     t.same(view(await list()), ['pub:r:'], `anonymous, round ${round}`);
     t.same(view(await list(carol.token)), ['pub:r:'], `a stranger, round ${round}`);
     t.same(view(await list(bob.token)), ['pub:r:', 'secret:wr:'], `the write collaborator, round ${round}`);
     t.same(view(await list(alice.token)), ['pub:awr:alice@example.com', 'secret:awr:alice@example.com'], `the owner sees her email, round ${round}`);
     t.same(view(await list(f.admin.token)), ['pub:awr:alice@example.com', 'secret:awr:alice@example.com'], `a site admin, round ${round}`);
   }
+  // The embedded store hands out one object per stored version, so the second round serialises nothing anew (a
+  // MongoDB run returns fresh copies: the cache never hits there, and the answers above are what matters).
+  if (!process.env.FORGEKIT_MONGODB_URI) t.equal(cache.builds, builds, 'the second round reused every text');
   const single = (await f.request('GET', '/repos/alice/pub', { token: bob.token })).json;
   t.same((await list(bob.token))[0], single, 'a list entry is the same object as the single-repository reply');
 
