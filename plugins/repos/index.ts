@@ -33,6 +33,8 @@ export default definePlugin<ReposService>({
         { fields: { private: 1 } },
         // An owner's repositories in name order: both adapters walk this index for a page and stop after it.
         { fields: { ownerId: 1, lowerName: 1 } },
+        // The same for what everyone sees of an owner (`private: false`): the page and its count from the index.
+        { fields: { ownerId: 1, private: 1, lowerName: 1 } },
       ],
     },
     { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },

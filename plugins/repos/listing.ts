@@ -19,8 +19,16 @@ export function compareLight(a: Light, b: Light): number {
  * `skip + limit` positions of the union is either in `primaryHead` or in `extras`, so the page is exact.
  */
 export function mergeWindow(primaryHead: Light[], primaryTotal: number, extras: Light[], skip: number, limit: number): { ids: number[]; total: number } {
-  const merged = [...primaryHead, ...extras].sort(compareLight);
+  const merged = extras.length === 0 ? primaryHead : [...primaryHead, ...extras].sort(compareLight);
   return { ids: merged.slice(skip, skip + limit).map((r) => r.id), total: primaryTotal + extras.length };
+}
+
+/** Sorts in (lowerName, id) order a list that is already in lowerName order: only runs of equal names move. */
+export function orderTies<T extends Light>(items: T[]): T[] {
+  for (let i = 1; i < items.length; i++) {
+    if (items[i]!.lowerName === items[i - 1]!.lowerName) return items.sort(compareLight);
+  }
+  return items;
 }
 
 /** One page of a fully loaded list. */

@@ -22,7 +22,7 @@ import {
 import { ANONYMOUS, collaboratorMode, modeOf, permissionsOf, raise, teamMode, type AccessTarget, type Grants } from './access.js';
 import { repoUrls, toApiRepo, type RepoUrls } from './convert.js';
 import { RepoJsonCache } from './json-cache.js';
-import { compareLight, mergeWindow, sliceSorted, type Light } from './listing.js';
+import { compareLight, mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
 import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
 
@@ -518,7 +518,7 @@ export class Repos implements ReposService {
     };
     // One more than needed: when it sorts after the n-th, nothing ties with the n-th beyond the head.
     const head = await fetch(filter, n + 1);
-    if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return head.slice(0, n).sort(compareLight);
+    if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return orderTies(head.slice(0, n));
     const ties = await fetch({ ...filter, lowerName: head[n - 1]!.lowerName });
     const byId = new Map<number, Light>();
     for (const r of [...head, ...ties]) byId.set(r.id, r);
@@ -549,6 +549,9 @@ export class Repos implements ReposService {
 
   /** Like pageOfIds, with the records already in hand taken as they are (only the others are read). */
   private async pageOfRecords({ ids, total }: { ids: number[]; total: number }, known: RepoRecord[]): Promise<PageResult> {
+    // Without extras the page is a run of the head itself.
+    const at = ids.length ? known.findIndex((r) => r.id === ids[0]) : -1;
+    if (at >= 0 && ids.every((id, i) => known[at + i]?.id === id)) return { repos: known.slice(at, at + ids.length), total };
     const byId = new Map<number, RepoRecord>();
     for (const r of known) byId.set(r.id, r);
     const missing = ids.filter((id) => !byId.has(id));
