@@ -235,7 +235,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       text = reply.body as string | Buffer;
       headers['Content-Type'] ??= reply.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
     } else if (reply.type === 'json-text') {
-      text = reply.body as string;
+      text = reply.body as string | Buffer;
       headers['Content-Type'] = 'application/json; charset=utf-8';
     } else {
       const serialize = route.serializers.get(status);

@@ -50,7 +50,7 @@ export interface Reply {
   status: number;
   /**
    * JSON value serialised with the route's response schema, or a string/Buffer for html/text, or for `json-text`
-   * JSON text the plugin already produced with serializers from `PluginContext.serializer` for this route's
+   * JSON text (string, or UTF-8 bytes) the plugin already produced with serializers from `PluginContext.serializer` for this route's
    * response schema (pieces serialised once and reused: the kernel writes the text as it is).
    */
   body?: unknown;

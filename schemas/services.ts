@@ -59,6 +59,11 @@ export interface EmailAddress {
 }
 
 /** Exposed by the `users` plugin. */
+export interface JsonListOptions {
+  readableOnly?: boolean;
+  envelope?: { before: string; after: string };
+}
+
 export interface UsersService {
   /** Case-insensitive lookup of a user or organization. */
   byName(name: string): Promise<Account | null>;
@@ -155,11 +160,12 @@ export interface ReposService {
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
   /**
-   * The same as the JSON text of a RepositoryList (what `toApi` would serialise to), built from pieces serialised
-   * once per stored version: for list replies with `type: 'json-text'`. `readableOnly` leaves out repositories the
-   * caller cannot read (rows of denormalised lists that lag a change).
+   * The UTF-8 JSON of a RepositoryList (what `toApi` would serialise to), built from pieces serialised once per
+   * stored version: for list replies with `type: 'json-text'`. `readableOnly` leaves out repositories the caller
+   * cannot read (rows of denormalised lists that lag a change); `envelope` wraps the array (e.g. `{"ok":true,"data":`
+   * and `}`).
    */
-  toJsonList(repos: RepoRecord[], caller: Caller | null, options?: { readableOnly?: boolean }): Promise<string>;
+  toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
   incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches', delta: number): Promise<void>;
   /** Updates storage-derived fields (`empty`, `size`, mirror status) without touching `updatedAt` semantics. */
   updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void>;

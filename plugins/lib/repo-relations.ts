@@ -199,7 +199,7 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
  * deleted meanwhile is skipped, and so is one the caller turns out not to read (the denormalised copy lagging a
  * concurrent change): never a leak.
  */
-export async function repoListJson(rows: RepoRelationRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<string> {
+export async function repoListJson(rows: RepoRelationRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<Buffer> {
   const ordered: RepoRecord[] = [];
   for (const row of rows) {
     const repo = records.get(row.repoId);

@@ -227,8 +227,8 @@ export async function search(rc: Rc<unknown, { q?: string; uid?: number; page?: 
   try {
     const uid = rc.query.uid !== undefined && rc.query.uid > 0 ? rc.query.uid : undefined;
     const result = await repos(rc).search(rc.caller, rc.query.q ?? '', uid, win);
-    const data = await repos(rc).toJsonList(result.repos, rc.caller);
-    return { status: 200, type: 'json-text', body: `{"ok":true,"data":${data}}`, headers: pageHeaders(rc, result.total, win) };
+    const body = await repos(rc).toJsonList(result.repos, rc.caller, { envelope: { before: '{"ok":true,"data":', after: '}' } });
+    return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, result.total, win) };
   } catch (err) {
     if (isForgeError(err) && err.status < 500) throw err;
     rc.log.error({ err }, 'repository search failed');

@@ -15,10 +15,10 @@ type Serialize = (value: unknown) => string;
 interface Entry {
   repo: RepoRecord;
   ownerJson: string;
-  /** The text up to and including `"permissions":`. */
-  head: string;
-  /** The text after the permissions object (mirror fields, closing brace). */
-  tail: string;
+  /** The UTF-8 text up to and including `"permissions":`. */
+  head: Buffer;
+  /** The UTF-8 text after the permissions object (mirror fields, closing brace). */
+  tail: Buffer;
 }
 
 /** Owner views kept per repository: the email hidden, and shown (to the owner and site admins). */
@@ -31,6 +31,7 @@ export class RepoJsonCache {
   private readonly entries = new Map<number, Entry[]>();
   /** Permission JSON per access mode, from the Permission schema's serializer. */
   private readonly permissions: string[];
+  private readonly permissionBytes: Buffer[];
   private readonly marker: string;
   /** Texts serialised from scratch (a test and a benchmark read it to see the reuse happen). */
   builds = 0;
@@ -42,19 +43,25 @@ export class RepoJsonCache {
     private readonly capacity: number,
   ) {
     this.permissions = MODES.map((mode) => serializePermission(permissionsOf(mode)));
+    this.permissionBytes = this.permissions.map((text) => Buffer.from(text));
     // Inside string values every `"` is escaped, so this sequence only ever occurs as the member itself.
     this.marker = `,"permissions":${this.permissions[ACCESS.none]}`;
   }
 
   /**
-   * The JSON text of `repo` for a caller with `mode`. `ownerJson` is the owner's User JSON as this caller sees it;
-   * `build` makes the API object (with `parent: null` and any permissions) when the entry must be (re)made.
+   * Appends the UTF-8 JSON of `repo` for a caller with `mode` to `out` (pieces, joined once per response: the
+   * bytes go to the socket as they are, with no string to flatten and encode per request). `ownerJson` is the
+   * owner's User JSON as this caller sees it; `build` makes the API object (with `parent: null` and any
+   * permissions) when the entry must be (re)made.
    */
-  json(repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): string {
+  append(out: Buffer[], repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): void {
     const variants = this.entries.get(repo.id);
     if (variants) {
       for (const entry of variants) {
-        if (entry.repo === repo && entry.ownerJson === ownerJson) return entry.head + this.permissions[mode] + entry.tail;
+        if (entry.repo === repo && entry.ownerJson === ownerJson) {
+          out.push(entry.head, this.permissionBytes[mode]!, entry.tail);
+          return;
+        }
       }
     }
     this.builds++;
@@ -62,12 +69,15 @@ export class RepoJsonCache {
     api.permissions = permissionsOf(ACCESS.none);
     const text = this.serializeRepo(api);
     const at = text.lastIndexOf(this.marker);
-    if (at < 0 || this.capacity === 0) return this.serializeRepo({ ...api, permissions: permissionsOf(mode) });
+    if (at < 0 || this.capacity === 0) {
+      out.push(Buffer.from(this.serializeRepo({ ...api, permissions: permissionsOf(mode) })));
+      return;
+    }
     const fresh: Entry = {
       repo,
       ownerJson,
-      head: text.slice(0, at + this.marker.length - this.permissions[ACCESS.none]!.length),
-      tail: text.slice(at + this.marker.length),
+      head: Buffer.from(text.slice(0, at + this.marker.length - this.permissions[ACCESS.none]!.length)),
+      tail: Buffer.from(text.slice(at + this.marker.length)),
     };
     if (variants) {
       // Entries of older versions go; the other owner view (email shown or not) of this version stays.
@@ -78,12 +88,19 @@ export class RepoJsonCache {
       if (this.entries.size >= this.capacity) this.evict();
       this.entries.set(repo.id, [fresh]);
     }
-    return fresh.head + this.permissions[mode] + fresh.tail;
+    out.push(fresh.head, this.permissionBytes[mode]!, fresh.tail);
+  }
+
+  /** The JSON text of one repository (what `append` adds), as a string. */
+  json(repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): string {
+    const out: Buffer[] = [];
+    this.append(out, repo, ownerJson, mode, build);
+    return Buffer.concat(out).toString('utf8');
   }
 
   /** Whole-object serialisation, for repositories shown with their parent. */
-  serialize(api: ApiRepository): string {
-    return this.serializeRepo(api);
+  serialize(api: ApiRepository): Buffer {
+    return Buffer.from(this.serializeRepo(api));
   }
 
   /** Repositories with a kept text. */

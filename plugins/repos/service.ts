@@ -11,6 +11,7 @@ import {
   type AccessMode,
   type Account,
   type ApiRepository,
+  type JsonListOptions,
   type OrgsService,
   type RepoInitOptions,
   type RepoRecord,
@@ -69,6 +70,8 @@ export interface PageResult {
   repos: RepoRecord[];
   total: number;
 }
+
+const COMMA = Buffer.from(',');
 
 const LIGHT = { projection: { id: 1, lowerName: 1 } } as const;
 const NO_INIT: RepoInitOptions = { autoInit: false, gitignores: '', license: '', readme: '' };
@@ -264,33 +267,37 @@ export class Repos implements ReposService {
     return out;
   }
 
-  async toJsonList(repos: RepoRecord[], caller: Caller | null, options: { readableOnly?: boolean } = {}): Promise<string> {
-    if (repos.length === 0) return '[]';
+  async toJsonList(repos: RepoRecord[], caller: Caller | null, options: JsonListOptions = {}): Promise<Buffer> {
+    const out: Buffer[] = [Buffer.from(`${options.envelope?.before ?? ''}[`)];
+    const end = Buffer.from(`]${options.envelope?.after ?? ''}`);
+    if (repos.length === 0) {
+      out.push(end);
+      return Buffer.concat(out);
+    }
     const { owners, grants, render, parentOf } = await this.renderContext(repos, caller);
     const ownerJson = new Map<number, string>();
-    let out = '[';
     let first = true;
     for (const repo of repos) {
       const owner = owners.get(repo.ownerId);
       if (!owner) continue;
       const mode = modeOf(grants, repo);
       if (options.readableOnly && mode < ACCESS.read) continue;
-      const parent = parentOf(repo);
-      let text: string;
-      if (parent) {
-        text = this.json.serialize(render(repo, parent)!);
-      } else {
-        let ownerText = ownerJson.get(owner.id);
-        if (ownerText === undefined) {
-          ownerText = this.serializeUser(this.users.toApi(owner, caller));
-          ownerJson.set(owner.id, ownerText);
-        }
-        text = this.json.json(repo, ownerText, mode, () => render(repo, null)!);
-      }
-      out += first ? text : ',' + text;
+      if (!first) out.push(COMMA);
       first = false;
+      const parent = parentOf(repo);
+      if (parent) {
+        out.push(this.json.serialize(render(repo, parent)!));
+        continue;
+      }
+      let ownerText = ownerJson.get(owner.id);
+      if (ownerText === undefined) {
+        ownerText = this.serializeUser(this.users.toApi(owner, caller));
+        ownerJson.set(owner.id, ownerText);
+      }
+      this.json.append(out, repo, ownerText, mode, () => render(repo, null)!);
     }
-    return out + ']';
+    out.push(end);
+    return Buffer.concat(out);
   }
 
   // ---- counters and storage fields ----

@@ -50,7 +50,7 @@ t.test('a new stored version or a different owner text rebuilds the entry', asyn
 
 t.test('text that looks like the permissions member inside a string value does not confuse the cut', async (t) => {
   const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
-  const tricky = record({ description: ',"permissions":{"admin":false,"push":false,"pull":false}}', website: '"permissions":' });
+  const tricky = record({ description: ',"permissions":{"admin":false,"push":false,"pull":false}} – ünïcødé ✓ 😀', website: '"permissions":' });
   for (const mode of MODES) {
     const text = cache.json(tricky, ownerJson, mode, () => toApiRepo(tricky, owner, mode, urls, null));
     t.equal(text, fresh(tricky, mode), `mode ${mode}`);
