@@ -19,7 +19,11 @@ interface Entry {
   head: Buffer;
   /** The UTF-8 text after the permissions object (mirror fields, closing brace). */
   tail: Buffer;
+  /** Per access mode, once asked for: `,` + the whole text (the comma that precedes it in a list included). */
+  whole: Array<Buffer | undefined>;
 }
+
+const COMMA = Buffer.from(',');
 
 /** Owner views kept per repository: the email hidden, and shown (to the owner and site admins). */
 const MAX_VARIANTS = 2;
@@ -54,12 +58,12 @@ export class RepoJsonCache {
    * owner's User JSON as this caller sees it; `build` makes the API object (with `parent: null` and any
    * permissions) when the entry must be (re)made.
    */
-  append(out: Buffer[], repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): void {
+  append(out: Buffer[], first: boolean, repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): void {
     const variants = this.entries.get(repo.id);
     if (variants) {
       for (const entry of variants) {
         if (entry.repo === repo && entry.ownerJson === ownerJson) {
-          out.push(entry.head, this.permissionBytes[mode]!, entry.tail);
+          this.push(out, first, entry, mode);
           return;
         }
       }
@@ -70,7 +74,7 @@ export class RepoJsonCache {
     const text = this.serializeRepo(api);
     const at = text.lastIndexOf(this.marker);
     if (at < 0 || this.capacity === 0) {
-      out.push(Buffer.from(this.serializeRepo({ ...api, permissions: permissionsOf(mode) })));
+      out.push(Buffer.from((first ? '' : ',') + this.serializeRepo({ ...api, permissions: permissionsOf(mode) })));
       return;
     }
     const fresh: Entry = {
@@ -78,6 +82,7 @@ export class RepoJsonCache {
       ownerJson,
       head: Buffer.from(text.slice(0, at + this.marker.length - this.permissions[ACCESS.none]!.length)),
       tail: Buffer.from(text.slice(at + this.marker.length)),
+      whole: [],
     };
     if (variants) {
       // Entries of older versions go; the other owner view (email shown or not) of this version stays.
@@ -88,19 +93,26 @@ export class RepoJsonCache {
       if (this.entries.size >= this.capacity) this.evict();
       this.entries.set(repo.id, [fresh]);
     }
-    out.push(fresh.head, this.permissionBytes[mode]!, fresh.tail);
+    this.push(out, first, fresh, mode);
+  }
+
+  /** One piece per repository: joining a page costs a copy per piece, so the three parts are joined once. */
+  private push(out: Buffer[], first: boolean, entry: Entry, mode: AccessMode): void {
+    const whole = (entry.whole[mode] ??= Buffer.concat([COMMA, entry.head, this.permissionBytes[mode]!, entry.tail]));
+    // The first item of a list has no comma before it: a view without the first byte, not a copy.
+    out.push(first ? whole.subarray(1) : whole);
   }
 
   /** The JSON text of one repository (what `append` adds), as a string. */
   json(repo: RepoRecord, ownerJson: string, mode: AccessMode, build: () => ApiRepository): string {
     const out: Buffer[] = [];
-    this.append(out, repo, ownerJson, mode, build);
+    this.append(out, true, repo, ownerJson, mode, build);
     return Buffer.concat(out).toString('utf8');
   }
 
-  /** Whole-object serialisation, for repositories shown with their parent. */
-  serialize(api: ApiRepository): Buffer {
-    return Buffer.from(this.serializeRepo(api));
+  /** Whole-object serialisation (with its list comma unless first), for repositories shown with their parent. */
+  serialize(first: boolean, api: ApiRepository): Buffer {
+    return Buffer.from((first ? '' : ',') + this.serializeRepo(api));
   }
 
   /** Repositories with a kept text. */

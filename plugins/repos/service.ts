@@ -71,8 +71,6 @@ export interface PageResult {
   total: number;
 }
 
-const COMMA = Buffer.from(',');
-
 const LIGHT = { projection: { id: 1, lowerName: 1 } } as const;
 const NO_INIT: RepoInitOptions = { autoInit: false, gitignores: '', license: '', readme: '' };
 
@@ -282,19 +280,18 @@ export class Repos implements ReposService {
       if (!owner) continue;
       const mode = modeOf(grants, repo);
       if (options.readableOnly && mode < ACCESS.read) continue;
-      if (!first) out.push(COMMA);
-      first = false;
       const parent = parentOf(repo);
       if (parent) {
-        out.push(this.json.serialize(render(repo, parent)!));
-        continue;
+        out.push(this.json.serialize(first, render(repo, parent)!));
+      } else {
+        let ownerText = ownerJson.get(owner.id);
+        if (ownerText === undefined) {
+          ownerText = this.serializeUser(this.users.toApi(owner, caller));
+          ownerJson.set(owner.id, ownerText);
+        }
+        this.json.append(out, first, repo, ownerText, mode, () => render(repo, null)!);
       }
-      let ownerText = ownerJson.get(owner.id);
-      if (ownerText === undefined) {
-        ownerText = this.serializeUser(this.users.toApi(owner, caller));
-        ownerJson.set(owner.id, ownerText);
-      }
-      this.json.append(out, repo, ownerText, mode, () => render(repo, null)!);
+      first = false;
     }
     out.push(end);
     return Buffer.concat(out);
