@@ -25,20 +25,70 @@ export function pageWindow(query: { page?: number; limit?: number }, defaults: P
 export function pageHeaders(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery' | 'req'>, total: number, win: Pick<PageWindow, 'page' | 'limit'>): Record<string, string> {
   const headers: Record<string, string> = { 'X-Total-Count': String(total) };
   const last = Math.max(1, Math.ceil(total / win.limit));
-  const base = linkBase(rc);
-  const params = new URLSearchParams(rc.rawQuery);
-  params.delete('token');
-  params.delete('access_token');
+  if (win.page >= last && win.page <= 1) return headers;
+  const query = linkQuery(rc.rawQuery);
+  const base = `<${linkBase(rc)}?`;
+  const limit = `limit=${win.limit}`;
   const href = (page: number) => {
-    params.set('page', String(page));
-    params.set('limit', String(win.limit));
-    return `<${base}?${params.toString()}>`;
+    let q = '';
+    for (const part of query) {
+      const piece = part === PAGE ? `page=${page}` : part === LIMIT ? limit : part;
+      q = q ? `${q}&${piece}` : piece;
+    }
+    return `${base}${q}>`;
   };
   const links: string[] = [];
   if (win.page < last) links.push(`${href(win.page + 1)}; rel="next"`, `${href(last)}; rel="last"`);
   if (win.page > 1) links.push(`${href(1)}; rel="first"`, `${href(Math.min(win.page - 1, last))}; rel="prev"`);
   if (links.length) headers.Link = links.join(', ');
   return headers;
+}
+
+const PAGE = Symbol('page');
+const LIMIT = Symbol('limit');
+/** Characters a query pair may keep as it came (nothing that could end the `<…>` of a Link or need quoting). */
+const SAFE_PAIR = /^[A-Za-z0-9\-._~%+=!*'(),;:@/?]*$/;
+
+function decodeKey(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The request's query for Link URLs: credentials (`token`, `access_token`) dropped wherever and however encoded,
+ * the first `page` and `limit` marked to be replaced (later repeats dropped; missing ones appended in that order),
+ * every other pair kept in place: as sent when it is plain, re-encoded otherwise.
+ */
+function linkQuery(rawQuery: string): Array<string | typeof PAGE | typeof LIMIT> {
+  const out: Array<string | typeof PAGE | typeof LIMIT> = [];
+  let page = false;
+  let limit = false;
+  if (rawQuery) {
+    for (const pair of rawQuery.split('&')) {
+      if (pair === '') continue;
+      const eq = pair.indexOf('=');
+      const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+      const key = rawKey.includes('%') || rawKey.includes('+') ? decodeKey(rawKey) : rawKey;
+      if (key === 'token' || key === 'access_token') continue;
+      if (key === 'page') {
+        if (!page) out.push(PAGE);
+        page = true;
+      } else if (key === 'limit') {
+        if (!limit) out.push(LIMIT);
+        limit = true;
+      } else if (SAFE_PAIR.test(pair)) {
+        out.push(pair);
+      } else {
+        out.push(new URLSearchParams([[key, decodeKey(eq < 0 ? '' : pair.slice(eq + 1))]]).toString());
+      }
+    }
+  }
+  if (!page) out.push(PAGE);
+  if (!limit) out.push(LIMIT);
+  return out;
 }
 
 function linkBase(rc: Pick<RequestContext, 'app' | 'path' | 'req'>): string {

@@ -1,0 +1,63 @@
+// Link and X-Total-Count: the Link URLs keep the caller's query (minus credentials) with page and limit replaced.
+import t from 'tap';
+import { pageHeaders, pageWindow } from '../../core/pagination.js';
+
+const API = 'http://127.0.0.1:3000/api/v1/';
+const rc = (rawQuery: string) => ({ app: { urls: { api: API } }, path: '/user/repos', rawQuery, req: {} }) as any;
+
+/** The reference: WHATWG URLSearchParams, as the first version built the links. */
+function reference(rawQuery: string, page: number, limit: number): Array<[string, string]> {
+  const params = new URLSearchParams(rawQuery);
+  params.delete('token');
+  params.delete('access_token');
+  params.set('page', String(page));
+  params.set('limit', String(limit));
+  return [...params.entries()];
+}
+
+function linksOf(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of (header ?? '').matchAll(/<([^>]+)>; rel="(\w+)"/g)) out[m[2]!] = m[1]!;
+  return out;
+}
+
+t.test('window defaults and bounds', async (t) => {
+  t.same(pageWindow({}, { defaultLimit: 30, maxLimit: 50 }), { page: 1, limit: 30, skip: 0 });
+  t.same(pageWindow({ page: 0, limit: 0 }, { defaultLimit: 30, maxLimit: 50 }), { page: 1, limit: 30, skip: 0 });
+  t.same(pageWindow({ page: 3, limit: 500 }, { defaultLimit: 30, maxLimit: 50 }), { page: 3, limit: 50, skip: 100 });
+});
+
+t.test('one page: a count and no Link', async (t) => {
+  t.same(pageHeaders(rc(''), 5, { page: 1, limit: 10 }), { 'X-Total-Count': '5' });
+  t.same(pageHeaders(rc('page=1'), 0, { page: 1, limit: 10 }), { 'X-Total-Count': '0' });
+});
+
+t.test('the four relations', async (t) => {
+  const h = pageHeaders(rc('page=3'), 100, { page: 3, limit: 10 });
+  t.equal(h['X-Total-Count'], '100');
+  t.same(linksOf(h.Link), {
+    next: `${API}user/repos?page=4&limit=10`,
+    last: `${API}user/repos?page=10&limit=10`,
+    first: `${API}user/repos?page=1&limit=10`,
+    prev: `${API}user/repos?page=2&limit=10`,
+  });
+  t.same(linksOf(pageHeaders(rc('page=20'), 100, { page: 20, limit: 10 }).Link).prev, `${API}user/repos?page=10&limit=10`, 'prev of a page past the end is the last page');
+});
+
+t.test('the query is kept, credentials never, page and limit replaced in place', async (t) => {
+  const queries = [
+    '', 'page=2', 'limit=5&page=2', 'q=app&page=2&sort=x', 'token=secret&page=2', 'access_token=s&q=a',
+    '%74oken=secret&q=a', 'acc%65ss_token=s', 'q=a+b&page=2', 'q=a%20b', 'q=%C3%BCml%C3%A4ut', 'q=ü', 'page=2&page=5&limit=1&limit=9',
+    'q=<script>', 'q="quoted"', 'flag', '&&q=x&', 'q=%zz', '%zz=1', 'q=a=b', 'x=1;y=2', 'tok%65n=1&token=2&Token=3',
+  ];
+  for (const q of queries) {
+    const link = linksOf(pageHeaders(rc(q), 1000, { page: 2, limit: 7 }).Link);
+    for (const [rel, page] of [['next', 3], ['last', 143], ['first', 1], ['prev', 1]] as const) {
+      const url = new URL(link[rel]!);
+      t.equal(url.origin + url.pathname, `${API}user/repos`, `${q}: ${rel} path`);
+      t.same([...url.searchParams.entries()], reference(q, page, 7), `${q}: ${rel} query means the same as the reference`);
+      t.notOk(url.searchParams.has('token') || url.searchParams.has('access_token') || link[rel]!.includes('secret'), `${q}: no credentials`);
+      t.notMatch(link[rel]!, /[<>" ]/, `${q}: nothing that breaks the header`);
+    }
+  }
+});
