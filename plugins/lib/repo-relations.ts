@@ -30,7 +30,7 @@ export interface RepoRelationRow {
 export const REPO_RELATION_INDEXES: IndexSpec[] = [
   // The pair is the relation: the unique index is what makes concurrent PUTs count once.
   { fields: { uid: 1, repoId: 1 }, unique: true },
-  // A user's list, newest first (MongoDB walks this one in order; the embedded store uses `uid` and sorts).
+  // A user's list, newest first: both adapters walk this one in order (the embedded store jumps to the page by rank).
   { fields: { uid: 1, id: -1 } },
   { fields: { uid: 1 } },
   // The private rows of a user, to work out which ones a caller may not see.
