@@ -23,6 +23,7 @@ import {
 import { ANONYMOUS, collaboratorMode, modeOf, permissionsOf, raise, teamMode, type AccessTarget, type Grants } from './access.js';
 import { repoUrls, toApiRepo, type RepoUrls } from './convert.js';
 import { RepoJsonCache } from './json-cache.js';
+import { UserSchema } from '../../schemas/resources.js';
 import { compareLight, mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
 import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
@@ -87,7 +88,6 @@ export class Repos implements ReposService {
   readonly urls: RepoUrls;
   private storage: RepoStorageProvider | null = null;
   private readonly json: RepoJsonCache;
-  private readonly serializeUser: (value: unknown) => string;
 
   constructor(private readonly ctx: PluginContext) {
     this.repos = ctx.store.collection<RepoRecord>(REPOS);
@@ -95,10 +95,11 @@ export class Repos implements ReposService {
     this.teamRepos = ctx.store.collection<TeamRepoRecord>(TEAM_REPOS);
     this.nameIndex = new NameIndex(ctx.store.collection<SearchDoc>(SEARCH_COLLECTION), ctx.store.collection<GramDfDoc>(GRAM_DF_COLLECTION));
     this.urls = repoUrls(ctx.urls.root, ctx.settings.ssh);
-    this.serializeUser = ctx.serializer({ $ref: 'forgekit/User' });
     this.json = new RepoJsonCache(
       ctx.serializer({ $ref: 'forgekit/Repository' }),
       ctx.serializer({ $ref: 'forgekit/Permission' }),
+      ctx.serializer({ $ref: 'forgekit/User' }),
+      Object.keys(UserSchema.properties),
       ctx.settings.jsonCacheEntries ?? 20000,
     );
   }
@@ -286,7 +287,7 @@ export class Repos implements ReposService {
       } else {
         let ownerText = ownerJson.get(owner.id);
         if (ownerText === undefined) {
-          ownerText = this.serializeUser(this.users.toApi(owner, caller));
+          ownerText = this.json.ownerText(owner, this.users.toApi(owner, caller));
           ownerJson.set(owner.id, ownerText);
         }
         this.json.append(out, first, repo, ownerText, mode, () => render(repo, null)!);

@@ -2,7 +2,7 @@
 // caller, and must follow every change of the repository or its owner.
 import t from 'tap';
 import { SerializerFactory } from '../../core/serialize.js';
-import { RESOURCE_SCHEMAS } from '../../schemas/resources.js';
+import { RESOURCE_SCHEMAS, UserSchema } from '../../schemas/resources.js';
 import { ACCESS, type AccessMode, type ApiRepository, type RepoRecord } from '../../schemas/services.js';
 import { RepoJsonCache } from '../../plugins/repos/json-cache.js';
 import { toApiRepo, repoUrls } from '../../plugins/repos/convert.js';
@@ -13,7 +13,9 @@ const serializeRepo = factory.compile({ $ref: 'forgekit/Repository' });
 const serializePermission = factory.compile({ $ref: 'forgekit/Permission' });
 const urls = repoUrls('http://127.0.0.1:3000/', undefined);
 const owner = { id: 7, login: 'alice', full_name: 'Alice', email: '', avatar_url: 'http://127.0.0.1:3000/img/avatar_default.png', username: 'alice' };
-const ownerJson = factory.compile({ $ref: 'forgekit/User' })(owner);
+const USER_FIELDS = Object.keys(UserSchema.properties);
+const serializeUserText = factory.compile({ $ref: 'forgekit/User' });
+const ownerJson = serializeUserText(owner);
 
 function record(over: Partial<RepoRecord> = {}): RepoRecord {
   return {
@@ -27,7 +29,7 @@ const fresh = (repo: RepoRecord, mode: AccessMode): string => serializeRepo(toAp
 const MODES: AccessMode[] = [ACCESS.none, ACCESS.read, ACCESS.write, ACCESS.admin, ACCESS.owner];
 
 t.test('the cached text equals a fresh serialisation for every access mode', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
   const repo = record();
   let builds = 0;
   const build = (): ApiRepository => { builds++; return toApiRepo(repo, owner, ACCESS.read, urls, null); };
@@ -37,7 +39,7 @@ t.test('the cached text equals a fresh serialisation for every access mode', asy
 });
 
 t.test('a new stored version or a different owner text rebuilds the entry', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
   const v1 = record();
   cache.json(v1, ownerJson, ACCESS.read, () => toApiRepo(v1, owner, ACCESS.read, urls, null));
   const v2 = record({ description: 'changed', numStars: 3 });
@@ -49,7 +51,7 @@ t.test('a new stored version or a different owner text rebuilds the entry', asyn
 });
 
 t.test('text that looks like the permissions member inside a string value does not confuse the cut', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
   const tricky = record({ description: ',"permissions":{"admin":false,"push":false,"pull":false}} – ünïcødé ✓ 😀', website: '"permissions":' });
   for (const mode of MODES) {
     const text = cache.json(tricky, ownerJson, mode, () => toApiRepo(tricky, owner, mode, urls, null));
@@ -59,21 +61,37 @@ t.test('text that looks like the permissions member inside a string value does n
 });
 
 t.test('mirrors keep their trailing fields', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
   const mirror = record({ mirror: true, mirrorUpdated: '2026-11-22T11:00:00Z', mirrorError: 'boom' } as Partial<RepoRecord>);
   const text = cache.json(mirror, ownerJson, ACCESS.write, () => toApiRepo(mirror, owner, ACCESS.write, urls, null));
   t.equal(text, fresh(mirror, ACCESS.write));
   t.match(JSON.parse(text), { mirror_updated: '2026-11-22T11:00:00Z', mirror_error: 'boom', permissions: { admin: false, push: true, pull: true } });
 });
 
+t.test('owner texts: reused per stored account version and equal User object, never across a difference', async (t) => {
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 10);
+  const account = { id: 7, login: 'alice', fullName: 'Alice', email: 'a@x.io' } as any;
+  const hidden = { ...owner };
+  const shown = { ...owner, email: 'a@x.io' };
+  const first = cache.ownerText(account, hidden);
+  t.equal(first, serializeUserText(hidden));
+  t.equal(cache.ownerText(account, { ...hidden }), first, 'an equal object: the kept text');
+  t.equal(cache.ownerText(account, shown), serializeUserText(shown), 'the email shown: its own text');
+  t.equal(cache.ownerText(account, { ...hidden }), first, 'both views kept');
+  const renamed = { ...hidden, full_name: 'Alice Liddell' };
+  t.equal(cache.ownerText(account, renamed), serializeUserText(renamed), 'any field that differs: a new text');
+  const newVersion = { ...account };
+  t.equal(cache.ownerText(newVersion, hidden), serializeUserText(hidden), 'another stored version: serialised again');
+});
+
 t.test('the cache is bounded; capacity 0 keeps nothing', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, 10);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 10);
   for (let id = 1; id <= 25; id++) {
     const repo = record({ id, name: `r${id}`, lowerName: `r${id}` });
     t.equal(cache.json(repo, ownerJson, ACCESS.read, () => toApiRepo(repo, owner, ACCESS.read, urls, null)), fresh(repo, ACCESS.read));
   }
   t.ok(cache.size <= 10, `at most 10 entries (${cache.size})`);
-  const off = new RepoJsonCache(serializeRepo, serializePermission, 0);
+  const off = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 0);
   const repo = record();
   t.equal(off.json(repo, ownerJson, ACCESS.admin, () => toApiRepo(repo, owner, ACCESS.admin, urls, null)), fresh(repo, ACCESS.admin));
   t.equal(off.size, 0);
