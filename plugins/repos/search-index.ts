@@ -87,6 +87,8 @@ export const SEARCH_INDEXES: IndexSpec[] = [
   { fields: { lowerName: 1 } },
   // The same within one owner (a user's or an org's search).
   { fields: { ownerId: 1, lowerName: 1 } },
+  // The same over private repositories only (a site admin's search walks them apart from the public ones).
+  { fields: { private: 1, lowerName: 1 } },
 ];
 
 export const GRAM_DF_INDEXES: IndexSpec[] = [{ fields: { gram: 1 }, unique: true }];

@@ -540,7 +540,8 @@ export class Repos implements ReposService {
     const privateFilter = { privateGrams: gram, ...scope };
     const [publicHead, privateHead, publicTotal, privateTotal] = await Promise.all([
       this.headInOrder('search', publicFilter, n),
-      this.headInOrder('search', privateFilter, n),
+      // `private: true` holds for every private posting; it lets the walk cover private names only (10% of them).
+      this.headInOrder('search', { ...privateFilter, private: true }, n),
       this.nameIndex.docs.count(publicFilter),
       this.nameIndex.docs.count(privateFilter),
     ]);
