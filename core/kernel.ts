@@ -80,7 +80,7 @@ const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
 export async function createKernel(options: KernelOptions): Promise<Forge> {
   const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
-  // Log lines are buffered and written in batches (4 KiB, or every 100 ms at the latest): one write(2) per request
+  // Log lines are buffered and written in batches (12 KiB, or every 100 ms at the latest): one write(2) per request
   // line would cost more than routing the request. `close()` flushes what is pending.
   const logDestination = options.logger ? null : pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
   const log = options.logger ?? pino({ level: config.logLevel, base: { name: LOG_NAME } }, logDestination!);
