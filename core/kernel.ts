@@ -62,6 +62,7 @@ interface CompiledRoute {
 }
 
 const LOG_NAME = 'forgekit';
+const JSON_TYPE = 'application/json; charset=utf-8';
 /** Request log lines are written in batches of this many bytes... */
 const LOG_BATCH_BYTES = 12288;
 /** ...or after this long at the latest, so a quiet server's lines do not wait. */
@@ -222,29 +223,43 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
 
   function sendReply(res: ServerResponse, id: string, route: CompiledRoute, reply: Reply): void {
     const status = reply.status;
-    // The request id rides in the header block written once by writeHead (cheaper than a separate setHeader).
-    const headers: Record<string, string | number | string[]> = reply.headers ? { ...reply.headers, 'X-Request-Id': id } : { 'X-Request-Id': id };
+    let text: string | Buffer | undefined;
+    let type: string | undefined;
     if (reply.body === undefined || status === 204) {
-      headers['Content-Length'] = 0;
-      res.writeHead(status, headers);
-      res.end();
-      return;
-    }
-    let text: string | Buffer;
-    if (reply.type === 'html' || reply.type === 'text') {
+      text = undefined;
+    } else if (reply.type === 'html' || reply.type === 'text') {
       text = reply.body as string | Buffer;
-      headers['Content-Type'] ??= reply.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
+      type = reply.type === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8';
     } else if (reply.type === 'json-text') {
       text = reply.body as string | Buffer;
-      headers['Content-Type'] = 'application/json; charset=utf-8';
+      type = JSON_TYPE;
     } else {
       const serialize = route.serializers.get(status);
       text = serialize ? serialize(reply.body) : JSON.stringify(reply.body);
-      headers['Content-Type'] = 'application/json; charset=utf-8';
+      type = JSON_TYPE;
+    }
+    // One flat list for writeHead, like a raw header block: no header object is built or copied per request.
+    const headers: Array<string | number | readonly string[]> = [];
+    if (reply.headers) {
+      for (const key in reply.headers) {
+        if (key.length === 12 && key.toLowerCase() === 'content-type') {
+          // html and text keep a type the handler chose; JSON is always JSON.
+          if (type !== JSON_TYPE && text !== undefined) type = reply.headers[key] as string;
+          continue;
+        }
+        headers.push(key, reply.headers[key]!);
+      }
+    }
+    headers.push('X-Request-Id', id);
+    if (text === undefined) {
+      headers.push('Content-Length', 0);
+      res.writeHead(status, headers as string[]);
+      res.end();
+      return;
     }
     // A string body goes out in one write together with the header block; a Buffer would take a writev.
-    headers['Content-Length'] = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
-    res.writeHead(status, headers);
+    headers.push('Content-Type', type!, 'Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
+    res.writeHead(status, headers as string[]);
     res.end(text);
   }
 

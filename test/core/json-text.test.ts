@@ -1,4 +1,5 @@
-// json-text replies: JSON a plugin assembled from pieces serialised with ctx.serializer goes out as it is.
+// Reply writing: json-text replies (JSON a plugin assembled from pieces serialised with ctx.serializer goes out as
+// it is) and the header block every reply gets.
 import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
@@ -20,7 +21,38 @@ const pieces = definePlugin({
       method: 'GET', path: '/pieces/bytes', auth: 'public',
       handler: async () => ({ status: 200, type: 'json-text', body: Buffer.from('{"ok":true,"data":["ünïcødé ✓"]}'), headers: { 'X-Total-Count': '1' } }),
     },
+    {
+      method: 'GET', path: '/pieces/text-typed', auth: 'public',
+      handler: async () => ({ status: 200, type: 'text', body: 'ssh-ed25519 AAAA\n', headers: { 'content-type': 'text/x-custom; charset=utf-8', Vary: ['Accept', 'Origin'] } }),
+    },
+    {
+      method: 'GET', path: '/pieces/json-typed', auth: 'public',
+      schema: { response: { 200: { type: 'object', properties: { a: { type: 'integer' } } } } },
+      handler: async () => ({ status: 200, body: { a: 1 }, headers: { 'Content-Type': 'text/plain' } }),
+    },
+    { method: 'GET', path: '/pieces/empty', auth: 'public', handler: async () => ({ status: 204, headers: { 'X-Extra': 'yes' } }) },
   ],
+});
+
+t.test('the header block: a text type the handler chose, JSON always JSON, repeated values, empty replies', async (t) => {
+  const f = await startForge({ extraPlugins: [pieces] });
+  t.teardown(() => f.close());
+  const raw = async (path: string) => {
+    const res = await fetch(`${f.api}${path}`);
+    return { res, body: await res.text() };
+  };
+  const typed = await raw('/pieces/text-typed');
+  t.equal(typed.res.headers.get('content-type'), 'text/x-custom; charset=utf-8', 'the handler\'s type, once');
+  t.equal(typed.res.headers.get('vary'), 'Accept, Origin', 'a header with several values');
+  t.equal(typed.body, 'ssh-ed25519 AAAA\n');
+  const json = await raw('/pieces/json-typed');
+  t.equal(json.res.headers.get('content-type'), 'application/json; charset=utf-8', 'JSON replies are always JSON, never two types');
+  t.same(JSON.parse(json.body), { a: 1 });
+  const empty = await raw('/pieces/empty');
+  t.equal(empty.res.status, 204);
+  t.equal(empty.res.headers.get('x-extra'), 'yes');
+  t.ok(empty.res.headers.get('x-request-id'));
+  t.equal(empty.body, '');
 });
 
 t.test('string and Buffer bodies, with the JSON content type and an exact length', async (t) => {
