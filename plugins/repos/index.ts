@@ -6,7 +6,7 @@ import { ACCOUNT_DELETED, TEAM_DELETED, type Account, type ReposService, type Te
 import * as h from './handlers.js';
 import { collaboratorBody, createRepoBody, editRepoBody, searchQuery } from './schemas.js';
 import { GRAM_DF_COLLECTION, GRAM_DF_INDEXES, SEARCH_COLLECTION, SEARCH_INDEXES } from './search-index.js';
-import { COLLABORATIONS, REPOS, Repos, TEAM_REPOS } from './service.js';
+import { COLLABORATIONS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS } from './service.js';
 
 const repoResponse = (status: number) => ({ [status]: ref('forgekit/Repository') });
 const collaboratorParams = paramsSchema({ owner: nameParam, repo: nameParam, collaborator: nameParam });
@@ -18,25 +18,7 @@ export default definePlugin<ReposService>({
   dependencies: ['users', 'orgs'],
   schemas: [...RESOURCE_SCHEMAS],
   collections: [
-    {
-      name: REPOS,
-      // A string key is as good a uniqueness guard as a compound unique index (see README "Lifecycle").
-      indexes: [
-        { fields: { id: 1 }, unique: true },
-        // `<ownerId>:<lowerName>`: one name per owner, case-insensitively, even under concurrent creates.
-        { fields: { ownerKey: 1 }, unique: true, sparse: true },
-        { fields: { ownerId: 1 } },
-        { fields: { forkId: 1 } },
-        // Name order: the embedded store walks this index for a sorted page; MongoDB sorts with it.
-        { fields: { lowerName: 1 } },
-        // `count({private: false})` is an index lookup on the embedded store.
-        { fields: { private: 1 } },
-        // An owner's repositories in name order: both adapters walk this index for a page and stop after it.
-        { fields: { ownerId: 1, lowerName: 1 } },
-        // The same for what everyone sees of an owner (`private: false`): the page and its count from the index.
-        { fields: { ownerId: 1, private: 1, lowerName: 1 } },
-      ],
-    },
+    { name: REPOS, indexes: REPO_INDEXES },
     { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },
     { name: GRAM_DF_COLLECTION, indexes: GRAM_DF_INDEXES },
     {

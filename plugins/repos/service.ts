@@ -1,7 +1,7 @@
 // ReposService: repository records, the one access check every plugin uses, listings and the name search.
 import { ForgeError, fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
-import { isDuplicateKeyError, type Collection, type Filter } from '../../core/store/port.js';
+import { isDuplicateKeyError, type Collection, type Filter, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import {
   ACCESS,
@@ -31,6 +31,23 @@ import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type Gram
 export const REPOS = 'repos';
 export const COLLABORATIONS = 'collaborations';
 export const TEAM_REPOS = 'team_repos';
+
+/** The repositories collection's indexes. A string key is as good a uniqueness guard as a compound unique index. */
+export const REPO_INDEXES: IndexSpec[] = [
+  { fields: { id: 1 }, unique: true },
+  // `<ownerId>:<lowerName>`: one name per owner, case-insensitively, even under concurrent creates.
+  { fields: { ownerKey: 1 }, unique: true, sparse: true },
+  { fields: { ownerId: 1 } },
+  { fields: { forkId: 1 } },
+  // Name order: the embedded store walks this index for a sorted page; MongoDB sorts with it.
+  { fields: { lowerName: 1 } },
+  // `count({private: false})` is an index lookup on the embedded store.
+  { fields: { private: 1 } },
+  // An owner's repositories in name order: both adapters walk this index for a page and stop after it.
+  { fields: { ownerId: 1, lowerName: 1 } },
+  // The same for what everyone sees of an owner (`private: false`): the page and its count from the index.
+  { fields: { ownerId: 1, private: 1, lowerName: 1 } },
+];
 
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
 

@@ -4,26 +4,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Collection, Filter, FindOptions, IndexSpec, Store } from '../../core/store/port.js';
 import { openEmbedded, removeDir, tempDir } from './helpers.js';
+import { REPO_INDEXES } from '../../plugins/repos/service.js';
+import { REPO_RELATION_INDEXES as RELATION_INDEXES } from '../../plugins/lib/repo-relations.js';
 
-/** The repos plugin's indexes plus the compound one its name-ordered pages walk. */
-export const REPO_INDEXES: IndexSpec[] = [
-  { fields: { id: 1 }, unique: true },
-  { fields: { ownerKey: 1 }, unique: true, sparse: true },
-  { fields: { ownerId: 1 } },
-  { fields: { forkId: 1 } },
-  { fields: { lowerName: 1 } },
-  { fields: { private: 1 } },
-  { fields: { ownerId: 1, lowerName: 1 } },
-];
-
-/** The stars / watch plugins' indexes (plugins/lib/repo-relations.ts). */
-export const RELATION_INDEXES: IndexSpec[] = [
-  { fields: { uid: 1, repoId: 1 }, unique: true },
-  { fields: { uid: 1, id: -1 } },
-  { fields: { uid: 1 } },
-  { fields: { uid: 1, repoPrivate: 1 } },
-  { fields: { repoId: 1 } },
-];
+/** The indexes the plugins declare: measured as they run. */
+export { REPO_INDEXES } from '../../plugins/repos/service.js';
+export { REPO_RELATION_INDEXES as RELATION_INDEXES } from '../../plugins/lib/repo-relations.js';
 
 export interface Shape {
   name: string;
