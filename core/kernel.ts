@@ -14,6 +14,8 @@ import { createEventBus } from './events.js';
 import { ForgeError, isForgeError } from './errors.js';
 import { readBody, hasBody, mediaType, isJsonMediaType } from './http/body.js';
 import { createRequestLog } from './http/request-log.js';
+import { LogBatcher } from './http/log-batcher.js';
+import { createReplyBatch } from './http/reply-batch.js';
 import type { JsonSchema, Plugin, PluginContext, Reply, RequestContext, RouteDef, ServiceRegistry, Urls } from './plugin.js';
 import type { Store } from './store/port.js';
 import { createStore } from './store/index.js';
@@ -67,15 +69,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const LOG_BATCH_BYTES = 12288;
 /** ...or after this long at the latest, so a quiet server's lines do not wait. */
 const LOG_FLUSH_MS = 100;
-
-function flushLog(destination: { flush(): void }): void {
-  // flush() throws once the destination is destroyed (the process is ending): nothing is left to write then.
-  try {
-    destination.flush();
-  } catch {
-    /* destroyed */
-  }
-}
+/** At most this many replies wait for the end of their turn; the one that reaches it writes them all at once. */
+const REPLY_BATCH_MAX = 64;
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
@@ -83,10 +78,10 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
   const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
   // Log lines are buffered and written in batches (12 KiB, or every 100 ms at the latest): one write(2) per request
   // line would cost more than routing the request. `close()` flushes what is pending.
-  const logDestination = options.logger ? null : pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES });
+  const logDestination = options.logger ? null : new LogBatcher({ fd: 1, batchBytes: LOG_BATCH_BYTES });
   const log = options.logger ?? pino({ level: config.logLevel, base: { name: LOG_NAME } }, logDestination!);
   const logRequest = createRequestLog(log, logDestination, LOG_NAME);
-  const logFlushTimer = logDestination ? setInterval(() => flushLog(logDestination), LOG_FLUSH_MS).unref() : undefined;
+  const logFlushTimer = logDestination ? setInterval(() => logDestination.flushSync(), LOG_FLUSH_MS).unref() : undefined;
   const plugins = resolvePlugins(options.plugins, config.disabledPlugins);
   const prefix = (options.prefix ?? '').replace(/\/$/, '');
 
@@ -191,6 +186,9 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
   const idle: Array<() => void> = [];
   const requestPrefix = Date.now().toString(36);
 
+  // Replies leave together at the end of the event-loop turn (see reply-batch.ts for why and what it measured).
+  const replies = createReplyBatch(REPLY_BATCH_MAX, (err) => log.error({ err }, 'reply write failed'));
+
   function sendError(res: ServerResponse, id: string, err: unknown, reqLog: () => Logger): number {
     let status = 500;
     let message = 'internal server error';
@@ -212,11 +210,11 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     if (status === 413) headers.Connection = 'close';
     if (empty) {
       res.writeHead(status, { ...headers, 'Content-Length': 0 });
-      res.end();
+      replies.hold(() => res.end());
     } else {
       const payload = errorSerializer({ message, url: urls.docs });
       res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload) });
-      res.end(payload);
+      replies.hold(() => res.end(payload));
     }
     return status;
   }
@@ -254,13 +252,16 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     if (text === undefined) {
       headers.push('Content-Length', 0);
       res.writeHead(status, headers as string[]);
-      res.end();
+      replies.hold(() => res.end());
       return;
     }
     // A string body goes out in one write together with the header block; a Buffer would take a writev.
     headers.push('Content-Type', type!, 'Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
+    // writeHead only builds the header block (and validates it here, inside the request's error handling); the
+    // bytes go out with the turn's other replies.
     res.writeHead(status, headers as string[]);
-    res.end(text);
+    const body = text;
+    replies.hold(() => res.end(body));
   }
 
   async function readJsonBody(req: IncomingMessage, route: CompiledRoute): Promise<unknown> {
@@ -396,17 +397,20 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
         const timeout = new Promise<void>((resolve) => { timer = setTimeout(resolve, config.shutdownTimeoutMs); });
         await Promise.race([drained, timeout]);
         clearTimeout(timer);
+        replies.release();
         srv.closeAllConnections();
         await stopped;
       } else if (inFlight > 0) {
         await new Promise<void>((resolve) => idle.push(resolve));
       }
+      replies.release();
       await stopPlugins(started, contexts, log);
       await store.close();
       log.info('forgekit stopped');
       clearInterval(logFlushTimer);
-      // Log writes are asynchronous: wait until the last lines are out before the process may exit.
-      await new Promise<void>((resolve) => log.flush(() => resolve()));
+      // The last lines are written now; an embedder's logger is flushed through its own API.
+      if (logDestination) logDestination.end();
+      else await new Promise<void>((resolve) => log.flush(() => resolve()));
     },
     service<T>(name: string): T {
       if (!services.has(name) || services.get(name) === undefined) throw new Error(`plugin "${name}" is not enabled or exposes no service`);
