@@ -71,6 +71,8 @@ export interface UsersService {
   byIds(ids: number[]): Promise<Map<number, Account>>;
   /** The API User shape for a viewer: email only for the account itself and site admins. */
   toApi(account: Account, viewer: Caller | null): ApiUser;
+  /** A JSON array of Users as `viewer` sees them (what `toApi` gives), serialised once per account version and view. */
+  toJsonList(accounts: readonly Account[], viewer: Caller | null): string;
   /** Validates (422 naming the field) and creates; duplicates of name or email → 422. */
   createUser(input: NewUserInput): Promise<Account>;
   createOrg(input: NewOrgInput): Promise<Account>;

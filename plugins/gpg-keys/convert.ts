@@ -46,13 +46,24 @@ export interface ApiGpgKey {
  * `emails` is computed when shown: the key's addresses that are (still) addresses of the owner, with their
  * current `verified` state. Subkeys carry `emails: []` and `subkeys: []` (arrays, never null).
  */
-export function toApiGpgKey(doc: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[]): ApiGpgKey {
-  const byLower = new Map(ownerEmails.map((e) => [e.email.toLowerCase(), e]));
+/** The key's user-id addresses that its owner has, as the owner spelled them, with their verification. */
+export function ownedEmails(doc: GpgKeyDoc, ownerEmails: EmailAddress[]): ApiGpgKey['emails'] {
   const emails: ApiGpgKey['emails'] = [];
+  if (doc.uidEmails.length === 0) return emails;
+  const byLower = new Map(ownerEmails.map((e) => [e.email.toLowerCase(), e]));
   for (const address of doc.uidEmails) {
     const owned = byLower.get(address);
     if (owned) emails.push({ email: owned.email, verified: owned.verified });
   }
+  return emails;
+}
+
+export function toApiGpgKey(doc: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[]): ApiGpgKey {
+  return toApiGpgKeyWith(doc, subkeys, ownedEmails(doc, ownerEmails));
+}
+
+/** The GPGKey resource from its row, its subkey rows and its owned addresses (`ownedEmails`). */
+export function toApiGpgKeyWith(doc: GpgKeyDoc, subkeys: GpgKeyDoc[], emails: ApiGpgKey['emails']): ApiGpgKey {
   return {
     id: doc.id,
     primary_key_id: doc.primaryKeyId,

@@ -4,8 +4,9 @@ import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import { nowRfc3339, toRfc3339 } from '../../core/time.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
-import type { Account, UsersService } from '../../schemas/services.js';
-import { toApiGpgKey, type GpgKeyDoc } from './convert.js';
+import type { Account, EmailAddress, UsersService } from '../../schemas/services.js';
+import { perApp } from '../lib/doc-json.js';
+import { ownedEmails, toApiGpgKey, toApiGpgKeyWith, type GpgKeyDoc } from './convert.js';
 import { armorKeys, GpgKeyError, parseGpgPublicKey, type GpgKeyInfo } from './parse.js';
 
 export const COLLECTION = 'gpg_keys';
@@ -43,14 +44,51 @@ async function present(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKey
   return primaries.map((p) => toApiGpgKey(p, subs.filter((s) => s.primaryKeyId === p.keyId), emails));
 }
 
+interface MadeJson {
+  subkeys: GpgKeyDoc[];
+  emails: string;
+  json: string;
+}
+
+/**
+ * A primary key's GPGKey JSON, kept per stored version of its row (the store's objects are per version) and used
+ * while its subkey rows are the same versions and its owned addresses read the same.
+ */
+const gpgKeyJson = perApp((app) => {
+  const serialize = app.serializer({ $ref: 'forgekit/GPGKey' });
+  const made = new WeakMap<GpgKeyDoc, MadeJson>();
+  return (primary: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[]): string => {
+    const owned = ownedEmails(primary, ownerEmails);
+    const emails = JSON.stringify(owned);
+    const hit = made.get(primary);
+    if (hit && hit.emails === emails && hit.subkeys.length === subkeys.length && hit.subkeys.every((s, i) => s === subkeys[i])) return hit.json;
+    const json = serialize(toApiGpgKeyWith(primary, subkeys, owned));
+    made.set(primary, { subkeys, emails, json });
+    return json;
+  };
+});
+
 async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> {
   const win = pageWindow(rc.query, rc.app.config.pagination);
   const filter = { ownerId, primaryKeyId: '' };
-  const [docs, total] = await Promise.all([
+  const [primaries, total] = await Promise.all([
     keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
     keys(rc).count(filter),
   ]);
-  return { status: 200, body: await present(rc, ownerId, docs), headers: pageHeaders(rc, total, win) };
+  const headers = pageHeaders(rc, total, win);
+  if (primaries.length === 0) return { status: 200, type: 'json-text', body: '[]', headers };
+  const [subs, emails] = await Promise.all([
+    keys(rc).find({ ownerId, primaryKeyId: { $in: primaries.map((p) => p.keyId) } }, { sort: { id: 1 } }),
+    users(rc).emailsOf(ownerId),
+  ]);
+  const jsonOf = gpgKeyJson(rc.app);
+  let body = '[';
+  for (let i = 0; i < primaries.length; i++) {
+    const primary = primaries[i]!;
+    if (i > 0) body += ',';
+    body += jsonOf(primary, subs.filter((s) => s.primaryKeyId === primary.keyId), emails);
+  }
+  return { status: 200, type: 'json-text', body: body + ']', headers };
 }
 
 /** GET /user/gpg_keys — the caller's primary keys (subkeys inside), id ascending. */

@@ -5,6 +5,7 @@ import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
 import type { Account, UsersService } from '../../schemas/services.js';
+import { DocJson, perApp } from '../lib/doc-json.js';
 import { toApiKey, type SshKeyDoc } from './convert.js';
 import { parseSshPublicKey, SshKeyError, type MinimumSizes } from './parse.js';
 
@@ -26,6 +27,12 @@ function me(rc: Rc<any, any, any>): Caller {
   return rc.caller;
 }
 
+/** Each key's PublicKey JSON, made once per stored version of the key (a key's JSON is public data). */
+const keyJson = perApp((app) => {
+  const serialize = app.serializer({ $ref: 'forgekit/PublicKey' });
+  return new DocJson<SshKeyDoc>((doc) => serialize(toApiKey(doc, app.urls)));
+});
+
 async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> {
   const win = pageWindow(rc.query, rc.app.config.pagination);
   const filter = { ownerId };
@@ -33,7 +40,7 @@ async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> 
     keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
     keys(rc).count(filter),
   ]);
-  return { status: 200, body: docs.map((d) => toApiKey(d, rc.app.urls)), headers: pageHeaders(rc, total, win) };
+  return { status: 200, type: 'json-text', body: keyJson(rc.app).list(docs), headers: pageHeaders(rc, total, win) };
 }
 
 async function accountOr404(rc: Rc<any, any, any>, name: string): Promise<Account> {

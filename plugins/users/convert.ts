@@ -3,7 +3,16 @@ import type { Caller } from '../../core/plugin.js';
 import type { Account, ApiUser } from '../../schemas/services.js';
 
 export function toApiUser(account: Account, viewer: Caller | null, rootUrl: string): ApiUser {
-  const showEmail = viewer !== null && (viewer.id === account.id || viewer.isAdmin);
+  return toApiUserShown(account, seesEmail(account, viewer), rootUrl);
+}
+
+/** Whether a viewer sees an account's email: its owner and site admins do. */
+export function seesEmail(account: Account, viewer: Caller | null): boolean {
+  return viewer !== null && (viewer.id === account.id || viewer.isAdmin);
+}
+
+/** The User with or without its email. */
+export function toApiUserShown(account: Account, showEmail: boolean, rootUrl: string): ApiUser {
   return {
     id: account.id,
     login: account.login,

@@ -8,7 +8,8 @@ import { ACCOUNT_DELETED, type Account, type EmailAddress, type NewOrgInput, typ
 import { checkAccountName } from './names.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { gramsOf } from './grams.js';
-import { toApiUser } from './convert.js';
+import { seesEmail, toApiUser, toApiUserShown } from './convert.js';
+import { DocJson } from '../lib/doc-json.js';
 
 export const USERS = 'users';
 export const EMAILS = 'emails';
@@ -42,10 +43,14 @@ export class Users implements UsersService {
   private readonly accounts: Collection<Account>;
   private readonly emails: Collection<EmailDoc>;
   private readonly passwordCache = new Map<string, { caller: Caller; uid: number; expires: number }>();
+  /** User JSON per stored account version, in two views: 0 without the email, 1 with it (its owner, site admins). */
+  private readonly userJson: DocJson<Account>;
 
   constructor(private readonly ctx: PluginContext) {
     this.accounts = ctx.store.collection<Account>(USERS);
     this.emails = ctx.store.collection<EmailDoc>(EMAILS);
+    const serialize = ctx.serializer({ $ref: 'forgekit/User' });
+    this.userJson = new DocJson<Account>((account, view) => serialize(toApiUserShown(account, view === 1, ctx.urls.root)));
   }
 
   async byName(name: string): Promise<Account | null> {
@@ -72,6 +77,10 @@ export class Users implements UsersService {
 
   toApi(account: Account, viewer: Caller | null) {
     return toApiUser(account, viewer, this.ctx.urls.root);
+  }
+
+  toJsonList(accounts: readonly Account[], viewer: Caller | null): string {
+    return this.userJson.list(accounts, (account) => (seesEmail(account, viewer) ? 1 : 0));
   }
 
   checkName(name: string): string | null {

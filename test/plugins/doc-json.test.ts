@@ -1,0 +1,104 @@
+// JSON made once per stored document version (plugins/lib/doc-json.ts): the cache itself, then the lists that use it
+// through HTTP — every view is what a fresh serialisation gives, and a changed document is seen at once.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../../core/config.js';
+import { DocJson } from '../../plugins/lib/doc-json.js';
+import { startForge } from '../helpers/forge.js';
+
+t.test('DocJson: once per object and view, a new object is rendered again', async (t) => {
+  let renders = 0;
+  const json = new DocJson<{ id: number; name: string }>((doc, view) => {
+    renders++;
+    return JSON.stringify(view === 1 ? doc : { id: doc.id });
+  });
+  const a = Object.freeze({ id: 1, name: 'ä "q"' });
+  const b = Object.freeze({ id: 2, name: 'b' });
+  t.equal(json.list([]), '[]');
+  t.equal(json.list([a, b]), '[{"id":1},{"id":2}]');
+  t.equal(json.list([a, b], (d) => (d.id === 1 ? 1 : 0)), '[{"id":1,"name":"ä \\"q\\""},{"id":2}]');
+  t.equal(renders, 3, 'two documents in view 0, one in view 1');
+  t.same(JSON.parse(json.list([b, a, b])), [{ id: 2 }, { id: 1 }, { id: 2 }], 'order as given, repeats allowed');
+  t.equal(renders, 3, 'nothing rendered again');
+  const a2 = Object.freeze({ ...a, id: 10 });
+  t.equal(json.of(a2), '{"id":10}', 'a changed document (a new version object) is rendered anew');
+  t.equal(renders, 4);
+});
+
+t.test('through HTTP', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const alice = await f.createUser({ username: 'jsonalice' });
+  const bob = await f.createUser({ username: 'jsonbob' });
+
+  t.test('/users/search: each viewer sees emails as toApi says, and a changed account is served changed', async (t) => {
+    const search = async (token?: string) => (await f.request('GET', '/users/search?q=jsonbob', { token })).json;
+    const searchBoth = async (token?: string) => (await f.request('GET', '/users/search?q=json&limit=50', { token })).json as any[];
+    const emailOf = (list: any[], login: string) => list.find((u) => u.login === login)?.email;
+    for (let round = 0; round < 2; round++) {
+      // Twice: the second round is served from the cache and must be the same.
+      const anonymous = await searchBoth();
+      t.equal(emailOf(anonymous, 'jsonalice'), '', 'anonymous: no email');
+      t.equal(emailOf(anonymous, 'jsonbob'), '', 'anonymous: no email');
+      const asAlice = await searchBoth(alice.token);
+      t.equal(emailOf(asAlice, 'jsonalice'), alice.email, 'a user sees their own email');
+      t.equal(emailOf(asAlice, 'jsonbob'), '', "but not another user's");
+      const asAdmin = await searchBoth(f.admin.token);
+      t.equal(emailOf(asAdmin, 'jsonalice'), alice.email, 'a site admin sees every email');
+      t.equal(emailOf(asAdmin, 'jsonbob'), bob.email);
+      const single = await f.request('GET', '/users/jsonbob', { token: f.admin.token });
+      t.same(asAdmin.find((u) => u.login === 'jsonbob'), single.json, 'the same User as GET /users/{username}');
+    }
+    await f.forge.store.collection('users').updateOne({ id: bob.id }, { $set: { fullName: 'Bob "Changed" Ü' } });
+    t.equal((await search())[0].full_name, 'Bob "Changed" Ü', 'the new version of the account, anonymously');
+    t.equal((await search(f.admin.token))[0].full_name, 'Bob "Changed" Ü', 'and as an admin');
+  });
+
+  t.test('SSH key lists: the same JSON as the single key, and a deleted key is gone', async (t) => {
+    const dir = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'keys', 'ssh');
+    const created = [];
+    for (const name of ['ed25519', 'ecdsa-256']) {
+      const res = await f.request('POST', '/user/keys', { token: alice.token, json: { title: name, key: readFileSync(path.join(dir, `${name}.pub`), 'utf8') } });
+      t.equal(res.status, 201);
+      created.push(res.json);
+    }
+    for (let round = 0; round < 2; round++) {
+      const mine = await f.request('GET', '/user/keys', { token: alice.token });
+      t.same(mine.json, created, 'my list: what each POST answered');
+      t.equal(mine.headers.get('content-type'), 'application/json; charset=utf-8');
+      const single = await f.request('GET', `/user/keys/${created[0].id}`, { token: alice.token });
+      t.same(mine.json[0], single.json, 'the same PublicKey as GET /user/keys/{id}');
+      const theirs = await f.request('GET', '/users/jsonalice/keys');
+      t.same(theirs.json, created, 'the public list');
+    }
+    t.equal((await f.request('DELETE', `/user/keys/${created[0].id}`, { token: alice.token })).status, 204);
+    t.same((await f.request('GET', '/user/keys', { token: alice.token })).json, [created[1]], 'the deleted key is gone');
+    t.same((await f.request('GET', '/user/keys', { token: bob.token })).json, [], "another user's list is their own");
+  });
+
+  t.test("GPG key lists: subkeys inside, and the owner's addresses as they are now", async (t) => {
+    const carl = await f.createUser({ username: 'jsoncarl' });
+    const armored = readFileSync(path.join(PACKAGE_ROOT, 'test', 'fixtures', 'keys', 'gpg', 'rsa2048.asc'), 'utf8');
+    t.equal((await f.request('POST', '/user/emails', { token: carl.token, json: { emails: ['alice@work.example'] } })).status, 201);
+    const created = await f.request('POST', '/user/gpg_keys', { token: carl.token, json: { armored_public_key: armored } });
+    t.equal(created.status, 201);
+    t.same(created.json.emails, [{ email: 'alice@work.example', verified: false }]);
+    t.ok(created.json.subkeys.length > 0, 'the fixture has a subkey');
+    for (let round = 0; round < 2; round++) {
+      const mine = await f.request('GET', '/user/gpg_keys', { token: carl.token });
+      t.same(mine.json, [created.json], 'the list holds what POST answered, subkeys inside');
+      t.same((await f.request('GET', '/users/jsoncarl/gpg_keys')).json, [created.json], 'the public list too');
+      t.same((await f.request('GET', `/user/gpg_keys/${created.json.id}`, { token: carl.token })).json, mine.json[0], 'and GET /user/gpg_keys/{id}');
+    }
+    // The address goes: the key stays, its email list no longer shows it (the key row itself did not change).
+    t.equal((await f.request('DELETE', '/user/emails', { token: carl.token, json: { emails: ['alice@work.example'] } })).status, 204);
+    const after = await f.request('GET', '/user/gpg_keys', { token: carl.token });
+    t.same(after.json.map((k: any) => k.emails), [[]], 'the removed address is gone from the list');
+    t.same(after.json[0].subkeys, created.json.subkeys, 'subkeys unchanged');
+    // A subkey row changing (here through the store) is seen in the list.
+    await f.forge.store.collection('gpg_keys').updateOne({ id: created.json.subkeys[0].id }, { $set: { canSign: !created.json.subkeys[0].can_sign } });
+    const changed = await f.request('GET', '/user/gpg_keys', { token: carl.token });
+    t.equal(changed.json[0].subkeys[0].can_sign, !created.json.subkeys[0].can_sign, 'the new version of the subkey row');
+  });
+});
