@@ -18,7 +18,7 @@ export interface MarkupSettings {
   workerHeapMb: number;
 }
 
-export const DEFAULT_SETTINGS: MarkupSettings = { workers: 2, timeoutMs: 10_000, inlineMaxBytes: 4096, workerHeapMb: 192 };
+export const DEFAULT_SETTINGS: MarkupSettings = { workers: 2, timeoutMs: 10_000, inlineMaxBytes: 4096, workerHeapMb: 128 };
 
 export interface MarkupService {
   /** Sanitised HTML; a document past the time or memory limit is a 422 naming `Text`. */
