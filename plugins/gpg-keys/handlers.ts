@@ -35,12 +35,17 @@ async function accountOr404(rc: Rc<any, any, any>, name: string): Promise<Accoun
 }
 
 /** API objects for primary rows of one owner, subkeys attached (one query for all subkeys). */
-async function present(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKeyDoc[]) {
-  if (primaries.length === 0) return [];
-  const [subs, emails] = await Promise.all([
+/** What a primary key's resource needs besides its row: the owner's subkey rows of those primaries, and addresses. */
+async function subkeysAndEmails(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKeyDoc[]): Promise<[GpgKeyDoc[], EmailAddress[]]> {
+  return Promise.all([
     keys(rc).find({ ownerId, primaryKeyId: { $in: primaries.map((p) => p.keyId) } }, { sort: { id: 1 } }),
     users(rc).emailsOf(ownerId),
   ]);
+}
+
+async function present(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKeyDoc[]) {
+  if (primaries.length === 0) return [];
+  const [subs, emails] = await subkeysAndEmails(rc, ownerId, primaries);
   return primaries.map((p) => toApiGpgKey(p, subs.filter((s) => s.primaryKeyId === p.keyId), emails));
 }
 
@@ -77,10 +82,7 @@ async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> 
   ]);
   const headers = pageHeaders(rc, total, win);
   if (primaries.length === 0) return { status: 200, type: 'json-text', body: '[]', headers };
-  const [subs, emails] = await Promise.all([
-    keys(rc).find({ ownerId, primaryKeyId: { $in: primaries.map((p) => p.keyId) } }, { sort: { id: 1 } }),
-    users(rc).emailsOf(ownerId),
-  ]);
+  const [subs, emails] = await subkeysAndEmails(rc, ownerId, primaries);
   const jsonOf = gpgKeyJson(rc.app);
   let body = '[';
   for (let i = 0; i < primaries.length; i++) {
