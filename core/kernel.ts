@@ -13,6 +13,8 @@ import { Authenticator } from './auth.js';
 import { createEventBus } from './events.js';
 import { ForgeError, isForgeError } from './errors.js';
 import { readBody, hasBody, mediaType, isJsonMediaType } from './http/body.js';
+import { createGate } from './http/gate.js';
+import type { Gate } from './http/gate.js';
 import { createRequestLog } from './http/request-log.js';
 import { LogBatcher } from './http/log-batcher.js';
 import { createReplyBatch } from './http/reply-batch.js';
@@ -61,6 +63,8 @@ interface CompiledRoute {
   body?: (value: unknown) => unknown;
   serializers: Map<number, Serializer>;
   bodyLimit: number;
+  /** Set when the route declares a concurrency limit. */
+  gate?: Gate;
 }
 
 const LOG_NAME = 'forgekit';
@@ -148,6 +152,8 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
           serializers: new Map(Object.entries(schema.response ?? {}).map(([status, s]) => [Number(status), serializers.compile(s)])),
           bodyLimit: typeof def.bodyLimit === 'function' ? (def.bodyLimit as (c: ForgeConfig) => number)(config) : def.bodyLimit ?? config.bodyLimit,
         };
+        const concurrency = typeof def.concurrency === 'function' ? def.concurrency(config) : def.concurrency ?? 0;
+        if (concurrency > 0) route.gate = createGate(concurrency);
         compiled.push([def.method, fullPath, route]);
       } catch (err) {
         throw new PluginLoadError(`plugin "${plugin.name}": route ${def.method} ${def.path}: ${(err as Error).message}`);
@@ -264,19 +270,23 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     replies.hold(() => res.end(body));
   }
 
-  async function readJsonBody(req: IncomingMessage, route: CompiledRoute): Promise<unknown> {
+  /** The bytes of a JSON body; null for a route whose body is optional and was not sent. */
+  async function readJsonBytes(req: IncomingMessage, route: CompiledRoute): Promise<Buffer | null> {
     const type = mediaType(req);
     if (!hasBody(req) && !type) {
-      if (route.def.bodyOptional) return route.body ? route.body({}) : {};
+      if (route.def.bodyOptional) return null;
       throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type application/json is required');
     }
     if (!isJsonMediaType(type)) {
       req.resume();
       throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', type ? `unsupported Content-Type ${type}; use application/json` : 'Content-Type application/json is required');
     }
-    const raw = await readBody(req, route.bodyLimit);
+    return readBody(req, route.bodyLimit);
+  }
+
+  function parseJsonBody(raw: Buffer | null, route: CompiledRoute): unknown {
     let value: unknown = {};
-    const text = raw.toString('utf8');
+    const text = raw === null ? '' : raw.toString('utf8');
     if (text.trim() !== '') {
       try {
         value = JSON.parse(text);
@@ -299,6 +309,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     if (prefix && (path === prefix || path.startsWith(prefix + '/'))) path = path.slice(prefix.length) || '/';
     const method = req.method ?? 'GET';
     let status = 500;
+    let gate: Gate | undefined;
     inFlight++;
     try {
       if (closing) res.setHeader('Connection', 'close');
@@ -318,13 +329,21 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       const caller = route.def.auth === 'public' ? null : await auth.authenticate(req, rawQueryObject, route.def.auth);
       const params = route.params ? route.params(match.params) : match.params;
       const query = route.query ? route.query(rawQueryObject) : rawQueryObject;
+      const bodyKind = route.def.body ?? 'none';
+      // Bytes first; a gated route waits for its turn holding only those, then parses.
+      const raw = bodyKind === 'json' ? await readJsonBytes(req, route) : bodyKind === 'text' ? await readBody(req, route.bodyLimit) : null;
+      if (route.gate) {
+        gate = route.gate;
+        const turn = gate.enter();
+        if (turn) await turn;
+      }
       let body: unknown;
-      switch (route.def.body ?? 'none') {
+      switch (bodyKind) {
         case 'json':
-          body = await readJsonBody(req, route);
+          body = parseJsonBody(raw, route);
           break;
         case 'text':
-          body = (await readBody(req, route.bodyLimit)).toString('utf8');
+          body = raw!.toString('utf8');
           break;
         case 'none':
           // An unread body is drained by node:http itself once the response is finished (IncomingMessage._dump).
@@ -348,6 +367,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     } catch (err) {
       status = sendError(res, id, err, reqLog);
     } finally {
+      gate?.leave();
       inFlight--;
       if (status !== 0) {
         // One line per request; the path never carries the query string, so tokens never reach the log.

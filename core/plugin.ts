@@ -90,6 +90,12 @@ export interface RouteDef {
   bodyOptional?: boolean;
   /** Overrides the configured body size limit for this route (bytes), or derives it from the config at boot. */
   bodyLimit?: number | ((config: ForgeConfig) => number);
+  /**
+   * At most this many requests of this route are handled at once (0: no limit). Later ones wait in arrival order
+   * after their body has been read as bytes and before it is parsed: meant for routes whose work runs on a small
+   * pool (the markup workers), so a queue of requests holds raw bytes rather than parsed strings.
+   */
+  concurrency?: number | ((config: ForgeConfig) => number);
   schema?: RouteSchemas;
   handler: Handler;
 }

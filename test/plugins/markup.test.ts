@@ -277,4 +277,16 @@ t.test('markup', async (t) => {
       t.equal(b.text.replaceAll(pooled.url, 'ROOT'), a.text.replaceAll(inline.url, 'ROOT'), `${json.Mode ?? 'markdown'}: same output`);
     }
   });
+
+  t.test('many documents at once through one worker: two are taken in at a time, every one gets its own answer', async (t) => {
+    // One worker: the routes let two documents in at a time (the kernel's route concurrency); the rest wait as bytes.
+    const small = await startForge({ config: { plugins: { markup: { workers: 1, inlineMaxBytes: 0 } } } });
+    t.teardown(() => small.close());
+    const docs = Array.from({ length: 24 }, (_, i) => `# doc ${i}\n\n${'word '.repeat(200 + i)}`);
+    const answers = await Promise.all(docs.map((text, i) => (i % 2
+      ? small.request('POST', '/markdown/raw', { body: text, headers: { 'Content-Type': 'text/plain' } })
+      : small.request('POST', '/markdown', { json: { Text: text, Mode: 'gfm' } }))));
+    t.ok(answers.every((res) => res.status === 200), 'all 24 rendered');
+    t.ok(answers.every((res, i) => res.text.startsWith(`<h1>doc ${i}</h1>`) && res.text.split('word').length - 1 === 200 + i), 'each its own document');
+  });
 });
