@@ -18,7 +18,7 @@ import type { Gate } from './http/gate.js';
 import { createRequestLog } from './http/request-log.js';
 import { LogBatcher } from './http/log-batcher.js';
 import { createReplyBatch } from './http/reply-batch.js';
-import type { JsonSchema, Plugin, PluginContext, Reply, RequestContext, RouteDef, ServiceRegistry, Urls } from './plugin.js';
+import type { Caller, JsonSchema, Plugin, PluginContext, Reply, RequestContext, RouteDef, ServiceRegistry, Urls } from './plugin.js';
 import type { Store } from './store/port.js';
 import { createStore } from './store/index.js';
 
@@ -75,6 +75,32 @@ const LOG_BATCH_BYTES = 12288;
 const LOG_FLUSH_MS = 100;
 /** At most this many replies wait for the end of their turn; the one that reaches it writes them all at once. */
 const REPLY_BATCH_MAX = 64;
+
+/**
+ * What a handler gets. A class, not an object literal: a literal with a getter (`log`) is created in V8's dictionary
+ * mode, which made every `rc.params`, `rc.caller`… read a hash lookup (callgrind: about 3,000 instructions per
+ * request spent building the dictionary alone).
+ */
+class HandlerContext implements RequestContext {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly id: string,
+    readonly params: any,
+    readonly query: any,
+    readonly body: any,
+    readonly caller: Caller | null,
+    readonly app: PluginContext,
+    readonly path: string,
+    readonly rawQuery: string,
+    private readonly logger: () => Logger,
+  ) {}
+
+  /** The request's child logger, made on first use. */
+  get log(): Logger {
+    return this.logger();
+  }
+}
 
 const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
@@ -353,10 +379,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
           break;
       }
       const apiPath = route.def.mount === 'root' ? path : path.slice(config.apiPrefix.length) || '/';
-      const rc: RequestContext = {
-        req, res, id, params, query, body, caller, app: route.app, path: apiPath, rawQuery,
-        get log() { return reqLog(); },
-      };
+      const rc = new HandlerContext(req, res, id, params, query, body, caller, route.app, apiPath, rawQuery, reqLog);
       const reply = await route.def.handler(rc);
       if (reply) {
         sendReply(res, id, route, reply);

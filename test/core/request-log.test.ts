@@ -45,3 +45,29 @@ t.test("an embedder's logger gets the line through its own API", async (t) => {
   const line = JSON.parse(out.lines[0]!);
   t.match(line, { reqId: 'y-1', method: 'POST', path: '/api/v1/markdown', status: 201, ms: 3.5, msg: 'request' });
 });
+
+t.test('durations are written as JSON writes the number', async (t) => {
+  const { formatHundredths } = await import('../../core/http/request-log.js');
+  let mismatches = 0;
+  for (let h = 0; h <= 2_000_000; h++) {
+    const ms = Math.round(h) / 100;
+    if (formatHundredths(ms) !== JSON.stringify(ms)) mismatches++;
+  }
+  t.equal(mismatches, 0, 'every hundredth from 0 to 20,000 ms');
+  for (const ms of [0.001, 1e-7, 123456789.25, 2 ** 40, -1, 0.125, 1 / 3, NaN]) {
+    t.equal(formatHundredths(ms), JSON.stringify(ms) === 'null' ? 'NaN' : JSON.stringify(ms), `and ${ms} (not a rounded duration)`);
+  }
+});
+
+t.test('the time is the current millisecond on every line', async (t) => {
+  const direct = sink();
+  const logRequest = createRequestLog(pino({ level: 'info' }, sink()), direct, 'forgekit');
+  const before = Date.now();
+  logRequest('t-1', 'GET', '/', 200, 1);
+  await new Promise((r) => setTimeout(r, 5));
+  logRequest('t-2', 'DELETE', '/', 204, 1);
+  logRequest('t-3', 'PROPFIND', '/', 405, 1);
+  const lines = direct.lines.map((line) => JSON.parse(line));
+  t.ok(lines[0].time >= before && lines[0].time < lines[1].time, 'a later line carries a later time');
+  t.same(lines.map((l) => l.method), ['GET', 'DELETE', 'PROPFIND'], 'every method written, the unusual one too');
+});
