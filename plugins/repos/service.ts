@@ -530,34 +530,42 @@ export class Repos implements ReposService {
   // ---- lists ----
 
   /** A page of `filter` (served by the store in name order) merged with `extras`, which are disjoint from it. */
-  private async sortedPage(filter: Filter, extras: Light[], page: PageRequest, source: 'repos' | 'search' = 'repos'): Promise<PageResult> {
-    const coll = source === 'repos' ? this.repos : this.nameIndex.docs;
-    const [head, total] = await Promise.all([this.headInOrder(source, filter, page.skip + page.limit), coll.count(filter)]);
-    const window = mergeWindow(head, total, extras, page.skip, page.limit);
-    // From the repositories themselves the head rows are the records: only extras on the page are read again.
-    return source === 'repos' ? this.pageOfRecords(window, head as RepoRecord[]) : this.pageOfIds(window);
+  private async sortedPage(filter: Filter, extras: Light[], page: PageRequest): Promise<PageResult> {
+    const [window, total] = await Promise.all([extras.length ? null : this.windowInOrder(filter, page), this.repos.count(filter)]);
+    if (window) return { repos: window, total };
+    const head = await this.headInOrder(filter, page.skip + page.limit);
+    // The head rows are the records: only extras on the page are read again.
+    return this.pageOfRecords(mergeWindow(head, total, extras, page.skip, page.limit), head);
   }
 
   /**
-   * The first `n` matches of `filter` in (lowerName, id) order: whole records from `repos`, `{id, lowerName}` rows
-   * from the search collection. The store sorts by the single field `lowerName` (so the embedded adapter can walk
-   * an index and stop early, and MongoDB can use an index for the sort); the matches that tie with the last one are
-   * then fetched by equality, so the id tie-break is exact.
+   * The page of `filter` alone, read from the store at its offset (a covered index walk jumps there) instead of
+   * from the start; null when a name crosses either edge of the page (then only the head settles the id order).
    */
-  private async headInOrder(source: 'repos' | 'search', filter: Filter, n: number): Promise<Light[]> {
-    const fetch = async (f: Filter, limit: number, by: 'lowerName' | 'id'): Promise<Light[]> => {
-      if (source === 'repos') return this.repos.find(f, { sort: { [by]: 1 }, limit });
-      const rows = await this.nameIndex.docs.find(f, { sort: { [by === 'id' ? 'repoId' : by]: 1 }, limit });
-      return rows.map((r) => ({ id: r.repoId, lowerName: r.lowerName }));
-    };
+  private async windowInOrder(filter: Filter, page: PageRequest): Promise<RepoRecord[] | null> {
+    if (page.skip === 0) return null;
+    // One row either side of the page shows whether a name is shared across an edge.
+    const rows = await this.repos.find(filter, { sort: { lowerName: 1 }, skip: page.skip - 1, limit: page.limit + 2 });
+    if (rows.length === 0) return [];
+    if (rows.length > 1 && rows[0]!.lowerName === rows[1]!.lowerName) return null;
+    if (rows.length === page.limit + 2 && rows[page.limit]!.lowerName === rows[page.limit + 1]!.lowerName) return null;
+    return orderTies(rows.slice(1, page.limit + 1));
+  }
+
+  /**
+   * The first `n` matches of `filter` in (lowerName, id) order. The store sorts by the single field `lowerName` (so
+   * the embedded adapter can walk an index and stop early, and MongoDB can use an index for the sort); the matches
+   * that tie with the last one are then fetched by equality, so the id tie-break is exact.
+   */
+  private async headInOrder(filter: Filter, n: number): Promise<RepoRecord[]> {
     // One more than needed: when it sorts after the n-th, nothing ties with the n-th beyond the head.
-    const head = await fetch(filter, n + 1, 'lowerName');
+    const head = await this.repos.find(filter, { sort: { lowerName: 1 }, limit: n + 1 });
     if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return orderTies(head.slice(0, n));
     // The n-th name has more repositories than the head holds: the slots it fills go to the lowest ids of all of
     // them (the store picks them by id; names can be shared by hundreds of owners).
     const last = head[n - 1]!.lowerName;
     const before = head.filter((r) => r.lowerName !== last);
-    return [...orderTies(before), ...(await fetch({ ...filter, lowerName: last }, n - before.length, 'id'))];
+    return [...orderTies(before), ...(await this.repos.find({ ...filter, lowerName: last }, { sort: { id: 1 }, limit: n - before.length }))];
   }
 
   private async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {

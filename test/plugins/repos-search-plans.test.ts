@@ -85,6 +85,26 @@ t.test('every plan agrees with the model', async (t) => {
 
   await check(t, 'as created');
 
+  t.test('lists read a later page at its offset, names shared across its edges included', async (t) => {
+    const byName = (a: Made, b: Made) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id);
+    // ann's own and porg's repositories share names: pages of /user/repos cut through runs of equal names.
+    const mine = made.filter((r) => r.owner === 'ann' || r.owner === 'porg').sort(byName);
+    for (const limit of [1, 2, 3, 4, 7]) {
+      for (let page = 1; (page - 1) * limit <= mine.length; page++) {
+        const res = await f.request('GET', `/user/repos?page=${page}&limit=${limit}`, { token: ann.token });
+        t.same(res.json.map((r: any) => r.id), mine.slice((page - 1) * limit, page * limit).map((r) => r.id), `/user/repos page ${page} limit ${limit}`);
+        t.equal(res.headers.get('x-total-count'), String(mine.length));
+      }
+    }
+    for (const [who, token] of [['anonymous', undefined], ['mia', mia.token]] as const) {
+      const seen = made.filter((r) => r.owner === 'porg' && (who === 'mia' || !r.private)).sort(byName);
+      for (let page = 1; page <= 4; page++) {
+        const res = await f.request('GET', `/users/porg/repos?page=${page}&limit=4`, { token });
+        t.same(res.json.map((r: any) => r.id), seen.slice((page - 1) * 4, page * 4).map((r) => r.id), `${who}: /users/porg/repos page ${page}`);
+      }
+    }
+  });
+
   // Privacy changes: a public repository of ann becomes private, a private org repository public.
   const flip = async (owner: string, name: string, priv: boolean) => {
     await ok(f.request('PATCH', `/repos/${owner}/${name}`, { token: ann.token, json: { private: priv } }), 200);
