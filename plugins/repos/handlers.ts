@@ -27,7 +27,7 @@ async function one(rc: Rc, repo: RepoRecord): Promise<Record<string, unknown>> {
 }
 
 async function listReply(rc: Rc, result: PageResult, win: PageWindow): Promise<Reply> {
-  return { status: 200, type: 'json-text', body: await repos(rc).toJsonList(result.repos, rc.caller), headers: pageHeaders(rc, result.total, win) };
+  return { status: 200, type: 'json-text', body: await repos(rc).toJsonList(result.repos, rc.caller, { grants: result.grants }), headers: pageHeaders(rc, result.total, win) };
 }
 
 function listWindow(rc: Rc): PageWindow {
@@ -227,7 +227,7 @@ export async function search(rc: Rc<unknown, { q?: string; uid?: number; page?: 
   try {
     const uid = rc.query.uid !== undefined && rc.query.uid > 0 ? rc.query.uid : undefined;
     const result = await repos(rc).search(rc.caller, rc.query.q ?? '', uid, win);
-    const body = await repos(rc).toJsonList(result.repos, rc.caller, { envelope: { before: '{"ok":true,"data":', after: '}' } });
+    const body = await repos(rc).toJsonList(result.repos, rc.caller, { envelope: { before: '{"ok":true,"data":', after: '}' }, grants: result.grants });
     return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, result.total, win) };
   } catch (err) {
     if (isForgeError(err) && err.status < 500) throw err;

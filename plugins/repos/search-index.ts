@@ -8,6 +8,7 @@
 // `%` and `_` are plain text and nothing can backtrack. The df table only chooses the plan: results are the
 // same whatever it says.
 import { isDuplicateKeyError, type Collection, type Doc, type IndexSpec } from '../../core/store/port.js';
+import { orderTies } from './listing.js';
 
 export const SEARCH_COLLECTION = 'repo_search';
 export const GRAM_DF_COLLECTION = 'repo_gram_df';
@@ -138,11 +139,56 @@ export class NameIndex {
     return rarestGram(grams, new Map(rows.map((r) => [r.gram, r.n])));
   }
 
-  /** Matches of `q` (lower-cased, longer than its gram) among the documents of `filter`, by a literal substring check. */
-  async candidates(q: string, filter: Record<string, unknown>): Promise<Array<{ id: number; lowerName: string }>> {
-    const rows = await this.docs.find(filter, { projection: { repoId: 1, lowerName: 1 } });
-    const out: Array<{ id: number; lowerName: string }> = [];
-    for (const r of rows) if (r.lowerName.includes(q)) out.push({ id: r.repoId, lowerName: r.lowerName });
+  /** Documents under `gram`: public ones, and private ones too when `includePrivate` (index counts, no reads). */
+  async postingSize(gram: string, includePrivate: boolean): Promise<number> {
+    const [pub, priv] = await Promise.all([this.docs.count({ grams: gram }), includePrivate ? this.docs.count({ privateGrams: gram }) : 0]);
+    return pub + priv;
+  }
+
+  /**
+   * Matches of `q` among the documents of `filter` (for `q` longer than its gram: a gram posting), by a literal
+   * substring check, keeping those `accept` lets through. Stored documents as they are: no projection to look up.
+   */
+  async candidates(q: string, filter: Record<string, unknown>, accept: Accept = ACCEPT_ALL): Promise<NameRow[]> {
+    const out: NameRow[] = [];
+    for (const r of await this.docs.find(filter)) if (r.lowerName.includes(q) && accept(r)) out.push({ id: r.repoId, lowerName: r.lowerName });
     return out;
   }
+
+  /**
+   * The first `n` names of `filter` that contain `q` and pass `accept`, in (lowerName, id) order, plus any that tie
+   * with the n-th; every match when `n` is Infinity. `filter` must be an equality prefix of an index followed by
+   * `lowerName` (the store then walks the index and jumps to a skip), so the names are read in order, in batches
+   * sized by the expected share of matches (`rate`), and checked with a plain substring test instead of the
+   * store's per-document gram-array test.
+   */
+  async walkNames(filter: Record<string, unknown>, q: string, n: number, rate: number, accept: Accept = ACCEPT_ALL): Promise<NameRow[]> {
+    const out: NameRow[] = [];
+    let skip = 0;
+    let batch = Number.isFinite(n) ? Math.min(WALK_BATCH_MAX, Math.max(WALK_BATCH_MIN, Math.ceil((2 * (n + 1)) / Math.max(rate, 1e-6)))) : 0;
+    for (;;) {
+      const rows = await this.docs.find(filter, { sort: { lowerName: 1 }, skip, limit: batch });
+      for (const r of rows) {
+        if (!r.lowerName.includes(q) || !accept(r)) continue;
+        // Past the n-th match only ties with it are needed (the id order among equal names is settled below).
+        if (out.length >= n && r.lowerName !== out[out.length - 1]!.lowerName) return orderTies(out);
+        out.push({ id: r.repoId, lowerName: r.lowerName });
+      }
+      if (batch === 0 || rows.length < batch) return orderTies(out);
+      skip += rows.length;
+      batch = Math.min(WALK_BATCH_MAX, batch * 2);
+    }
+  }
 }
+
+export interface NameRow {
+  id: number;
+  lowerName: string;
+}
+
+/** Which search documents a caller may see (public ones always pass: callers filter private ones). */
+export type Accept = (doc: SearchDoc) => boolean;
+
+const ACCEPT_ALL: Accept = () => true;
+const WALK_BATCH_MIN = 32;
+const WALK_BATCH_MAX = 4096;

@@ -24,7 +24,7 @@ import { ANONYMOUS, collaboratorMode, modeOf, permissionsOf, raise, teamMode, ty
 import { repoUrls, toApiRepo, type RepoUrls } from './convert.js';
 import { RepoJsonCache } from './json-cache.js';
 import { UserSchema } from '../../schemas/resources.js';
-import { compareLight, mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
+import { mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
 import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
 
@@ -87,6 +87,13 @@ export interface PageRequest {
 export interface PageResult {
   repos: RepoRecord[];
   total: number;
+  /** The caller's complete grants when the page was chosen with them: rendering the page reuses them. */
+  grants?: Grants;
+}
+
+export interface RepoListOptions extends JsonListOptions {
+  /** The caller's complete (unscoped) grants, already loaded: they cover every repository and parent shown. */
+  grants?: Grants;
 }
 
 const LIGHT = { projection: { id: 1, lowerName: 1 } } as const;
@@ -223,6 +230,11 @@ export class Repos implements ReposService {
     return this.grants(caller, { ownerIds: targets.map((t) => t.ownerId), repoIds: targets.map((t) => t.id) });
   }
 
+  /** The caller's complete grants; a site admin's decide every mode by themselves (nothing to load). */
+  private async modeGrants(caller: Caller | null): Promise<Grants> {
+    return caller?.isAdmin ? { ...ANONYMOUS, userId: caller.id, admin: true } : this.grants(caller);
+  }
+
   /** Private repositories the caller reads, as light rows (all of them for a site admin). */
   private async privateReadable(caller: Caller | null, grants: Grants, ownerId?: number): Promise<Array<Light & AccessTarget>> {
     if (!caller) return [];
@@ -251,13 +263,13 @@ export class Repos implements ReposService {
   // ---- API objects ----
 
   /** What rendering `repos` for `caller` needs: parents (for forks), owners, and the caller's grants. */
-  private async renderContext(repos: RepoRecord[], caller: Caller | null) {
+  private async renderContext(repos: RepoRecord[], caller: Caller | null, known?: Grants) {
     const parentIds = repos.map((r) => r.forkId).filter((id): id is number => typeof id === 'number');
     const parents = parentIds.length ? await this.byIds(parentIds) : new Map<number, RepoRecord>();
     const all = parents.size ? [...repos, ...parents.values()] : repos;
     const [owners, grants] = await Promise.all([
       this.users.byIds(all.map((r) => r.ownerId)),
-      this.grantsFor(caller, all),
+      known ?? this.grantsFor(caller, all),
     ]);
     const render = (repo: RepoRecord, parent: ApiRepository | null): ApiRepository | null => {
       const owner = owners.get(repo.ownerId);
@@ -283,14 +295,14 @@ export class Repos implements ReposService {
     return out;
   }
 
-  async toJsonList(repos: RepoRecord[], caller: Caller | null, options: JsonListOptions = {}): Promise<Buffer> {
+  async toJsonList(repos: RepoRecord[], caller: Caller | null, options: RepoListOptions = {}): Promise<Buffer> {
     const out: Buffer[] = [Buffer.from(`${options.envelope?.before ?? ''}[`)];
     const end = Buffer.from(`]${options.envelope?.after ?? ''}`);
     if (repos.length === 0) {
       out.push(end);
       return Buffer.concat(out);
     }
-    const { owners, grants, render, parentOf } = await this.renderContext(repos, caller);
+    const { owners, grants, render, parentOf } = await this.renderContext(repos, caller, options.grants);
     const ownerJson = new Map<number, string>();
     let first = true;
     for (const repo of repos) {
@@ -518,52 +530,42 @@ export class Repos implements ReposService {
   // ---- lists ----
 
   /** A page of `filter` (served by the store in name order) merged with `extras`, which are disjoint from it. */
-  private async sortedPage(filter: Filter, extras: Light[], page: PageRequest, source: 'repos' | 'search' = 'repos'): Promise<PageResult> {
-    const coll = source === 'repos' ? this.repos : this.nameIndex.docs;
-    const [head, total] = await Promise.all([this.headInOrder(source, filter, page.skip + page.limit), coll.count(filter)]);
-    const window = mergeWindow(head, total, extras, page.skip, page.limit);
-    // From the repositories themselves the head rows are the records: only extras on the page are read again.
-    return source === 'repos' ? this.pageOfRecords(window, head as RepoRecord[]) : this.pageOfIds(window);
+  private async sortedPage(filter: Filter, extras: Light[], page: PageRequest): Promise<PageResult> {
+    const [window, total] = await Promise.all([extras.length ? null : this.windowInOrder(filter, page), this.repos.count(filter)]);
+    if (window) return { repos: window, total };
+    const head = await this.headInOrder(filter, page.skip + page.limit);
+    // The head rows are the records: only extras on the page are read again.
+    return this.pageOfRecords(mergeWindow(head, total, extras, page.skip, page.limit), head);
   }
 
   /**
-   * The first `n` matches of `filter` in (lowerName, id) order: whole records from `repos`, `{id, lowerName}` rows
-   * from the search collection. The store sorts by the single field `lowerName` (so the embedded adapter can walk
-   * an index and stop early, and MongoDB can use an index for the sort); the matches that tie with the last one are
-   * then fetched by equality, so the id tie-break is exact.
+   * The page of `filter` alone, read from the store at its offset (a covered index walk jumps there) instead of
+   * from the start; null when a name crosses either edge of the page (then only the head settles the id order).
    */
-  private async headInOrder(source: 'repos' | 'search', filter: Filter, n: number): Promise<Light[]> {
-    const fetch = async (f: Filter, limit?: number): Promise<Light[]> => {
-      if (source === 'repos') return this.repos.find(f, { sort: { lowerName: 1 }, limit });
-      const rows = await this.nameIndex.docs.find(f, { sort: { lowerName: 1 }, limit, projection: { repoId: 1, lowerName: 1 } });
-      return rows.map((r) => ({ id: r.repoId, lowerName: r.lowerName }));
-    };
+  private async windowInOrder(filter: Filter, page: PageRequest): Promise<RepoRecord[] | null> {
+    if (page.skip === 0) return null;
+    // One row either side of the page shows whether a name is shared across an edge.
+    const rows = await this.repos.find(filter, { sort: { lowerName: 1 }, skip: page.skip - 1, limit: page.limit + 2 });
+    if (rows.length === 0) return [];
+    if (rows.length > 1 && rows[0]!.lowerName === rows[1]!.lowerName) return null;
+    if (rows.length === page.limit + 2 && rows[page.limit]!.lowerName === rows[page.limit + 1]!.lowerName) return null;
+    return orderTies(rows.slice(1, page.limit + 1));
+  }
+
+  /**
+   * The first `n` matches of `filter` in (lowerName, id) order. The store sorts by the single field `lowerName` (so
+   * the embedded adapter can walk an index and stop early, and MongoDB can use an index for the sort); the matches
+   * that tie with the last one are then fetched by equality, so the id tie-break is exact.
+   */
+  private async headInOrder(filter: Filter, n: number): Promise<RepoRecord[]> {
     // One more than needed: when it sorts after the n-th, nothing ties with the n-th beyond the head.
-    const head = await fetch(filter, n + 1);
+    const head = await this.repos.find(filter, { sort: { lowerName: 1 }, limit: n + 1 });
     if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return orderTies(head.slice(0, n));
-    const ties = await fetch({ ...filter, lowerName: head[n - 1]!.lowerName });
-    const byId = new Map<number, Light>();
-    for (const r of [...head, ...ties]) byId.set(r.id, r);
-    return [...byId.values()].sort(compareLight).slice(0, n);
-  }
-
-  /**
-   * A short query for a site admin: public and private postings are two sorted index walks merged, not one `$or`
-   * (which the embedded store answers by sorting the union of both posting lists). Both totals are index counts.
-   */
-  private async adminShortSearch(gram: string, scope: Filter, page: PageRequest): Promise<PageResult> {
-    const n = page.skip + page.limit;
-    const publicFilter = { grams: gram, ...scope };
-    const privateFilter = { privateGrams: gram, ...scope };
-    const [publicHead, privateHead, publicTotal, privateTotal] = await Promise.all([
-      this.headInOrder('search', publicFilter, n),
-      // `private: true` holds for every private posting; it lets the walk cover private names only (10% of them).
-      this.headInOrder('search', { ...privateFilter, private: true }, n),
-      this.nameIndex.docs.count(publicFilter),
-      this.nameIndex.docs.count(privateFilter),
-    ]);
-    const { ids } = mergeWindow(publicHead, publicTotal, privateHead, page.skip, page.limit);
-    return this.pageOfIds({ ids, total: publicTotal + privateTotal });
+    // The n-th name has more repositories than the head holds: the slots it fills go to the lowest ids of all of
+    // them (the store picks them by id; names can be shared by hundreds of owners).
+    const last = head[n - 1]!.lowerName;
+    const before = head.filter((r) => r.lowerName !== last);
+    return [...orderTies(before), ...(await this.repos.find({ ...filter, lowerName: last }, { sort: { id: 1 }, limit: n - before.length }))];
   }
 
   private async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {
@@ -589,11 +591,12 @@ export class Repos implements ReposService {
 
   /** `GET /users/{username}/repos`: that owner's repositories the caller can read. */
   async listOwnedBy(caller: Caller | null, owner: Account, page: PageRequest): Promise<PageResult> {
-    const grants = await this.grants(caller, { ownerIds: [owner.id] });
+    // The complete grants (not scoped to the owner): a fork's parent may belong to anyone, and rendering reuses them.
+    const grants = await this.modeGrants(caller);
     const ownerMode = grants.ownerModes.get(owner.id) ?? ACCESS.none;
-    if (grants.admin || ownerMode >= ACCESS.read) return this.sortedPage({ ownerId: owner.id }, [], page);
+    if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId: owner.id }, [], page)), grants };
     const extras = caller ? await this.privateReadable(caller, grants, owner.id) : [];
-    return this.sortedPage({ ownerId: owner.id, private: false }, extras, page);
+    return { ...(await this.sortedPage({ ownerId: owner.id, private: false }, extras, page)), grants };
   }
 
   /** `GET /user/repos`: everything the caller owns or reaches through an organization, a team or a collaboration. */
@@ -607,7 +610,7 @@ export class Repos implements ReposService {
         .filter((r) => !ownerSet.has(r.ownerId))
       : [];
     const filter = owners.length === 1 ? { ownerId: owners[0] } : { ownerId: { $in: owners } };
-    return this.sortedPage(filter, extras, page);
+    return { ...(await this.sortedPage(filter, extras, page)), grants };
   }
 
   /**
@@ -617,22 +620,49 @@ export class Repos implements ReposService {
   async search(caller: Caller | null, q: string, uid: number | undefined, page: PageRequest): Promise<PageResult> {
     const needle = q.trim().toLowerCase();
     if (needle.length > 100) return { repos: [], total: 0 }; // longer than any repository name
-    const admin = this.readsAll(caller);
+    const grants = await this.modeGrants(caller);
+    // Every repository in scope is readable: site admins, or an owner whose every repository the caller reads.
+    const readsAll = grants.admin || (uid !== undefined && (grants.ownerModes.get(uid) ?? ACCESS.none) >= ACCESS.read);
     const scope: Filter = uid !== undefined ? { ownerId: uid } : {};
-    // Public repositories come from the store; private ones from the caller's own grants (owned, organizations,
-    // teams, collaborations), which are few, so a query never loads private candidates it would then drop.
-    const visibility: Filter = admin ? {} : { private: false };
-    const extras = admin || !caller
+    const result = await this.searchPage(caller, grants, readsAll, needle, uid, scope, page);
+    return { ...result, grants };
+  }
+
+  private async searchPage(caller: Caller | null, grants: Grants, readsAll: boolean, needle: string, uid: number | undefined,
+    scope: Filter, page: PageRequest): Promise<PageResult> {
+    const n = page.skip + page.limit;
+    /** A private search document passes when the caller reads that repository. */
+    const accept = (d: SearchDoc) => !d.private || readsAll || modeOf(grants, { id: d.repoId, ownerId: d.ownerId, private: true }) >= ACCESS.read;
+    // Private repositories beyond the walked ones come from the caller's own grants (owned, organizations, teams,
+    // collaborations), which are few, so a query never loads private candidates it would then drop.
+    const extrasFor = async (): Promise<Light[]> => readsAll || !caller
       ? []
-      : (await this.privateReadable(caller, await this.grants(caller), uid)).filter((r) => r.lowerName.includes(needle));
-    if (needle === '') return this.sortedPage({ ...scope, ...visibility }, extras, page);
+      : (await this.privateReadable(caller, grants, uid)).filter((r) => r.lowerName.includes(needle));
+    if (needle === '') return this.sortedPage(readsAll ? scope : { ...scope, private: false }, await extrasFor(), page);
     const gram = await this.nameIndex.planGram(needle);
-    const filter: Filter = { ...gramFilter(gram, admin), ...scope };
-    // Up to 3 characters the query is its own gram: its posting list is the answer, sorted and counted by the store.
-    if (gram === needle && admin) return this.adminShortSearch(gram, scope, page);
-    if (gram === needle) return this.sortedPage(filter, extras, page, 'search');
-    const candidates = await this.nameIndex.candidates(needle, filter);
-    return this.pageOfIds(sliceSorted([...candidates, ...extras], page.skip, page.limit));
+    // Up to 3 characters the query is its own gram: the posting's size is the number of matches.
+    const short = gram === needle;
+    const posting = await this.nameIndex.postingSize(gram, readsAll);
+    if (uid !== undefined) {
+      const ownerSize = await this.nameIndex.docs.count(scope);
+      // An owner with fewer repositories than the gram has documents: every name of the owner checked in order
+      // (private ones too), which gives the page and the total at once.
+      if (ownerSize <= posting) return this.pageOfIds(sliceSorted(await this.nameIndex.walkNames(scope, needle, Infinity, 1, accept), page.skip, page.limit));
+      const found = await this.nameIndex.candidates(needle, { ...gramFilter(gram, readsAll), ...scope }, accept);
+      return this.pageOfIds(sliceSorted([...found, ...(await extrasFor())], page.skip, page.limit));
+    }
+    const walked: Filter = readsAll ? {} : { private: false };
+    const domain = readsAll ? await this.nameIndex.docs.count({}) : await this.nameIndex.docs.count(walked);
+    // A short query whose matches are common: names read in order until the page is full (expected rows:
+    // n ÷ the share of matches), when that is fewer than the posting holds; else the posting, checked and sorted.
+    if (short && ((n + 1) * domain) / Math.max(posting, 1) <= posting) {
+      const extras = await extrasFor();
+      const head = await this.nameIndex.walkNames(walked, needle, n, posting / Math.max(domain, 1));
+      const { ids } = mergeWindow(head, posting, extras, page.skip, page.limit);
+      return this.pageOfIds({ ids, total: posting + extras.length });
+    }
+    const found = await this.nameIndex.candidates(needle, gramFilter(gram, readsAll), accept);
+    return this.pageOfIds(sliceSorted([...found, ...(await extrasFor())], page.skip, page.limit));
   }
 }
 
