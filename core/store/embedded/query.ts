@@ -1,244 +1,12 @@
-// The port's filter, sort and update languages evaluated in memory with MongoDB's semantics.
+// The port's sort and update languages evaluated in memory with MongoDB's semantics (filters: `filter.ts`).
 //
-// nedb ships a matcher and a modifier too, but they differ from MongoDB where plugins would notice
-// (`{a: null}` does not match a missing field, `$ne`/`$nin` on arrays test elements one by one, `$exists` is false
-// for an empty array, `$eq` is unknown, `$pull` on a missing field throws). Both adapters must answer the same
-// way, so the embedded adapter compiles filters itself and keeps nedb for indexes and persistence.
+// nedb ships a modifier too, but it differs from MongoDB where plugins would notice (`$pull` on a missing field
+// throws), and both adapters must answer the same way.
 import type { Filter, SortSpec, Update } from '../port.js';
 import { cloneJson, isPlainObject } from '../documents.js';
+import { ARRAY_INDEX, conditionPredicate, compileFilter, isOperatorObject, jsonEqual } from './filter.js';
 
 type Stored = Record<string, unknown>;
-export type Predicate = (doc: Stored) => boolean;
-
-const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
-
-/** Calls `test` on every value the dotted path reaches (MongoDB traverses arrays of sub-documents). */
-function anyLeaf(node: unknown, parts: string[], i: number, test: (v: unknown) => boolean): boolean {
-  if (i === parts.length) return test(node);
-  if (Array.isArray(node)) {
-    const part = parts[i]!;
-    if (ARRAY_INDEX.test(part)) {
-      const idx = Number(part);
-      if (idx < node.length && anyLeaf(node[idx], parts, i + 1, test)) return true;
-    }
-    let sawScalar = false;
-    for (const el of node) {
-      if (typeof el === 'object' && el !== null && !Array.isArray(el)) {
-        if (anyLeaf(el, parts, i, test)) return true;
-      } else sawScalar = true;
-    }
-    // An element without the field counts as a missing value (so `{'a.b': null}` matches `{a: [1]}`).
-    return sawScalar || node.length === 0 ? test(undefined) : false;
-  }
-  if (typeof node === 'object' && node !== null) return anyLeaf((node as Stored)[parts[i]!], parts, i + 1, test);
-  return test(undefined);
-}
-
-/** Deep equality of JSON values (object key order does not matter). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ak = Object.keys(a);
-  if (ak.length !== Object.keys(b).length) return false;
-  for (const k of ak) {
-    if (!Object.hasOwn(b, k) || !jsonEqual((a as Stored)[k], (b as Stored)[k])) return false;
-  }
-  return true;
-}
-
-/** Equality of a stored value against a query value: null matches missing, arrays match by element too. */
-function eqTest(q: unknown): (v: unknown) => boolean {
-  if (q === null) return (v) => v === null || v === undefined || (Array.isArray(v) && v.includes(null));
-  if (typeof q !== 'object') return (v) => v === q || (Array.isArray(v) && v.includes(q));
-  return (v) => jsonEqual(v, q) || (Array.isArray(v) && v.some((e) => jsonEqual(e, q)));
-}
-
-/** `$in` / `$nin` membership: a hash lookup for scalar values (ids), the element-wise test for the rest. */
-function inTest(values: unknown[]): (v: unknown) => boolean {
-  const scalars = new Set<unknown>();
-  const others: Array<(v: unknown) => boolean> = [];
-  for (const q of values) {
-    if (q !== null && typeof q !== 'object') scalars.add(q);
-    else others.push(eqTest(q));
-  }
-  const one = (v: unknown): boolean => scalars.has(v);
-  if (others.length === 0) return (v) => one(v) || (Array.isArray(v) && v.some(one));
-  return (v) => one(v) || (Array.isArray(v) && v.some(one)) || others.some((t) => t(v));
-}
-
-type Cmp = '$gt' | '$gte' | '$lt' | '$lte';
-
-function rangeTest(op: Cmp, q: unknown): (v: unknown) => boolean {
-  if (q === null) {
-    // MongoDB: $gte/$lte null match null and missing; $gt/$lt null match nothing.
-    if (op === '$gte' || op === '$lte') return eqTest(null);
-    return () => false;
-  }
-  const type = typeof q;
-  if (type !== 'number' && type !== 'string' && type !== 'boolean') {
-    throw new TypeError(`${op} needs a number, string, boolean or null`);
-  }
-  const one = (v: unknown): boolean => {
-    if (typeof v !== type) return false;
-    const a = v as number | string | boolean;
-    const b = q as number | string | boolean;
-    switch (op) {
-      case '$gt': return a > b;
-      case '$gte': return a >= b;
-      case '$lt': return a < b;
-      default: return a <= b;
-    }
-  };
-  return (v) => one(v) || (Array.isArray(v) && v.some(one));
-}
-
-function isOperatorObject(v: unknown): v is Record<string, unknown> {
-  if (!isPlainObject(v)) return false;
-  let ops = 0;
-  let fields = 0;
-  for (const k in v) {
-    if (k.charCodeAt(0) === 36) ops++;
-    else fields++;
-  }
-  if (ops > 0 && fields > 0) throw new TypeError('a condition cannot mix operators and fields');
-  return ops > 0;
-}
-
-function fieldPredicate(path: string, cond: unknown): Predicate {
-  const parts = path.split('.');
-  if (!isOperatorObject(cond)) {
-    const test = eqTest(cond);
-    if (parts.length === 1) {
-      const key = parts[0]!;
-      return (doc) => test(doc[key]);
-    }
-    return (doc) => anyLeaf(doc, parts, 0, test);
-  }
-  const preds: Predicate[] = [];
-  for (const [op, q] of Object.entries(cond)) {
-    switch (op) {
-      case '$eq': {
-        const test = eqTest(q);
-        preds.push((doc) => anyLeaf(doc, parts, 0, test));
-        break;
-      }
-      case '$ne': {
-        const test = eqTest(q);
-        preds.push((doc) => !anyLeaf(doc, parts, 0, test));
-        break;
-      }
-      case '$in':
-      case '$nin': {
-        if (!Array.isArray(q)) throw new TypeError(`${op} needs an array`);
-        const test = inTest(q);
-        preds.push(op === '$in' ? (doc) => anyLeaf(doc, parts, 0, test) : (doc) => !anyLeaf(doc, parts, 0, test));
-        break;
-      }
-      case '$gt':
-      case '$gte':
-      case '$lt':
-      case '$lte': {
-        const test = rangeTest(op, q);
-        preds.push((doc) => anyLeaf(doc, parts, 0, test));
-        break;
-      }
-      case '$exists': {
-        const defined = (v: unknown): boolean => v !== undefined;
-        preds.push(q ? (doc) => anyLeaf(doc, parts, 0, defined) : (doc) => !anyLeaf(doc, parts, 0, defined));
-        break;
-      }
-      default:
-        throw new TypeError(`unsupported filter operator ${op}`);
-    }
-  }
-  return preds.length === 1 ? preds[0]! : (doc) => preds.every((p) => p(doc));
-}
-
-/** Compiles a port filter into a predicate over stored documents. Unknown operators throw. */
-export function compileFilter(filter: Filter): Predicate {
-  if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
-  const preds: Predicate[] = [];
-  for (const [key, value] of Object.entries(filter)) {
-    if (key === '$and' || key === '$or') {
-      if (!Array.isArray(value) || value.length === 0) throw new TypeError(`${key} needs a non-empty array`);
-      const subs = value.map((f) => compileFilter(f as Filter));
-      preds.push(key === '$and' ? (doc) => subs.every((p) => p(doc)) : (doc) => subs.some((p) => p(doc)));
-    } else if (key.charCodeAt(0) === 36) {
-      throw new TypeError(`unsupported filter operator ${key}`);
-    } else {
-      preds.push(fieldPredicate(key, value));
-    }
-  }
-  if (preds.length === 0) return () => true;
-  if (preds.length === 1) return preds[0]!;
-  return (doc) => {
-    for (const p of preds) if (!p(doc)) return false;
-    return true;
-  };
-}
-
-// ---------------------------------------------------------------------------------------------- index planning
-
-export type IndexKey = string | number | boolean;
-
-export interface IndexablePredicate {
-  /** Equality values (`{a: v}`, `$eq`, `$in`): every value is a non-null scalar. */
-  eq?: IndexKey[];
-  /** Range bounds on scalars of one type. */
-  range?: Partial<Record<Cmp, IndexKey>>;
-  /** True when the condition is nothing but the equality (so an index answer is exact). */
-  pureEq: boolean;
-  /** True when the condition is nothing but the range. */
-  pureRange?: boolean;
-}
-
-function isIndexKey(v: unknown): v is IndexKey {
-  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-}
-
-function indexablePredicate(cond: unknown): IndexablePredicate | null {
-  if (isIndexKey(cond)) return { eq: [cond], pureEq: true };
-  if (!isPlainObject(cond)) return null;
-  let eq: IndexKey[] | undefined;
-  let range: Partial<Record<Cmp, IndexKey>> | undefined;
-  let other = 0;
-  for (const [op, q] of Object.entries(cond)) {
-    if (op === '$eq' && isIndexKey(q)) eq = [q];
-    else if (op === '$in' && Array.isArray(q) && q.every(isIndexKey)) eq = q as IndexKey[];
-    else if ((op === '$gt' || op === '$gte' || op === '$lt' || op === '$lte') && isIndexKey(q)) {
-      range ??= {};
-      range[op] = q;
-    } else other++;
-  }
-  if (eq) return { eq, pureEq: other === 0 && !range };
-  if (range) {
-    const types = new Set(Object.values(range).map((v) => typeof v));
-    if (types.size === 1) return { range, pureEq: false, pureRange: other === 0 };
-  }
-  return null;
-}
-
-/**
- * The conditions an index can serve: top-level fields and the fields of top-level `$and` clauses.
- * `exactFields` counts the top-level keys, so a plan can tell whether the index alone answers the filter.
- */
-export function indexablePredicates(filter: Filter, into = new Map<string, IndexablePredicate>()): Map<string, IndexablePredicate> {
-  for (const [key, value] of Object.entries(filter)) {
-    if (key === '$and' && Array.isArray(value)) {
-      for (const sub of value) if (isPlainObject(sub)) indexablePredicates(sub, into);
-    } else if (key.charCodeAt(0) !== 36 && !into.has(key)) {
-      const p = indexablePredicate(value);
-      if (p) into.set(key, p);
-    }
-  }
-  return into;
-}
 
 // ---------------------------------------------------------------------------------------------- sorting
 
@@ -304,6 +72,16 @@ function sortKey(doc: Stored, parts: string[], dir: 1 | -1): unknown {
 }
 
 export type SortFields = Array<{ parts: string[]; dir: 1 | -1 }>;
+
+/** A sort's part of a query shape key: its fields (length-prefixed) and directions (`?` for what `compileSort` refuses). */
+export function sortShapeKey(sort: SortSpec): string {
+  let key = '';
+  for (const path of Object.keys(sort)) {
+    const dir = sort[path];
+    key += `${path.length}:${path}${dir === 1 ? '+' : dir === -1 ? '-' : '?'}`;
+  }
+  return key;
+}
 
 export function compileSort(sort: SortSpec | undefined): SortFields | null {
   if (!sort) return null;
@@ -499,10 +277,7 @@ function eachValues(value: unknown): unknown[] {
 function pullPredicate(cond: unknown): (el: unknown) => boolean {
   if (isPlainObject(cond) && Object.keys(cond).length > 0) {
     const keys = Object.keys(cond);
-    if (keys.every((k) => k.charCodeAt(0) === 36)) {
-      const pred = fieldPredicate('v', cond);
-      return (el) => pred({ v: el });
-    }
+    if (keys.every((k) => k.charCodeAt(0) === 36)) return conditionPredicate(cond);
     const pred = compileFilter(cond);
     return (el) => isPlainObject(el) && pred(el);
   }
