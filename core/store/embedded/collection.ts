@@ -415,11 +415,15 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    */
   private select(shape: QueryShape, v: Values, skip: number, limit: number, stats: Stats): Stored[] {
     const { plan, template, sort } = shape;
-    const access = accessOf(plan, v);
     const out: Stored[] = [];
+    if (sort && plan.coveredWalks.length > 0) {
+      this.runWalk(walkOf(plan.coveredWalks, v, skip, limit, 0)!, v, skip, limit, stats, out);
+      return out;
+    }
+    const access = accessOf(plan, v);
     if (sort) {
       const planned = access ? access.size : this.size;
-      const walk = walkOf(plan, v, skip, limit, planned);
+      const walk = walkOf(plan.walks, v, skip, limit, planned);
       if (walk && walk.cost <= planned) {
         if (!walk.covered) bindValues(template, v);
         this.runWalk(walk, v, skip, limit, stats, out);

@@ -38,7 +38,14 @@ export interface Walk {
 }
 
 /** One way an index serves a shape, opened per query with the query's values. */
-type Candidate = (v: Values) => Access;
+interface Candidate {
+  open(v: Values): Access;
+  /**
+   * The shape lets its access be exact. An exact access is the best one: every access yields at least the matches,
+   * and an exact one yields nothing else.
+   */
+  mayBeExact: boolean;
+}
 
 /** An index that can be walked in a shape's sort order after an equality prefix. */
 interface WalkCandidate {
@@ -52,10 +59,17 @@ interface WalkCandidate {
 export interface Plan {
   /** Index accesses in the collection's index order (single-field indexes first). */
   candidates: Candidate[];
+  /** Those that may be exact, tried first. */
+  mayBeExact: Candidate[];
   /** Without a candidate, the branches of a top-level `$or` when every one has an access (else null). */
   or: Plan[] | null;
   /** Ordered walks (sorted shapes only). */
   walks: WalkCandidate[];
+  /**
+   * The covered ones. A covered walk reads exactly its window of the matches, which no other way does with fewer
+   * reads: when there is one, nothing else is looked at.
+   */
+  coveredWalks: WalkCandidate[];
   /** The whole filter (what a scan checks). */
   match: Match;
 }
@@ -140,7 +154,7 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
     const { slot, list } = cond.eq;
     const residual = cond.eqOne ? residualOf(filter, [field]) : full;
     const pure = cond.pureEq && alone;
-    return (v) => {
+    const open = (v: Values): Access => {
       // One hash lookup per value (an `$in` of ids is as many lookups, no tree search).
       const postings: Posting[] = [];
       let size = 0;
@@ -164,11 +178,12 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
       const dedupe = index.multikey && postings.length > 1;
       return { index: name, size, exact: pure && !dedupe, residual, each: eachOfPostings(postings, dedupe) };
     };
+    return { open, mayBeExact: pure };
   }
   if (!cond.range) return null;
   const bounds = cond.range;
   const pure = cond.pureRange && alone;
-  return (v) => {
+  const open = (v: Values): Access => {
     const range: Partial<Record<'$gt' | '$gte' | '$lt' | '$lte', IndexKey>> = {};
     for (const { op, slot } of bounds) range[op] = v[slot] as IndexKey;
     // Over arrays each bound may be met by another element ({$gt: 5, $lt: 10} matches [1, 20]): one side only.
@@ -177,6 +192,7 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
     const [start, end] = index.range(index.multikey && lower && upper ? { $gt: range.$gt, $gte: range.$gte } : range);
     return { index: name, size: end - start, exact: pure && !index.multikey, residual: full, each: eachOfRange(index, start, end, index.multikey) };
   };
+  return { open, mayBeExact: pure };
 }
 
 /** A compound index serves equality on a prefix of its fields (all of them: a point lookup). */
@@ -185,7 +201,7 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
   const residual = residualOf(filter, index.fields.slice(0, prefix.length));
   const name = index.name;
   const point = prefix.length === index.fields.length;
-  return (v) => {
+  const open = (v: Values): Access => {
     const values = prefix.map((cond) => eqValue(cond, v));
     if (point) {
       const posting = index.lookupTuple(values);
@@ -194,6 +210,7 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
     const [start, end] = index.prefixRange(values);
     return { index: name, size: end - start, exact: covers && !index.multikey, residual, each: eachOfRange(index, start, end, index.multikey) };
   };
+  return { open, mayBeExact: covers };
 }
 
 /**
@@ -252,14 +269,18 @@ export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: 
       if (walk) walks.push(walk);
     }
   }
-  return { candidates, or, walks, match };
+  return { candidates, mayBeExact: candidates.filter((c) => c.mayBeExact), or, walks, coveredWalks: walks.filter((w) => w.covered), match };
 }
 
 /** The index access that yields the fewest candidates for the query's values, or null for a collection scan. */
 export function accessOf(plan: Plan, v: Values): Access | null {
+  for (const candidate of plan.mayBeExact) {
+    const a = candidate.open(v);
+    if (a.exact) return a;
+  }
   let best: Access | null = null;
   for (const candidate of plan.candidates) {
-    const a = candidate(v);
+    const a = candidate.open(v);
     if (!best || a.size < best.size || (a.size === best.size && a.exact && !best.exact)) best = a;
     if (best.size === 0) break;
   }
@@ -292,13 +313,13 @@ export function accessOf(plan: Plan, v: Values): Access | null {
 }
 
 /**
- * The cheapest ordered walk for the query's values and window. A covered walk reads only its window; otherwise the
+ * The cheapest of `walks` for the query's values and window. A covered walk reads only its window; otherwise the
  * matches (estimated by `candidates`, the best access's size) are assumed spread evenly over the range, so reading
  * `skip + limit` of them takes that share of it.
  */
-export function walkOf(plan: Plan, v: Values, skip: number, limit: number, candidates: number): Walk | null {
+export function walkOf(walks: WalkCandidate[], v: Values, skip: number, limit: number, candidates: number): Walk | null {
   let best: Walk | null = null;
-  for (const w of plan.walks) {
+  for (const w of walks) {
     const { index, prefix } = w;
     const [start, end] = prefix.length === 0 ? [0, index.entries] : index.prefixRange(prefix.map((cond) => eqValue(cond, v)));
     const span = end - start;
