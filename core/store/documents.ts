@@ -139,19 +139,6 @@ export function compileProjection(projection: Projection | undefined): CompiledP
 }
 
 /**
- * A projection's part of a query shape key: its paths (length-prefixed) and whether each includes (`i`) or
- * excludes (`x`), all that `compileProjection` reads.
- */
-export function projectionKey(projection: Projection): string {
-  let key = '';
-  for (const path of Object.keys(projection)) {
-    const flag = projection[path] as unknown;
-    key += `${path.length}:${path}${flag === 1 || flag === true ? 'i' : 'x'}`;
-  }
-  return key;
-}
-
-/**
  * Freezes a value and everything inside it. A frozen object met on the way is taken to be frozen throughout: the
  * adapters freeze stored data only through this function, and values from callers are copied before they are
  * stored, so that holds.

@@ -1,10 +1,11 @@
 // The embedded adapter's query shapes: a filter compiled and planned once per shape must never answer a query of
 // another shape, nor miss an index change.
 import t from 'tap';
-import { compileFilter, shapeKey } from '../../core/store/embedded/filter.js';
+import { compileFilter } from '../../core/store/embedded/filter.js';
+import { queryTokens, sameQuery } from '../../core/store/embedded/shape.js';
 import { compileSort, sortWindow } from '../../core/store/embedded/query.js';
 import { isPlainObject } from '../../core/store/documents.js';
-import type { Doc, Filter, FindOptions } from '../../core/store/port.js';
+import type { Doc, Filter, FindOptions, Projection, SortSpec } from '../../core/store/port.js';
 import { openEmbedded, removeDir, tempDir } from './helpers.js';
 
 /** A small deterministic PRNG so a failure can be replayed. */
@@ -57,25 +58,57 @@ function randomFilter(random: () => number, depth = 0): Record<string, unknown> 
   return filter;
 }
 
-t.test('shape keys are equal exactly when structures are', async (t) => {
+function randomSort(random: () => number): SortSpec | undefined {
+  if (random() < 0.5) return undefined;
+  const sort: Record<string, unknown> = {};
+  for (let i = 0; i < Math.floor(random() * 3); i++) sort[pick(random, NAMES)] = pick(random, [1, -1, 0, '1']);
+  return sort as SortSpec;
+}
+
+function randomProjection(random: () => number): Projection | undefined {
+  if (random() < 0.5) return undefined;
+  const projection: Record<string, unknown> = {};
+  for (let i = 0; i < Math.floor(random() * 3); i++) projection[pick(random, NAMES)] = pick(random, [1, 0, true, false]);
+  return projection as Projection;
+}
+
+t.test('queries have the same tokens exactly when they have the same shape', async (t) => {
   const random = rng(7);
-  const byKey = new Map<string, string>();
+  const byTokens = new Map<string, string>();
   const byStructure = new Map<string, string>();
-  let checked = 0;
+  const seen: Array<{ tokens: ReturnType<typeof queryTokens>; key: string }> = [];
+  let compared = 0;
   for (let i = 0; i < 20_000; i++) {
     const filter = randomFilter(random);
+    const sort = randomSort(random);
+    const projection = randomProjection(random);
     const values: unknown[] = [];
-    const key = shapeKey(filter, values);
-    const shape = JSON.stringify(structure(filter));
-    if (byKey.has(key) && byKey.get(key) !== shape) t.fail(`one key for two structures: ${key}\n${byKey.get(key)}\n${shape}`);
-    if (byStructure.has(shape) && byStructure.get(shape) !== key) t.fail(`two keys for one structure: ${shape}`);
-    byKey.set(key, shape);
+    const tokens = queryTokens(filter, sort, projection, values);
+    const key = JSON.stringify(tokens);
+    const shape = JSON.stringify([
+      structure(filter),
+      Object.entries(sort ?? {}).map(([p, d]) => [p, d === 1 ? 'asc' : d === -1 ? 'desc' : 'bad']),
+      Object.entries(projection ?? {}).map(([p, f]) => [p, (f as unknown) === 1 || (f as unknown) === true]),
+    ]);
+    if (byTokens.has(key) && byTokens.get(key) !== shape) t.fail(`one shape for two structures: ${key}\n${byTokens.get(key)}\n${shape}`);
+    if (byStructure.has(shape) && byStructure.get(shape) !== key) t.fail(`two shapes for one structure: ${shape}`);
+    byTokens.set(key, shape);
     byStructure.set(shape, key);
-    checked++;
+    // Walking the query against earlier shapes: a match exactly for the same tokens, with the same values.
+    const others = [seen[Math.floor(random() * seen.length)], seen.find((s) => s.key === key)];
+    for (const other of others) {
+      if (!other) continue;
+      const walked: unknown[] = [];
+      const same = sameQuery(other.tokens, filter, sort, projection, walked);
+      if (same !== (other.key === key)) t.fail(`sameQuery ${same} for ${key} against ${other.key}`);
+      if (same && JSON.stringify(walked) !== JSON.stringify(values)) t.fail(`values differ: ${key}`);
+      compared++;
+    }
+    seen.push({ tokens, key });
   }
-  t.ok(byKey.size > 1000, `${checked} random filters, ${byKey.size} distinct shapes`);
+  t.ok(byTokens.size > 1000, `${seen.length} random queries, ${byTokens.size} distinct shapes, ${compared} walked against another`);
   const values: unknown[] = [];
-  shapeKey({ a: 1, $or: [{ b: 'x' }, { c: { $in: [1, 2], $gt: null } }] }, values);
+  queryTokens({ a: 1, $or: [{ b: 'x' }, { c: { $in: [1, 2], $gt: null } }] }, { a: 1 }, undefined, values);
   t.same(values, [1, 'x', [1, 2], null], 'values are collected in the order the filter gives them');
 });
 

@@ -23,11 +23,11 @@ import {
   deepFreeze,
   isPlainObject,
   projectDoc,
-  projectionKey,
   type CompiledProjection,
 } from '../documents.js';
-import { applyUpdate, compileSort, sortShapeKey, sortWindow, upsertSeed, type SortFields } from './query.js';
-import { bindValues, compileTemplate, jsonEqual, shapeKey, type FilterTemplate, type Values } from './filter.js';
+import { applyUpdate, compileSort, sortWindow, upsertSeed, type SortFields } from './query.js';
+import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
+import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
 import { accessOf, planFor, walkOf, type Plan, type Walk } from './plan.js';
 import { definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
 import { storage } from './nedb.js';
@@ -68,6 +68,8 @@ const MAX_PROJECTIONS = 256;
  * indexes of the moment, the compiled sort and projection. A query of a known shape only collects its values.
  */
 interface QueryShape {
+  /** What the shape is (`shape.ts`): a query is of this shape when it walks these tokens. */
+  tokens: Token[];
   template: FilterTemplate;
   plan: Plan;
   sort: SortFields | null;
@@ -75,9 +77,8 @@ interface QueryShape {
 }
 
 /**
- * Distinct query shapes kept per collection. Plugins use a few dozen (values never make a new shape); past the
- * bound the oldest shape is forgotten, so a caller that builds filters with ever new fields costs compilations,
- * never memory.
+ * Distinct query shapes kept per collection. Plugins use a few dozen (values never make a new shape); at the bound
+ * all are forgotten, so a caller that builds filters with ever new fields costs compilations, never memory.
  */
 const MAX_SHAPES = 512;
 
@@ -132,8 +133,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   private loading: Promise<void> | null = null;
   private closed = false;
   private projections = new Map<string, ProjectionEntry>();
-  /** Query shapes by key (see `shapeOf`), in the order they were first seen. */
-  private shapes = new Map<string, QueryShape>();
+  /** Query shapes by the first field name of their filter (`''` for none), in the order they were first seen. */
+  private shapes = new Map<string, QueryShape[]>();
+  private shapeCount = 0;
   /** Indexes flagged multikey when the plans were made: one more makes them stale. */
   private multikeyIndexes = 0;
 
@@ -379,6 +381,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   /** Forgets every query plan: the indexes changed (one added or rebuilt, or flagged multikey). */
   private forgetPlans(): void {
     this.shapes.clear();
+    this.shapeCount = 0;
     this.multikeyIndexes = this.indexList.reduce((n, index) => n + Number(index.multikey), 0);
   }
 
@@ -390,22 +393,36 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   /**
-   * The shape of a query, compiled and planned at its first use; `v` receives the query's values. The shape key
-   * covers the filter's structure and value kinds, the sort and the projection: two queries share a shape only
+   * The shape of a query, compiled and planned at its first use; `v` receives the query's values. A shape covers
+   * the filter's structure and value kinds, the sort and the projection (`shape.ts`): two queries share one only
    * when everything compiled for one is right for the other.
    */
   private shapeOf(filter: Filter, sort: SortSpec | undefined, projection: Projection | undefined, v: Values): QueryShape {
     if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
-    let key = shapeKey(filter, v);
-    if (sort) key += '|S' + sortShapeKey(sort);
-    if (projection) key += '|P' + projectionKey(projection);
-    let shape = this.shapes.get(key);
-    if (shape) return shape;
+    let first = '';
+    for (const name in filter) {
+      first = name;
+      break;
+    }
+    const bucket = this.shapes.get(first);
+    if (bucket) {
+      for (const shape of bucket) {
+        if (sameQuery(shape.tokens, filter, sort, projection, v)) return shape;
+        v.length = 0;
+      }
+    }
+    const tokens = queryTokens(filter, sort, projection, v);
     const template = compileTemplate(filter, v);
     const sortFields = compileSort(sort);
-    shape = { template, plan: planFor(template, this.indexList, sortFields), sort: sortFields, projection: this.projection(projection) };
-    if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value!);
-    this.shapes.set(key, shape);
+    const shape = { tokens, template, plan: planFor(template, this.indexList, sortFields), sort: sortFields, projection: this.projection(projection) };
+    if (this.shapeCount >= MAX_SHAPES) {
+      this.shapes.clear();
+      this.shapeCount = 0;
+    }
+    const kept = this.shapes.get(first);
+    if (kept) kept.push(shape);
+    else this.shapes.set(first, [shape]);
+    this.shapeCount++;
     return shape;
   }
 

@@ -5,18 +5,19 @@
 // unknown). Both adapters must answer the same way, so the embedded adapter compiles filters itself.
 //
 // A filter's shape is its structure with the values taken out: the fields, operators and `$and`/`$or` nesting, and
-// for each value only its kind (`shapeKey`). A shape is compiled once into a template whose conditions read their
-// values from an array (`Values`), filled per query in the order `shapeKey` met them; so a repeated query with new
+// for each value only its kind (`shape.ts`). A shape is compiled once into a template whose conditions read their
+// values from an array (`Values`), filled per query in the order the shape meets them; so a repeated query with new
 // values only binds them. Everything the template decides at compile time depends on the kinds alone (a null
 // equality, a range's type, whether an `$in` holds index keys); anything that depends on a value itself (`$exists`'
 // truthiness, `$in` membership sets) is read from the values when the query runs.
 import type { Filter } from '../port.js';
 import { isPlainObject } from '../documents.js';
+import { KIND, hasOperator, isIndexKey, kindOf, queryTokens, type IndexKey, type Kind, type Values } from './shape.js';
+
+export type { IndexKey, Values } from './shape.js';
 
 type Stored = Record<string, unknown>;
 export type Predicate = (doc: Stored) => boolean;
-/** The values of one query, in the order `shapeKey` collected them (plus derived slots, see `bindValues`). */
-export type Values = unknown[];
 /** A compiled condition: tests a document against the values bound for the query. */
 export type Match = (doc: Stored, v: Values) => boolean;
 /** Tests one value reached in a document against a query value (or a prepared tester). */
@@ -91,7 +92,7 @@ function inTest(values: unknown[]): (x: unknown) => boolean {
 type Cmp = '$gt' | '$gte' | '$lt' | '$lte';
 
 /** A range test for query values of one kind (the shape's): same-type comparison, arrays by element. */
-function rangeTest(op: Cmp, kind: string): Test {
+function rangeTest(op: Cmp, kind: Kind): Test {
   if (kind === KIND.null) {
     // MongoDB: $gte/$lte null match null and missing; $gt/$lt null match nothing.
     return op === '$gte' || op === '$lte' ? eqNull : never;
@@ -110,108 +111,11 @@ function rangeTest(op: Cmp, kind: string): Test {
   return (x, q) => one(x, q) || (Array.isArray(x) && x.some((e) => one(e, q)));
 }
 
-// ---------------------------------------------------------------------------------------------- shapes
-
-/** The kinds of values a shape tells apart: one letter each (every compile-time decision depends on no more). */
-export const KIND = {
-  null: 'z',
-  undefined: 'u',
-  /** A finite number (an index key). */
-  number: 'n',
-  /** NaN or ±Infinity: matched like numbers, never an index key. */
-  nonFinite: 'N',
-  string: 's',
-  boolean: 'b',
-  /** An array of exactly one index key (`$in: [7]` plans like an equality). */
-  oneKeyArray: 'A',
-  /** An array of index keys of any other length. */
-  keyArray: 'B',
-  /** Any other array. */
-  array: 'C',
-  object: 'o',
-  /** Functions, symbols, bigints: never valid, kept apart so they fail as they would unshaped. */
-  other: 'f',
-} as const;
-
-export type IndexKey = string | number | boolean;
-
-export function isIndexKey(v: unknown): v is IndexKey {
-  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-}
-
-function kindOf(v: unknown): string {
-  switch (typeof v) {
-    case 'string': return KIND.string;
-    case 'number': return Number.isFinite(v) ? KIND.number : KIND.nonFinite;
-    case 'boolean': return KIND.boolean;
-    case 'undefined': return KIND.undefined;
-    case 'object': {
-      if (v === null) return KIND.null;
-      if (!Array.isArray(v)) return KIND.object;
-      for (const el of v) if (!isIndexKey(el)) return KIND.array;
-      return v.length === 1 ? KIND.oneKeyArray : KIND.keyArray;
-    }
-    default: return KIND.other;
-  }
-}
-
-/** A field name or operator in a shape key: length-prefixed, so no name can run into the next token. */
-function token(name: string): string {
-  return `${name.length}:${name}`;
-}
-
-function hasOperator(cond: Record<string, unknown>): boolean {
-  for (const k in cond) if (k.charCodeAt(0) === 36) return true;
-  return false;
-}
-
 /** True for `{$op: …}` conditions (false for a value such as `{b: 1}`); a mix of operators and fields throws. */
 export function isOperatorObject(cond: unknown): cond is Record<string, unknown> {
   if (!isPlainObject(cond) || !hasOperator(cond)) return false;
   for (const k in cond) if (k.charCodeAt(0) !== 36) throw new TypeError('a condition cannot mix operators and fields');
   return true;
-}
-
-/**
- * The shape of a plain-object filter as a string, pushing its values onto `values` in the order met. Two filters
- * have the same key exactly when they have the same fields, operators, nesting and value kinds; the grammar is
- * prefix-free (length-prefixed names, one-letter kinds, bracketed groups), so different shapes never share a key.
- * Never throws: what the compiler refuses still gets a key, and is refused when compiled.
- *
- *   filter    = '{' (token condition)* '}'
- *   condition = '[' (filter | kind)* ']'     `$and` / `$or` with an array
- *             | '(' (token kind)* ')'        an operator object
- *             | '=' kind                     a value (equality), or anything else
- */
-export function shapeKey(filter: Record<string, unknown>, values: Values): string {
-  let key = '{';
-  for (const name of Object.keys(filter)) {
-    const cond = filter[name];
-    key += token(name);
-    if ((name === '$and' || name === '$or') && Array.isArray(cond)) {
-      key += '[';
-      for (const sub of cond) {
-        if (isPlainObject(sub)) key += shapeKey(sub, values);
-        else {
-          key += kindOf(sub);
-          values.push(sub);
-        }
-      }
-      key += ']';
-    } else if (isPlainObject(cond) && hasOperator(cond)) {
-      key += '(';
-      for (const op of Object.keys(cond)) {
-        const q = cond[op];
-        key += token(op) + kindOf(q);
-        values.push(q);
-      }
-      key += ')';
-    } else {
-      key += '=' + kindOf(cond);
-      values.push(cond);
-    }
-  }
-  return key + '}';
 }
 
 // ---------------------------------------------------------------------------------------------- templates
@@ -245,13 +149,13 @@ export interface PlannableFilter {
 }
 
 export interface FilterTemplate extends PlannableFilter {
-  /** Values `shapeKey` collects. */
+  /** Values the shape collects. */
   slots: number;
   /** `$in` / `$nin` arrays whose membership test is made per query: from the array's slot into a derived one. */
   derived: Array<{ from: number; to: number }>;
 }
 
-/** Walks a filter exactly as `shapeKey` does, handing out the slot of each value it meets. */
+/** Walks a filter exactly as `queryTokens` does, handing out the slot of each value it meets. */
 interface Cursor {
   next: number;
   /** Derived slots are numbered after the values. */
@@ -260,7 +164,7 @@ interface Cursor {
 }
 
 /** Every query value by its kind: the value read from the slot is asserted to be of that kind. */
-function equalityTest(kind: string): Test {
+function equalityTest(kind: Kind): Test {
   if (kind === KIND.null) return eqNull;
   if (kind === KIND.object || kind === KIND.oneKeyArray || kind === KIND.keyArray || kind === KIND.array) return eqObject;
   return eqScalar;
@@ -286,7 +190,7 @@ function allOf(matches: Match[]): Match {
   };
 }
 
-function kindOfSlot(values: Values, slot: number): string {
+function kindOfSlot(values: Values, slot: number): Kind {
   return kindOf(values[slot]);
 }
 
@@ -398,8 +302,8 @@ function compileObject(filter: Record<string, unknown>, values: Values, at: Curs
 }
 
 /**
- * Compiles the shape of `filter` (whose values `shapeKey` has just collected into `values`): the template fits every
- * filter of the same shape. Unknown operators and malformed conditions throw.
+ * Compiles the shape of `filter` (whose values `queryTokens` has just collected into `values`): the template fits
+ * every filter of the same shape. Unknown operators and malformed conditions throw.
  */
 export function compileTemplate(filter: Record<string, unknown>, values: Values): FilterTemplate {
   const at: Cursor = { next: 0, derived: [], firstDerived: values.length };
@@ -408,7 +312,7 @@ export function compileTemplate(filter: Record<string, unknown>, values: Values)
   return { ...top, slots: values.length, derived: at.derived };
 }
 
-/** Adds the per-query slots (`$in` membership tests) to the values `shapeKey` collected. */
+/** Adds the per-query slots (`$in` membership tests) to the values `queryTokens` collected. */
 export function bindValues(template: FilterTemplate, values: Values): Values {
   for (const { from, to } of template.derived) values[to] = inTest(values[from] as unknown[]);
   return values;
@@ -424,7 +328,7 @@ export function matchOf(filter: PlannableFilter, without: ReadonlySet<string> | 
 export function compileFilter(filter: Filter): Predicate {
   if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
   const values: Values = [];
-  shapeKey(filter, values);
+  queryTokens(filter, undefined, undefined, values);
   const template = compileTemplate(filter, values);
   const match = matchOf(template);
   const v = bindValues(template, values);

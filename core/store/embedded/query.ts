@@ -73,16 +73,6 @@ function sortKey(doc: Stored, parts: string[], dir: 1 | -1): unknown {
 
 export type SortFields = Array<{ parts: string[]; dir: 1 | -1 }>;
 
-/** A sort's part of a query shape key: its fields (length-prefixed) and directions (`?` for what `compileSort` refuses). */
-export function sortShapeKey(sort: SortSpec): string {
-  let key = '';
-  for (const path of Object.keys(sort)) {
-    const dir = sort[path];
-    key += `${path.length}:${path}${dir === 1 ? '+' : dir === -1 ? '-' : '?'}`;
-  }
-  return key;
-}
-
 export function compileSort(sort: SortSpec | undefined): SortFields | null {
   if (!sort) return null;
   const fields: SortFields = [];
