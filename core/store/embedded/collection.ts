@@ -591,7 +591,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   async explain(filter: Filter, options: FindOptions = {}): Promise<ExplainResult> {
     await this.ready();
     const stats: Stats = { index: null, examined: 0 };
-    const { found } = this.query(filter, options, stats);
+    // The projection plays no part in the plan.
+    const { found } = this.query(filter, { ...options, projection: undefined }, stats);
     return { index: stats.index, examined: stats.examined, returned: found.length };
   }
 
