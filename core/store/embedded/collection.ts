@@ -415,10 +415,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     const template = compileTemplate(filter, v);
     const sortFields = compileSort(sort);
     const shape = { tokens, template, plan: planFor(template, this.indexList, sortFields), sort: sortFields, projection: this.projection(projection) };
-    if (this.shapeCount >= MAX_SHAPES) {
-      this.shapes.clear();
-      this.shapeCount = 0;
-    }
+    if (this.shapeCount >= MAX_SHAPES) this.forgetPlans();
     const kept = this.shapes.get(first);
     if (kept) kept.push(shape);
     else this.shapes.set(first, [shape]);
