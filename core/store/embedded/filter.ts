@@ -155,7 +155,7 @@ export interface FilterTemplate extends PlannableFilter {
   derived: Array<{ from: number; to: number }>;
 }
 
-/** Walks a filter exactly as `queryTokens` does, handing out the slot of each value it meets. */
+/** Where compilation is: it walks a filter exactly as `queryTokens` does, handing out the slot of each value. */
 interface Cursor {
   next: number;
   /** Derived slots are numbered after the values. */
@@ -163,7 +163,7 @@ interface Cursor {
   firstDerived: number;
 }
 
-/** Every query value by its kind: the value read from the slot is asserted to be of that kind. */
+/** The equality test for query values of one kind. */
 function equalityTest(kind: Kind): Test {
   if (kind === KIND.null) return eqNull;
   if (kind === KIND.object || kind === KIND.oneKeyArray || kind === KIND.keyArray || kind === KIND.array) return eqObject;
@@ -190,15 +190,11 @@ function allOf(matches: Match[]): Match {
   };
 }
 
-function kindOfSlot(values: Values, slot: number): Kind {
-  return kindOf(values[slot]);
-}
-
 /** One field's condition: its match and, when an index can serve it, the indexable part. */
 function compileCondition(path: string, cond: unknown, values: Values, at: Cursor): { match: Match; indexable: Omit<IndexableCondition, 'topLevel'> | null } {
   if (!isOperatorObject(cond)) {
     const slot = at.next++;
-    const kind = kindOfSlot(values, slot);
+    const kind = kindOf(values[slot]);
     const indexable = isIndexKey(cond) ? { eq: { slot, list: false }, eqOne: true, pureEq: true, pureRange: false } : null;
     return { match: atPath(path, equalityTest(kind), slot), indexable };
   }
@@ -210,7 +206,7 @@ function compileCondition(path: string, cond: unknown, values: Values, at: Curso
   let other = 0;
   for (const op of Object.keys(cond)) {
     const slot = at.next++;
-    const kind = kindOfSlot(values, slot);
+    const kind = kindOf(values[slot]);
     switch (op) {
       case '$eq':
         matches.push(atPath(path, equalityTest(kind), slot));
