@@ -154,6 +154,63 @@ export function storeContract(name: string, harness: StoreHarness): void {
       }
     });
 
+    t.test('repeated queries: one shape with other values, other operators, other structures', async (t) => {
+      // Run in this order on one collection: an adapter that reuses what it compiled for a query of the same shape
+      // (the embedded one does) must still answer each query for itself.
+      const items = await seeded(true);
+      const cases: Array<[string, Record<string, unknown>, number[]]> = [
+        ['equality', { n: 10 }, [2]],
+        ['the same shape, another value', { n: 20 }, [4]],
+        ['a value no document has', { n: 11 }, []],
+        ['null in place of a number', { n: null }, []],
+        ['a string in place of a number', { name: 'gamma' }, [3]],
+        ['$gt', { n: { $gt: 10 } }, [3, 4]],
+        ['$gte on the same field and value', { n: { $gte: 10 } }, [2, 3, 4]],
+        ['$lt', { n: { $lt: 10 } }, [1]],
+        ['$lte', { n: { $lte: 10 } }, [1, 2]],
+        ['$ne', { n: { $ne: 10 } }, [1, 3, 4]],
+        ['$eq', { n: { $eq: 10 } }, [2]],
+        ['$in of one', { n: { $in: [10] } }, [2]],
+        ['$in of two', { n: { $in: [10, 15] } }, [2, 3]],
+        ['$in of another two', { n: { $in: [5, 20] } }, [1, 4]],
+        ['$nin of two', { n: { $nin: [5, 20] } }, [2, 3]],
+        ['$exists true', { note: { $exists: true } }, [1, 4]],
+        ['$exists false (same kind of value)', { note: { $exists: false } }, [2, 3]],
+        ['$exists 1', { note: { $exists: 1 } }, [1, 4]],
+        ['$exists 0', { note: { $exists: 0 } }, [2, 3]],
+        ['two fields', { flag: true, n: 5 }, [1]],
+        ['the same values under $and', { $and: [{ flag: true }, { n: 5 }] }, [1]],
+        ['the same values under $or', { $or: [{ flag: true }, { n: 5 }] }, [1, 4]],
+        ['the same values, fields swapped', { n: 20, flag: true }, [4]],
+        ['a range and an equality on one field', { n: { $gt: 5, $eq: 10 } }, [2]],
+        ['$eq and $in on one field', { n: { $eq: 10, $in: [10, 20] } }, [2]],
+        ['$eq and $in that disagree', { n: { $eq: 5, $in: [10, 20] } }, []],
+        ['an $and clause and a top-level condition on one field', { $and: [{ n: 10 }], n: { $gt: 15 } }, []],
+        ['a top-level condition and an $and clause on one field', { n: { $gt: 5 }, $and: [{ n: 10 }] }, [2]],
+        ['a sub-document value', { owner: { id: 10, name: 'o1' } }, [1]],
+        ['a dotted path with the same value', { 'owner.id': 10 }, [1, 4]],
+        ['a dotted path with another value', { 'owner.id': 11 }, [2]],
+        ['an array value', { tags: ['a', 'b'] }, [1]],
+        ['an array element', { tags: 'a' }, [1]],
+        ['a range on strings', { name: { $gt: 'beta' } }, [3, 4]],
+        ['a range on numbers, same field name', { n: { $gt: 15 } }, [4]],
+      ];
+      for (const pass of [1, 2]) {
+        for (const [label, filter, expected] of cases) {
+          t.same(sorted(await items.find(filter)), expected, `find: ${label} (pass ${pass})`);
+          t.equal(await items.count(filter), expected.length, `count: ${label} (pass ${pass})`);
+        }
+      }
+      // One shape sorted, windowed and projected with other values.
+      for (const [owner, want] of [[10, [4, 1]], [11, [2]], [12, []]] as const) {
+        const docs = await items.find({ 'owner.id': owner }, { sort: { n: -1 }, projection: { id: 1 } });
+        t.same(docs, want.map((id) => ({ id })), `sorted and projected, owner ${owner}`);
+      }
+      t.same(ids(await items.find({ n: { $gte: 5 } }, { sort: { n: 1 }, skip: 1, limit: 2 })), [2, 3], 'a window');
+      t.same(ids(await items.find({ n: { $gte: 10 } }, { sort: { n: 1 }, skip: 2, limit: 2 })), [4], 'the same shape, other values');
+      t.same(ids(await items.find({ n: { $gte: 10 } }, { sort: { n: -1 }, skip: 2, limit: 2 })), [2], 'the other direction');
+    });
+
     t.test('sort, skip, limit, projection', async (t) => {
       const items = await seeded(true);
       t.same(ids(await items.find({}, { sort: { n: -1 } })), [4, 3, 2, 1], 'sort descending');

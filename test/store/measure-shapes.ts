@@ -109,11 +109,14 @@ export async function measureShapes(repoCount = 100_000, relationCount = 80_000)
       const light = { projection: { id: 1, lowerName: 1, ownerId: 1, private: 1 } as const };
       await shape('repos {ownerId, private:false} sort {lowerName} limit 91 light', repoColl, { ownerId: 5, private: false }, { sort: { lowerName: 1 }, limit: 91, ...light });
       await shape('repos {ownerId} sort {lowerName} skip 60 limit 31', repoColl, { ownerId: 5 }, { sort: { lowerName: 1 }, skip: 60, limit: 31 });
+      // What `GET /users/{owner}/repos` asks for a page (a covered walk over {ownerId, private, lowerName}).
+      await shape('repos {ownerId, private:false} sort {lowerName} limit 91', repoColl, { ownerId: 5, private: false }, { sort: { lowerName: 1 }, limit: 91 });
       await countShape('repos count {ownerId, private:false}', repoColl, { ownerId: 5, private: false });
       await countShape('repos count {ownerId}', repoColl, { ownerId: 5 });
       const ids = Array.from({ length: 30 }, (_, i) => 1 + ((i * 3301) % repoCount));
       await shape('repos {id: $in 30 ids}', repoColl, { id: { $in: ids } });
       await shape('repos findOne-like {id}', repoColl, { id: 4242 }, { limit: 1 }, 20000);
+      await shape('repos {id: $in [1 id]} projection', repoColl, { id: { $in: [4242] } }, { projection: { id: 1, lowerName: 1 } }, 20000);
       await shape('repos {private:false} sort {id:-1} limit 30', repoColl, { private: false }, { sort: { id: -1 }, limit: 30 });
     }
     await store.close();

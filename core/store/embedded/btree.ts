@@ -301,12 +301,25 @@ export class BTree<K> {
         if (c < 0 || (orEqual && c === 0)) lo = mid + 1;
         else hi = mid;
       }
+      // What lies before position `lo`: summed from whichever end of the node is nearer.
       if (node.leaf) {
-        for (let j = 0; j < lo; j++) r += node.vals[j]!.length;
+        const vals = node.vals;
+        if (lo <= vals.length >> 1) for (let j = 0; j < lo; j++) r += vals[j]!.length;
+        else {
+          let after = 0;
+          for (let j = lo; j < vals.length; j++) after += vals[j]!.length;
+          r += node.count - after;
+        }
         return r;
       }
-      for (let j = 0; j < lo; j++) r += node.children[j]!.count;
-      node = node.children[lo]!;
+      const children = node.children;
+      if (lo <= children.length >> 1) for (let j = 0; j < lo; j++) r += children[j]!.count;
+      else {
+        let after = 0;
+        for (let j = lo; j < children.length; j++) after += children[j]!.count;
+        r += node.count - after;
+      }
+      node = children[lo]!;
     }
   }
 

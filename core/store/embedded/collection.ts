@@ -11,24 +11,24 @@ import {
   type FindOptions,
   type IndexSpec,
   type Projection,
+  type SortSpec,
   type UpdateResult,
   type Update,
 } from '../port.js';
-import { cleanUpdate, cloneDocIn, compileProjection, copyJson, deepFreeze, isPlainObject, projectDoc, type CompiledProjection } from '../documents.js';
 import {
-  applyUpdate,
-  compileFilter,
-  compileSort,
-  indexablePredicates,
-  jsonEqual,
-  sortWindow,
-  upsertSeed,
-  type IndexablePredicate,
-  type IndexKey,
-  type Predicate,
-  type SortFields,
-} from './query.js';
-import type { Posting } from './btree.js';
+  cleanUpdate,
+  cloneDocIn,
+  compileProjection,
+  copyJson,
+  deepFreeze,
+  isPlainObject,
+  projectDoc,
+  type CompiledProjection,
+} from '../documents.js';
+import { applyUpdate, compileSort, sortWindow, upsertSeed, type SortFields } from './query.js';
+import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
+import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
+import { accessOf, planFor, walkOf, type Plan, type Walk } from './plan.js';
 import { definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
 import { storage } from './nedb.js';
 import { Journal, repairTornTail } from './journal.js';
@@ -49,34 +49,6 @@ function newId(): string {
   return ID_PREFIX + (idCounter++).toString(36).padStart(8, '0');
 }
 
-/** Candidates for a query from one index (or from several, for a top-level `$or`). */
-interface Access {
-  index: string;
-  /** Documents it yields (an upper bound when a document can sit under several of the keys read). */
-  size: number;
-  /** Every document it yields matches the filter and `size` is their number: nothing is left to check. */
-  exact: boolean;
-  /** Top-level fields whose equality every yielded document meets (not checked again). */
-  fixed: string[];
-  /** Yields each candidate once; stops when `visit` returns true. */
-  each(visit: (doc: Stored) => boolean): void;
-}
-
-/** A range of an index read in the order a sort asks for. */
-interface Walk {
-  index: OrderedIndex;
-  dir: 1 | -1;
-  /** Ranks bounding the range (ascending key order). */
-  start: number;
-  end: number;
-  /** The range holds exactly the filter's matches: no matching, and the skip is a jump. */
-  covered: boolean;
-  /** The fields of the equality prefix (every document of the range meets them). */
-  fixed: string[];
-  /** Documents it is expected to examine. */
-  cost: number;
-}
-
 interface Stats {
   index: string | null;
   examined: number;
@@ -91,41 +63,29 @@ interface ProjectionEntry {
 /** Distinct projections cached per collection (plugins use a handful of constant ones). */
 const MAX_PROJECTIONS = 256;
 
+/**
+ * What is decided once per query shape (filter shape, sort, projection): the compiled filter, the plan over the
+ * indexes of the moment, the compiled sort and projection. A query of a known shape only collects its values.
+ */
+interface QueryShape {
+  /** What the shape is (`shape.ts`): a query is of this shape when it walks these tokens. */
+  tokens: Token[];
+  template: FilterTemplate;
+  plan: Plan;
+  sort: SortFields | null;
+  projection: ProjectionEntry | null;
+}
+
+/**
+ * Distinct query shapes kept per collection. Plugins use a few dozen (values never make a new shape); at the bound
+ * all are forgotten, so a caller that builds filters with ever new fields costs compilations, never memory.
+ */
+const MAX_SHAPES = 512;
+
 function nonNegativeInt(v: number | undefined, what: string): number {
   if (v === undefined) return 0;
   if (!Number.isInteger(v) || v < 0) throw new TypeError(`${what} must be a non-negative integer`);
   return v;
-}
-
-function eachOfPostings(postings: Posting[], dedupe: boolean): Access['each'] {
-  return (visit) => {
-    const seen = dedupe ? new Set<Stored>() : null;
-    for (const posting of postings) {
-      for (let i = 0; i < posting.length; i++) {
-        const doc = posting[i]!;
-        if (seen) {
-          if (seen.has(doc)) continue;
-          seen.add(doc);
-        }
-        if (visit(doc)) return;
-      }
-    }
-  };
-}
-
-function eachOfRange(index: OrderedIndex, start: number, end: number, dedupe: boolean): Access['each'] {
-  return (visit) => {
-    if (!dedupe) {
-      index.walk(1, start, end - start, visit);
-      return;
-    }
-    const seen = new Set<Stored>();
-    index.walk(1, start, end - start, (doc) => {
-      if (seen.has(doc)) return false;
-      seen.add(doc);
-      return visit(doc);
-    });
-  };
 }
 
 /** Index definitions equal in fields, order, directions and options. */
@@ -173,6 +133,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   private loading: Promise<void> | null = null;
   private closed = false;
   private projections = new Map<string, ProjectionEntry>();
+  /** Query shapes by the first field name of their filter (`''` for none), in the order they were first seen. */
+  private shapes = new Map<string, QueryShape[]>();
+  private shapeCount = 0;
+  /** Indexes flagged multikey when the plans were made: one more makes them stale. */
+  private multikeyIndexes = 0;
 
   constructor(
     readonly name: string,
@@ -259,6 +224,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     this.indexes.set(key, index);
     // Single-field indexes first: the planner reads their sizes from hash lookups before it counts ranges.
     this.indexList = [...this.indexes.values()].sort((a, b) => Number(a.compound) - Number(b.compound));
+    this.forgetPlans();
   }
 
   /** Stored versions in `_id` order (what postings are kept in). */
@@ -351,6 +317,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   private addDoc(doc: Stored): void {
     const indexes = this.indexList;
     const keys = indexes.map((index) => index.keysOf(doc));
+    this.noteMultikey();
     for (let i = 0; i < indexes.length; i++) {
       if (indexes[i]!.clashes(doc, keys[i])) throw new DuplicateKeyError(this.name, indexes[i]!.fields);
     }
@@ -378,6 +345,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         return { before, after, same: index.sameKeys(before, after) };
       }),
     );
+    this.noteMultikey();
     for (let i = 0; i < indexes.length; i++) {
       for (let j = 0; j < pairs.length; j++) if (!moves[i]![j]!.same) indexes[i]!.remove(pairs[j]!.oldDoc, moves[i]![j]!.before);
     }
@@ -410,186 +378,78 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   // ------------------------------------------------------------------------------------------ planning
 
-  /** The index access that yields the fewest candidates for a filter, or null for a collection scan. */
-  private access(filter: Filter, preds: Map<string, IndexablePredicate>): Access | null {
-    const topKeys = Object.keys(filter);
-    let best: Access | null = null;
-    const better = (a: Access, b: Access | null): Access => (!b || a.size < b.size || (a.size === b.size && a.exact && !b.exact) ? a : b);
-    /** Fields with a single-field equality access: a compound prefix on that field alone cannot do better. */
-    const looked = new Set<string>();
-    for (const index of this.indexList) {
-      if (!index.compound) {
-        const field = index.fields[0]!;
-        const p = preds.get(field);
-        if (!p) continue;
-        const alone = topKeys.length === 1 && topKeys[0] === field;
-        if (p.eq) {
-          // One hash lookup per value (an `$in` of ids is as many lookups, no tree search).
-          const values = p.eq.length > 1 ? [...new Set<IndexKey>(p.eq)] : p.eq;
-          const postings: Posting[] = [];
-          let size = 0;
-          for (const v of values) {
-            const posting = index.lookup(v);
-            if (posting) {
-              postings.push(posting);
-              size += posting.length;
-            }
-          }
-          const dedupe = index.multikey && postings.length > 1;
-          if (p.eq.length === 1) looked.add(field);
-          const fixed = p.eq.length === 1 ? [field] : [];
-          best = better({ index: index.name, size, exact: p.pureEq && alone && !dedupe, fixed, each: eachOfPostings(postings, dedupe) }, best);
-        } else if (p.range) {
-          let bounds = p.range;
-          // Over arrays each bound may be met by another element ({$gt: 5, $lt: 10} matches [1, 20]): one side only.
-          const lower = bounds.$gt !== undefined || bounds.$gte !== undefined;
-          const upper = bounds.$lt !== undefined || bounds.$lte !== undefined;
-          if (index.multikey && lower && upper) bounds = { $gt: bounds.$gt, $gte: bounds.$gte };
-          const [start, end] = index.range(bounds);
-          const exact = p.pureRange === true && alone && !index.multikey;
-          best = better({ index: index.name, size: end - start, exact, fixed: [], each: eachOfRange(index, start, end, index.multikey) }, best);
-        }
-        if (best && best.size === 0) break;
-        continue;
-      }
-      // A compound index serves equality on a prefix of its fields (all of them: a point lookup).
-      const values: unknown[] = [];
-      for (const field of index.fields) {
-        const p = preds.get(field);
-        if (!p?.eq || p.eq.length !== 1) break;
-        values.push(p.eq[0]);
-      }
-      if (values.length === 0 || (values.length === 1 && looked.has(index.fields[0]!))) continue;
-      const covers = topKeys.length === values.length && topKeys.every((k) => {
-        const at = index.fields.indexOf(k);
-        return at >= 0 && at < values.length && preds.get(k)!.pureEq;
-      });
-      const fixed = index.fields.slice(0, values.length);
-      if (values.length === index.fields.length) {
-        const posting = index.lookupTuple(values);
-        best = better({ index: index.name, size: posting?.length ?? 0, exact: covers, fixed, each: eachOfPostings(posting ? [posting] : [], false) }, best);
-      } else {
-        const [start, end] = index.prefixRange(values);
-        best = better({ index: index.name, size: end - start, exact: covers && !index.multikey, fixed, each: eachOfRange(index, start, end, index.multikey) }, best);
-      }
-      if (best && best.size === 0) break;
-    }
-    if (!best && Array.isArray(filter.$or)) {
-      // Every branch served by an index: the union of their candidates.
-      const branches: Access[] = [];
-      for (const branch of filter.$or) {
-        if (!isPlainObject(branch)) return null;
-        const sub = this.access(branch, indexablePredicates(branch));
-        if (!sub) return null;
-        branches.push(sub);
-      }
-      return {
-        index: [...new Set(branches.map((b) => b.index))].join('|'),
-        size: branches.reduce((n, b) => n + b.size, 0),
-        exact: false,
-        fixed: [],
-        each: (visit) => {
-          const seen = new Set<Stored>();
-          let stopped = false;
-          for (const b of branches) {
-            b.each((doc) => {
-              if (seen.has(doc)) return false;
-              seen.add(doc);
-              stopped = visit(doc);
-              return stopped;
-            });
-            if (stopped) return;
-          }
-        },
-      };
-    }
-    return best;
+  /** Forgets every query plan: the indexes changed (one added or rebuilt, or flagged multikey). */
+  private forgetPlans(): void {
+    this.shapes.clear();
+    this.shapeCount = 0;
+    this.multikeyIndexes = this.indexList.reduce((n, index) => n + Number(index.multikey), 0);
+  }
+
+  /** Keys of a new version were just computed: an index that met its first array or object is now multikey. */
+  private noteMultikey(): void {
+    let n = 0;
+    for (const index of this.indexList) if (index.multikey) n++;
+    if (n !== this.multikeyIndexes) this.forgetPlans();
   }
 
   /**
-   * The cheapest ordered walk for a sorted query: an index whose fields, after a prefix the filter fixes by
-   * equality, continue with the sort's fields in the index's directions (or all reversed). Not for multikey indexes
-   * (a document under several keys, or under an object), nor for a sparse one without an equality prefix (it
-   * lacks the documents without the field).
+   * The shape of a query, compiled and planned at its first use; `v` receives the query's values. A shape covers
+   * the filter's structure and value kinds, the sort and the projection (`shape.ts`): two queries share one only
+   * when everything compiled for one is right for the other.
    */
-  private walk(filter: Filter, preds: Map<string, IndexablePredicate>, sort: SortFields, skip: number, limit: number, candidates: number): Walk | null {
-    const topKeys = Object.keys(filter);
-    const paths = sort.map((s) => s.parts.join('.'));
-    let best: Walk | null = null;
-    for (const index of this.indexList) {
-      if (index.multikey) continue;
-      const { fields, dirs } = index;
-      const values: unknown[] = [];
-      while (values.length < fields.length) {
-        const p = preds.get(fields[values.length]!);
-        if (!p?.eq || p.eq.length !== 1) break;
-        values.push(p.eq[0]);
-      }
-      const k = values.length;
-      if (index.sparse && k === 0) continue;
-      // Sort fields the prefix holds constant do not order anything.
-      const rest: number[] = [];
-      for (let s = 0; s < sort.length; s++) {
-        const at = fields.indexOf(paths[s]!);
-        if (at < 0 || at >= k) rest.push(s);
-      }
-      if (rest.length === 0 || k + rest.length > fields.length) continue;
-      const dir = (sort[rest[0]!]!.dir * dirs[k]!) as 1 | -1;
-      if (!rest.every((s, j) => paths[s] === fields[k + j] && sort[s]!.dir * dirs[k + j]! === dir)) continue;
-      const [start, end] = k === 0 ? [0, index.entries] : index.prefixRange(values);
-      const span = end - start;
-      const covered = topKeys.length === k && topKeys.every((key) => {
-        const at = fields.indexOf(key);
-        return at >= 0 && at < k && preds.get(key)!.pureEq;
-      });
-      let cost: number;
-      if (covered) cost = Math.min(span, limit > 0 ? limit : span);
-      else {
-        // Matches assumed spread evenly over the range: reading `skip + limit` of them takes that share of it.
-        const matches = Math.max(1, Math.min(span, candidates));
-        cost = limit > 0 ? Math.min(span, ((skip + limit) * span) / matches) : span;
-      }
-      if (!best || cost < best.cost) best = { index, dir, start, end, covered, fixed: fields.slice(0, k), cost };
+  private shapeOf(filter: Filter, sort: SortSpec | undefined, projection: Projection | undefined, v: Values): QueryShape {
+    if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
+    let first = '';
+    for (const name in filter) {
+      first = name;
+      break;
     }
-    return best;
-  }
-
-  /**
-   * The filter without the top-level equalities an index access or walk already guarantees: what is left to check
-   * per document. Everything dropped is a plain equality on a scalar, so the rest still validates the filter.
-   */
-  private residual(filter: Filter, preds: Map<string, IndexablePredicate>, fixed: string[]): Predicate {
-    let rest: Filter | null = null;
-    for (const field of fixed) {
-      const p = preds.get(field);
-      if (p?.pureEq && p.eq!.length === 1 && Object.hasOwn(filter, field)) {
-        rest ??= { ...filter };
-        delete rest[field];
+    const bucket = this.shapes.get(first);
+    if (bucket) {
+      for (const shape of bucket) {
+        if (sameQuery(shape.tokens, filter, sort, projection, v)) return shape;
+        v.length = 0;
       }
     }
-    return compileFilter(rest ?? filter);
+    const tokens = queryTokens(filter, sort, projection, v);
+    const template = compileTemplate(filter, v);
+    const sortFields = compileSort(sort);
+    const shape = { tokens, template, plan: planFor(template, this.indexList, sortFields), sort: sortFields, projection: this.projection(projection) };
+    if (this.shapeCount >= MAX_SHAPES) this.forgetPlans();
+    const kept = this.shapes.get(first);
+    if (kept) kept.push(shape);
+    else this.shapes.set(first, [shape]);
+    this.shapeCount++;
+    return shape;
   }
 
   /**
    * The matching documents of a query, sorted and windowed (stored versions: callers hand them out as they are).
+   * The values get their per-query slots (`bindValues`) only when a document is to be matched.
    */
-  private select(filter: Filter, sort: SortFields | null, skip: number, limit: number, stats: Stats): Stored[] {
-    if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
-    const preds = indexablePredicates(filter);
-    const access = preds.size > 0 || Array.isArray(filter.$or) ? this.access(filter, preds) : null;
+  private select(shape: QueryShape, v: Values, skip: number, limit: number, stats: Stats): Stored[] {
+    const { plan, template, sort } = shape;
     const out: Stored[] = [];
+    if (sort && plan.coveredWalks.length > 0) {
+      this.runWalk(walkOf(plan.coveredWalks, v, skip, limit, 0)!, v, skip, limit, stats, out);
+      return out;
+    }
+    const access = accessOf(plan, v);
     if (sort) {
       const planned = access ? access.size : this.size;
-      const walk = this.walk(filter, preds, sort, skip, limit, planned);
+      const walk = walkOf(plan.walks, v, skip, limit, planned);
       if (walk && walk.cost <= planned) {
-        this.runWalk(walk, this.residual(filter, preds, walk.fixed), skip, limit, stats, out);
+        if (!walk.covered) bindValues(template, v);
+        this.runWalk(walk, v, skip, limit, stats, out);
         return out;
       }
-      const pred = this.residual(filter, preds, access?.fixed ?? []);
+      const exact = access?.exact === true;
+      if (!exact) bindValues(template, v);
+      const match = access ? access.residual : plan.match;
       const matched: Stored[] = [];
       const gather = (doc: Stored): boolean => {
         stats.examined++;
-        if (access?.exact || pred(doc)) matched.push(doc);
+        if (exact || match(doc, v)) matched.push(doc);
         return false;
       };
       if (access) {
@@ -598,12 +458,13 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       } else for (const doc of this.primary!.values()) gather(doc);
       return sortWindow(matched, sort, skip, limit);
     }
-    const pred = this.residual(filter, preds, access?.fixed ?? []);
-    let skipped = 0;
     const exact = access?.exact === true;
+    if (!exact) bindValues(template, v);
+    const match = access ? access.residual : plan.match;
+    let skipped = 0;
     const visit = (doc: Stored): boolean => {
       stats.examined++;
-      if (!exact && !pred(doc)) return false;
+      if (!exact && !match(doc, v)) return false;
       if (skipped < skip) {
         skipped++;
         return false;
@@ -620,8 +481,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     return out;
   }
 
-  private runWalk(walk: Walk, pred: Predicate, skip: number, limit: number, stats: Stats, out: Stored[]): void {
-    const { index, dir, start, end } = walk;
+  private runWalk(walk: Walk, v: Values, skip: number, limit: number, stats: Stats, out: Stored[]): void {
+    const { index, dir, start, end, residual } = walk;
     stats.index = index.name;
     // Ranks count in ascending key order; a descending walk counts from the end.
     const from = dir === 1 ? start : index.entries - end;
@@ -639,7 +500,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     let examined = 0;
     index.walk(dir, from, end - start, (doc) => {
       examined++;
-      if (!pred(doc)) return false;
+      if (!residual(doc, v)) return false;
       if (skipped < skip) {
         skipped++;
         return false;
@@ -650,11 +511,13 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     stats.examined += examined;
   }
 
-  private query(filter: Filter, options: FindOptions, stats: Stats = { index: null, examined: 0 }): Stored[] {
-    const sort = compileSort(options.sort);
+  /** A query's matching stored versions, and the shape it was served by. */
+  private query(filter: Filter, options: FindOptions, stats: Stats = { index: null, examined: 0 }): { found: Stored[]; shape: QueryShape } {
     const skip = nonNegativeInt(options.skip, 'skip');
     const limit = nonNegativeInt(options.limit, 'limit');
-    return this.select(filter, sort, skip, limit, stats);
+    const v: Values = [];
+    const shape = this.shapeOf(filter, options.sort, options.projection, v);
+    return { found: this.select(shape, v, skip, limit, stats), shape };
   }
 
   // ------------------------------------------------------------------------------------------ reads
@@ -690,42 +553,43 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<T | null> {
     if (!this.primary || this.closed) await this.ready();
-    const projection = this.projection(options.projection);
-    const found = this.query(filter, { sort: options.sort, limit: 1 });
-    return found.length ? this.out(found[0]!, projection) : null;
+    const { found, shape } = this.query(filter, { sort: options.sort, projection: options.projection, limit: 1 });
+    return found.length ? this.out(found[0]!, shape.projection) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     if (!this.primary || this.closed) await this.ready();
-    const projection = this.projection(options.projection);
-    const found = this.query(filter, options);
-    const out = new Array<T>(found.length);
-    for (let i = 0; i < found.length; i++) out[i] = this.out(found[i]!, projection);
-    return out;
+    const { found, shape } = this.query(filter, options);
+    // The stored versions themselves when there is no projection: the array is the caller's already.
+    if (!shape.projection?.compiled) return found as T[];
+    for (let i = 0; i < found.length; i++) found[i] = this.out(found[i]!, shape.projection);
+    return found as T[];
   }
 
   async count(filter: Filter): Promise<number> {
     if (!this.primary || this.closed) await this.ready();
-    if (!isPlainObject(filter)) throw new TypeError('a filter must be a plain object');
-    if (Object.keys(filter).length === 0) return this.size;
-    const preds = indexablePredicates(filter);
-    const access = this.access(filter, preds);
+    const v: Values = [];
+    const { template, plan } = this.shapeOf(filter, undefined, undefined, v);
+    if (template.keys.length === 0) return this.size;
+    const access = accessOf(plan, v);
     if (access?.exact) return access.size;
-    const pred = this.residual(filter, preds, access?.fixed ?? []);
+    bindValues(template, v);
     let n = 0;
     if (access) {
+      const { residual } = access;
       access.each((doc) => {
-        if (pred(doc)) n++;
+        if (residual(doc, v)) n++;
         return false;
       });
-    } else for (const doc of this.primary!.values()) if (pred(doc)) n++;
+    } else for (const doc of this.primary!.values()) if (plan.match(doc, v)) n++;
     return n;
   }
 
   async explain(filter: Filter, options: FindOptions = {}): Promise<ExplainResult> {
     await this.ready();
     const stats: Stats = { index: null, examined: 0 };
-    const found = this.query(filter, options, stats);
+    // The projection plays no part in the plan.
+    const { found } = this.query(filter, { ...options, projection: undefined }, stats);
     return { index: stats.index, examined: stats.examined, returned: found.length };
   }
 
@@ -775,7 +639,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   ): Promise<{ result: UpdateResult; after: Stored[] }> {
     await this.ready();
     update = cleanUpdate(update);
-    const targets = this.query(filter, { limit: multi ? 0 : 1 });
+    const targets = this.query(filter, { limit: multi ? 0 : 1 }).found;
     if (targets.length === 0) {
       if (!upsert) return { result: { matched: 0, modified: 0, upserted: false }, after: [] };
       const stored = this.version(applyUpdate(upsertSeed(filter), update, (d) => d), newId());
@@ -818,7 +682,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   private async remove(filter: Filter, multi: boolean): Promise<Stored[]> {
     await this.ready();
-    const targets = this.query(filter, { limit: multi ? 0 : 1 });
+    const targets = this.query(filter, { limit: multi ? 0 : 1 }).found;
     if (targets.length === 0) return targets;
     let text = '';
     for (const doc of targets) {

@@ -2,7 +2,8 @@
 import { DuplicateKeyError, type IndexSpec } from '../port.js';
 import { indexName } from '../documents.js';
 import { BTree, postingIndex, type Posting, type Probe } from './btree.js';
-import { compareValues, typeRank, type IndexKey } from './query.js';
+import { compareValues, typeRank } from './query.js';
+import { ARRAY_INDEX, type IndexKey } from './filter.js';
 import type { Stored } from './stored.js';
 
 /** Index order of keys: MongoDB's order of types, then of values. `null` stands for a missing value too. */
@@ -42,8 +43,6 @@ class Many {
 /** What a document is indexed under: one key, several, or nothing (sparse index, field missing). */
 type Keys = unknown;
 const SKIP = Symbol('not indexed');
-
-const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 
 /** Every value a dotted path reaches, the way the query matcher (`anyLeaf`) sees them; `undefined` where missing. */
 function leaves(node: unknown, parts: string[], i: number, out: unknown[]): void {

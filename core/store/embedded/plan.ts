@@ -1,0 +1,335 @@
+// Query plans per filter shape: which indexes can serve a shape, and how, is decided once; what depends on the
+// values (posting sizes, ranges, the walk's cost) is worked out per query, as cheap lookups and counts.
+//
+// A plan holds the collection's indexes as they were when it was made: the collection forgets its plans whenever
+// an index is added, rebuilt or flagged multikey (`EmbeddedCollection.forgetPlans`).
+import type { Posting } from './btree.js';
+import type { OrderedIndex } from './indexes.js';
+import { matchOf, type IndexableCondition, type IndexKey, type Match, type PlannableFilter, type Values } from './filter.js';
+import type { SortFields } from './query.js';
+import type { Stored } from './stored.js';
+
+/** Candidates for a query from one index (or from several, for a top-level `$or`). */
+export interface Access {
+  index: string;
+  /** Documents it yields (an upper bound when a document can sit under several of the keys read). */
+  size: number;
+  /** Every document it yields matches the filter and `size` is their number: nothing is left to check. */
+  exact: boolean;
+  /** What is left to check per candidate: the filter without the equalities the access guarantees. */
+  residual: Match;
+  /** Yields each candidate once; stops when `visit` returns true. */
+  each(visit: (doc: Stored) => boolean): void;
+}
+
+/** A range of an index read in the order a sort asks for. */
+export interface Walk {
+  index: OrderedIndex;
+  dir: 1 | -1;
+  /** Ranks bounding the range (ascending key order). */
+  start: number;
+  end: number;
+  /** The range holds exactly the filter's matches: no matching, and the skip is a jump. */
+  covered: boolean;
+  /** What is left to check per document of the range (the filter without the prefix's equalities). */
+  residual: Match;
+  /** Documents it is expected to examine. */
+  cost: number;
+}
+
+/** One way an index serves a shape, opened per query with the query's values. */
+interface Candidate {
+  open(v: Values): Access;
+  /**
+   * The shape lets its access be exact. An exact access is the best one: every access yields at least the matches,
+   * and an exact one yields nothing else.
+   */
+  mayBeExact: boolean;
+}
+
+/** An index that can be walked in a shape's sort order after an equality prefix. */
+interface WalkCandidate {
+  index: OrderedIndex;
+  dir: 1 | -1;
+  prefix: IndexableCondition[];
+  covered: boolean;
+  residual: Match;
+}
+
+export interface Plan {
+  /** Index accesses in the collection's index order (single-field indexes first). */
+  candidates: Candidate[];
+  /** Those that may be exact, tried first. */
+  mayBeExact: Candidate[];
+  /** Without a candidate, the branches of a top-level `$or` when every one has an access (else null). */
+  or: Plan[] | null;
+  /** Ordered walks (sorted shapes only). */
+  walks: WalkCandidate[];
+  /**
+   * The covered ones. A covered walk reads exactly its window of the matches, which no other way does with fewer
+   * reads: when there is one, nothing else is looked at.
+   */
+  coveredWalks: WalkCandidate[];
+  /** The whole filter (what a scan checks). */
+  match: Match;
+}
+
+function eachOfPostings(postings: Posting[], dedupe: boolean): Access['each'] {
+  return (visit) => {
+    const seen = dedupe ? new Set<Stored>() : null;
+    for (const posting of postings) {
+      for (let i = 0; i < posting.length; i++) {
+        const doc = posting[i]!;
+        if (seen) {
+          if (seen.has(doc)) continue;
+          seen.add(doc);
+        }
+        if (visit(doc)) return;
+      }
+    }
+  };
+}
+
+function eachOfRange(index: OrderedIndex, start: number, end: number, dedupe: boolean): Access['each'] {
+  return (visit) => {
+    if (!dedupe) {
+      index.walk(1, start, end - start, visit);
+      return;
+    }
+    const seen = new Set<Stored>();
+    index.walk(1, start, end - start, (doc) => {
+      if (seen.has(doc)) return false;
+      seen.add(doc);
+      return visit(doc);
+    });
+  };
+}
+
+/** The single value of an equality (`eqOne`): a plain value, or the only element of an `$in`. */
+function eqValue(cond: IndexableCondition, v: Values): IndexKey {
+  const q = v[cond.eq!.slot];
+  return (cond.eq!.list ? (q as IndexKey[])[0] : q) as IndexKey;
+}
+
+/** The leading fields of `index` that the filter fixes by a one-valued equality. */
+function equalityPrefix(index: OrderedIndex, filter: PlannableFilter): IndexableCondition[] {
+  const prefix: IndexableCondition[] = [];
+  for (const field of index.fields) {
+    const cond = filter.indexable.get(field);
+    if (!cond?.eq || !cond.eqOne) break;
+    prefix.push(cond);
+  }
+  return prefix;
+}
+
+/** True when the filter is nothing but pure equalities on the first `k` fields of `index`. */
+function onlyPrefix(index: OrderedIndex, filter: PlannableFilter, k: number): boolean {
+  return (
+    filter.keys.length === k &&
+    filter.keys.every((key) => {
+      const at = index.fields.indexOf(key);
+      return at >= 0 && at < k && filter.indexable.get(key)!.pureEq;
+    })
+  );
+}
+
+/**
+ * The filter without the top-level equalities an access on `fixed` guarantees. Only top-level, pure, one-valued
+ * equalities on scalars are dropped (a condition that came from an `$and` stays), so the rest still validates.
+ */
+function residualOf(filter: PlannableFilter, fixed: string[]): Match {
+  const drop = new Set<string>();
+  for (const field of fixed) {
+    const cond = filter.indexable.get(field);
+    if (cond?.topLevel && cond.pureEq && cond.eqOne) drop.add(field);
+  }
+  return matchOf(filter, drop.size ? drop : null);
+}
+
+function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond: IndexableCondition, full: Match): Candidate | null {
+  const field = index.fields[0]!;
+  const alone = filter.keys.length === 1 && filter.keys[0] === field;
+  const name = index.name;
+  if (cond.eq) {
+    const { slot, list } = cond.eq;
+    const residual = cond.eqOne ? residualOf(filter, [field]) : full;
+    const pure = cond.pureEq && alone;
+    const open = (v: Values): Access => {
+      // One hash lookup per value (an `$in` of ids is as many lookups, no tree search).
+      const postings: Posting[] = [];
+      let size = 0;
+      const q = v[slot];
+      if (!list) {
+        const posting = index.lookup(q as IndexKey);
+        if (posting) {
+          postings.push(posting);
+          size = posting.length;
+        }
+      } else {
+        const all = q as IndexKey[];
+        for (const value of all.length > 1 ? new Set<IndexKey>(all) : all) {
+          const posting = index.lookup(value);
+          if (posting) {
+            postings.push(posting);
+            size += posting.length;
+          }
+        }
+      }
+      const dedupe = index.multikey && postings.length > 1;
+      return { index: name, size, exact: pure && !dedupe, residual, each: eachOfPostings(postings, dedupe) };
+    };
+    return { open, mayBeExact: pure };
+  }
+  if (!cond.range) return null;
+  const bounds = cond.range;
+  const pure = cond.pureRange && alone;
+  const open = (v: Values): Access => {
+    const range: Partial<Record<'$gt' | '$gte' | '$lt' | '$lte', IndexKey>> = {};
+    for (const { op, slot } of bounds) range[op] = v[slot] as IndexKey;
+    // Over arrays each bound may be met by another element ({$gt: 5, $lt: 10} matches [1, 20]): one side only.
+    const lower = range.$gt !== undefined || range.$gte !== undefined;
+    const upper = range.$lt !== undefined || range.$lte !== undefined;
+    const [start, end] = index.range(index.multikey && lower && upper ? { $gt: range.$gt, $gte: range.$gte } : range);
+    return { index: name, size: end - start, exact: pure && !index.multikey, residual: full, each: eachOfRange(index, start, end, index.multikey) };
+  };
+  return { open, mayBeExact: pure };
+}
+
+/** A compound index serves equality on a prefix of its fields (all of them: a point lookup). */
+function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix: IndexableCondition[]): Candidate {
+  const covers = onlyPrefix(index, filter, prefix.length);
+  const residual = residualOf(filter, index.fields.slice(0, prefix.length));
+  const name = index.name;
+  const point = prefix.length === index.fields.length;
+  const open = (v: Values): Access => {
+    const values = prefix.map((cond) => eqValue(cond, v));
+    if (point) {
+      const posting = index.lookupTuple(values);
+      return { index: name, size: posting?.length ?? 0, exact: covers, residual, each: eachOfPostings(posting ? [posting] : [], false) };
+    }
+    const [start, end] = index.prefixRange(values);
+    return { index: name, size: end - start, exact: covers && !index.multikey, residual, each: eachOfRange(index, start, end, index.multikey) };
+  };
+  return { open, mayBeExact: covers };
+}
+
+/**
+ * An index whose fields, after a prefix the filter fixes by equality, continue with the sort's fields in the
+ * index's directions (or all reversed). Not for multikey indexes (a document under several keys, or under an
+ * object), nor for a sparse one without an equality prefix (it lacks the documents without the field).
+ */
+function walkCandidate(index: OrderedIndex, filter: PlannableFilter, sort: SortFields): WalkCandidate | null {
+  if (index.multikey) return null;
+  const { fields, dirs } = index;
+  const prefix = equalityPrefix(index, filter);
+  const k = prefix.length;
+  if (index.sparse && k === 0) return null;
+  // Sort fields the prefix holds constant do not order anything.
+  const paths = sort.map((s) => s.parts.join('.'));
+  const rest: number[] = [];
+  for (let s = 0; s < sort.length; s++) {
+    const at = fields.indexOf(paths[s]!);
+    if (at < 0 || at >= k) rest.push(s);
+  }
+  if (rest.length === 0 || k + rest.length > fields.length) return null;
+  const dir = (sort[rest[0]!]!.dir * dirs[k]!) as 1 | -1;
+  if (!rest.every((s, j) => paths[s] === fields[k + j] && sort[s]!.dir * dirs[k + j]! === dir)) return null;
+  return { index, dir, prefix, covered: onlyPrefix(index, filter, k), residual: residualOf(filter, fields.slice(0, k)) };
+}
+
+/** The plan of a filter shape over `indexes` (the collection's, single-field ones first). */
+export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: SortFields | null): Plan {
+  const match = matchOf(filter);
+  const candidates: Candidate[] = [];
+  /** Fields with a single-field equality access: a compound prefix on that field alone cannot do better. */
+  const looked = new Set<string>();
+  for (const index of indexes) {
+    if (!index.compound) {
+      const cond = filter.indexable.get(index.fields[0]!);
+      const candidate = cond ? singleFieldCandidate(index, filter, cond, match) : null;
+      if (!candidate) continue;
+      candidates.push(candidate);
+      if (cond!.eq && cond!.eqOne) looked.add(index.fields[0]!);
+      continue;
+    }
+    const prefix = equalityPrefix(index, filter);
+    if (prefix.length === 0 || (prefix.length === 1 && looked.has(index.fields[0]!))) continue;
+    candidates.push(compoundCandidate(index, filter, prefix));
+  }
+  let or: Plan[] | null = null;
+  if (candidates.length === 0 && filter.or) {
+    // Every branch served by an index: the union of their candidates.
+    const branches = filter.or.map((branch) => planFor(branch, indexes, null));
+    if (branches.every((b) => b.candidates.length > 0 || b.or)) or = branches;
+  }
+  const walks: WalkCandidate[] = [];
+  if (sort) {
+    for (const index of indexes) {
+      const walk = walkCandidate(index, filter, sort);
+      if (walk) walks.push(walk);
+    }
+  }
+  return { candidates, mayBeExact: candidates.filter((c) => c.mayBeExact), or, walks, coveredWalks: walks.filter((w) => w.covered), match };
+}
+
+/** The index access that yields the fewest candidates for the query's values, or null for a collection scan. */
+export function accessOf(plan: Plan, v: Values): Access | null {
+  for (const candidate of plan.mayBeExact) {
+    const a = candidate.open(v);
+    if (a.exact) return a;
+  }
+  let best: Access | null = null;
+  for (const candidate of plan.candidates) {
+    const a = candidate.open(v);
+    if (!best || a.size < best.size || (a.size === best.size && a.exact && !best.exact)) best = a;
+    if (best.size === 0) break;
+  }
+  if (best || !plan.or) return best;
+  const branches: Access[] = [];
+  for (const branch of plan.or) {
+    const sub = accessOf(branch, v);
+    if (!sub) return null;
+    branches.push(sub);
+  }
+  return {
+    index: [...new Set(branches.map((b) => b.index))].join('|'),
+    size: branches.reduce((n, b) => n + b.size, 0),
+    exact: false,
+    residual: plan.match,
+    each: (visit) => {
+      const seen = new Set<Stored>();
+      let stopped = false;
+      for (const b of branches) {
+        b.each((doc) => {
+          if (seen.has(doc)) return false;
+          seen.add(doc);
+          stopped = visit(doc);
+          return stopped;
+        });
+        if (stopped) return;
+      }
+    },
+  };
+}
+
+/**
+ * The cheapest of `walks` for the query's values and window. A covered walk reads only its window; otherwise the
+ * matches (estimated by `candidates`, the best access's size) are assumed spread evenly over the range, so reading
+ * `skip + limit` of them takes that share of it.
+ */
+export function walkOf(walks: WalkCandidate[], v: Values, skip: number, limit: number, candidates: number): Walk | null {
+  let best: Walk | null = null;
+  for (const w of walks) {
+    const { index, prefix } = w;
+    const [start, end] = prefix.length === 0 ? [0, index.entries] : index.prefixRange(prefix.map((cond) => eqValue(cond, v)));
+    const span = end - start;
+    let cost: number;
+    if (w.covered) cost = Math.min(span, limit > 0 ? limit : span);
+    else {
+      const matches = Math.max(1, Math.min(span, candidates));
+      cost = limit > 0 ? Math.min(span, ((skip + limit) * span) / matches) : span;
+    }
+    if (!best || cost < best.cost) best = { index, dir: w.dir, start, end, covered: w.covered, residual: w.residual, cost };
+  }
+  return best;
+}
