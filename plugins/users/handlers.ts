@@ -5,7 +5,7 @@ import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
 import { USERS } from './service.js';
-import { isWholeGram, queryTrigrams } from './grams.js';
+import { internalized, isWholeGram, queryTrigrams } from './grams.js';
 
 const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
 
@@ -22,7 +22,7 @@ export async function getUser(rc: RequestContext<{ username: string }>): Promise
 }
 
 export async function searchUsers(rc: RequestContext<unknown, { q?: string; page?: number; limit?: number }>): Promise<Reply> {
-  const q = (rc.query.q ?? '').trim().toLowerCase();
+  const q = internalized((rc.query.q ?? '').trim().toLowerCase());
   const win = pageWindow(rc.query, rc.app.settings.search);
   if (q === '') return { status: 200, body: [], headers: pageHeaders(rc, 0, win) };
   const accounts = rc.app.store.collection<Account>(USERS);
