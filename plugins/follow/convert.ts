@@ -1,6 +1,5 @@
-// Stored follow rows → API Users: the accounts on one side of each row, in row order, shaped for the caller.
-import type { Caller } from '../../core/plugin.js';
-import type { Account, ApiUser, UsersService } from '../../schemas/services.js';
+// Stored follow rows → the accounts on one side of each row, in row order (the users service shapes them as Users).
+import type { Account } from '../../schemas/services.js';
 
 /** One follow relation: `followerId` follows `followingId`. `id` orders relations (newest first in lists). */
 export interface FollowRow {
@@ -11,12 +10,12 @@ export interface FollowRow {
   createdAt: string;
 }
 
-/** The accounts in `ids` order as API Users; an id whose account vanished meanwhile is skipped. */
-export function toApiUsers(ids: number[], accounts: Map<number, Account>, users: UsersService, caller: Caller | null): ApiUser[] {
-  const out: ApiUser[] = [];
+/** The accounts in `ids` order; an id whose account vanished meanwhile is skipped. */
+export function accountsInOrder(ids: number[], accounts: Map<number, Account>): Account[] {
+  const out: Account[] = [];
   for (const id of ids) {
     const account = accounts.get(id);
-    if (account) out.push(users.toApi(account, caller));
+    if (account) out.push(account);
   }
   return out;
 }

@@ -3,7 +3,7 @@ import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
 import type { Account, UsersService } from '../../schemas/services.js';
-import { toApiUsers } from './convert.js';
+import { accountsInOrder } from './convert.js';
 import type { Follows, FollowSide } from './service.js';
 
 type Rc<P = Record<string, never>, Q = PageQuery> = RequestContext<P, Q, unknown>;
@@ -33,8 +33,9 @@ async function accountOr404(rc: Rc<any, any>, name: string): Promise<Account> {
 async function list(rc: Rc<any>, side: FollowSide, uid: number): Promise<Reply> {
   const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
   const { ids, total } = await follows(rc).page(side, uid, win);
-  const accounts = await users(rc).byIds(ids);
-  return { status: 200, body: toApiUsers(ids, accounts, users(rc), rc.caller), headers: pageHeaders(rc, total, win) };
+  const accounts = accountsInOrder(ids, await users(rc).byIds(ids));
+  // Users as `toApi` shows them to this caller, from JSON made once per account version.
+  return { status: 200, type: 'json-text', body: users(rc).toJsonList(accounts, rc.caller), headers: pageHeaders(rc, total, win) };
 }
 
 /** GET /user/followers */

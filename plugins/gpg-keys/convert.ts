@@ -42,12 +42,8 @@ export interface ApiGpgKey {
   expires_at: string | null;
 }
 
-/**
- * `emails` is computed when shown: the key's addresses that are (still) addresses of the owner, with their
- * current `verified` state. Subkeys carry `emails: []` and `subkeys: []` (arrays, never null).
- */
 /** The key's user-id addresses that its owner has, as the owner spelled them, with their verification. */
-export function ownedEmails(doc: GpgKeyDoc, ownerEmails: EmailAddress[]): ApiGpgKey['emails'] {
+function ownedEmails(doc: GpgKeyDoc, ownerEmails: EmailAddress[]): ApiGpgKey['emails'] {
   const emails: ApiGpgKey['emails'] = [];
   if (doc.uidEmails.length === 0) return emails;
   const byLower = new Map(ownerEmails.map((e) => [e.email.toLowerCase(), e]));
@@ -58,18 +54,18 @@ export function ownedEmails(doc: GpgKeyDoc, ownerEmails: EmailAddress[]): ApiGpg
   return emails;
 }
 
+/**
+ * The GPGKey resource from its row, its subkey rows and the owner's addresses. `emails` is computed when shown: the
+ * key's addresses that are (still) addresses of the owner, with their current `verified` state. Subkeys carry
+ * `emails: []` and `subkeys: []` (arrays, never null).
+ */
 export function toApiGpgKey(doc: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[]): ApiGpgKey {
-  return toApiGpgKeyWith(doc, subkeys, ownedEmails(doc, ownerEmails));
-}
-
-/** The GPGKey resource from its row, its subkey rows and its owned addresses (`ownedEmails`). */
-export function toApiGpgKeyWith(doc: GpgKeyDoc, subkeys: GpgKeyDoc[], emails: ApiGpgKey['emails']): ApiGpgKey {
   return {
     id: doc.id,
     primary_key_id: doc.primaryKeyId,
     key_id: doc.keyId,
     public_key: doc.publicKey,
-    emails,
+    emails: ownedEmails(doc, ownerEmails),
     subkeys: subkeys.map((s) => toApiGpgKey(s, [], [])),
     can_sign: doc.canSign,
     can_encrypt_comms: doc.canEncryptComms,

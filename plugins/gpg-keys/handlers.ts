@@ -5,8 +5,8 @@ import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import { nowRfc3339, toRfc3339 } from '../../core/time.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
 import type { Account, EmailAddress, UsersService } from '../../schemas/services.js';
-import { perApp } from '../lib/doc-json.js';
-import { ownedEmails, toApiGpgKey, toApiGpgKeyWith, type GpgKeyDoc } from './convert.js';
+import { joinPieces, listPiece, perApp } from '../lib/doc-json.js';
+import { toApiGpgKey, type GpgKeyDoc } from './convert.js';
 import { armorKeys, GpgKeyError, parseGpgPublicKey, type GpgKeyInfo } from './parse.js';
 
 export const COLLECTION = 'gpg_keys';
@@ -34,7 +34,6 @@ async function accountOr404(rc: Rc<any, any, any>, name: string): Promise<Accoun
   return account;
 }
 
-/** API objects for primary rows of one owner, subkeys attached (one query for all subkeys). */
 /** What a primary key's resource needs besides its row: the owner's subkey rows of those primaries, and addresses. */
 async function subkeysAndEmails(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKeyDoc[]): Promise<[GpgKeyDoc[], EmailAddress[]]> {
   return Promise.all([
@@ -43,33 +42,52 @@ async function subkeysAndEmails(rc: Rc<any, any, any>, ownerId: number, primarie
   ]);
 }
 
+/** Subkey rows by their primary's key id, each group in the given (id) order. */
+function byPrimary(subkeys: GpgKeyDoc[]): Map<string, GpgKeyDoc[]> {
+  const groups = new Map<string, GpgKeyDoc[]>();
+  for (const sub of subkeys) {
+    const group = groups.get(sub.primaryKeyId);
+    if (group) group.push(sub);
+    else groups.set(sub.primaryKeyId, [sub]);
+  }
+  return groups;
+}
+
+const NO_SUBKEYS: GpgKeyDoc[] = [];
+
 async function present(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKeyDoc[]) {
   if (primaries.length === 0) return [];
   const [subs, emails] = await subkeysAndEmails(rc, ownerId, primaries);
-  return primaries.map((p) => toApiGpgKey(p, subs.filter((s) => s.primaryKeyId === p.keyId), emails));
+  const groups = byPrimary(subs);
+  return primaries.map((p) => toApiGpgKey(p, groups.get(p.keyId) ?? NO_SUBKEYS, emails));
 }
 
 interface MadeJson {
-  subkeys: GpgKeyDoc[];
-  emails: string;
-  json: string;
+  subkeys: readonly GpgKeyDoc[];
+  addresses: string;
+  piece: Buffer;
+}
+
+function sameDocs(a: readonly GpgKeyDoc[], b: readonly GpgKeyDoc[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
- * A primary key's GPGKey JSON, kept per stored version of its row (the store's objects are per version) and used
- * while its subkey rows are the same versions and its owned addresses read the same.
+ * A primary key's GPGKey JSON as a list piece, kept per stored version of its row (the store's objects are per
+ * version) and used while its subkey rows are the same versions and the owner's addresses read the same
+ * (`addresses`: the owner's address list as JSON, of which the key's `emails` are a function).
  */
 const gpgKeyJson = perApp((app) => {
   const serialize = app.serializer({ $ref: 'forgekit/GPGKey' });
   const made = new WeakMap<GpgKeyDoc, MadeJson>();
-  return (primary: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[]): string => {
-    const owned = ownedEmails(primary, ownerEmails);
-    const emails = JSON.stringify(owned);
+  return (primary: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[], addresses: string): Buffer => {
     const hit = made.get(primary);
-    if (hit && hit.emails === emails && hit.subkeys.length === subkeys.length && hit.subkeys.every((s, i) => s === subkeys[i])) return hit.json;
-    const json = serialize(toApiGpgKeyWith(primary, subkeys, owned));
-    made.set(primary, { subkeys, emails, json });
-    return json;
+    if (hit && hit.addresses === addresses && sameDocs(hit.subkeys, subkeys)) return hit.piece;
+    const piece = listPiece(serialize(toApiGpgKey(primary, subkeys, ownerEmails)));
+    made.set(primary, { subkeys, addresses, piece });
+    return piece;
   };
 });
 
@@ -83,14 +101,15 @@ async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> 
   const headers = pageHeaders(rc, total, win);
   if (primaries.length === 0) return { status: 200, type: 'json-text', body: '[]', headers };
   const [subs, emails] = await subkeysAndEmails(rc, ownerId, primaries);
+  const groups = byPrimary(subs);
+  const addresses = JSON.stringify(emails);
   const jsonOf = gpgKeyJson(rc.app);
-  let body = '[';
+  const pieces = new Array<Buffer>(primaries.length);
   for (let i = 0; i < primaries.length; i++) {
     const primary = primaries[i]!;
-    if (i > 0) body += ',';
-    body += jsonOf(primary, subs.filter((s) => s.primaryKeyId === primary.keyId), emails);
+    pieces[i] = jsonOf(primary, groups.get(primary.keyId) ?? NO_SUBKEYS, emails, addresses);
   }
-  return { status: 200, type: 'json-text', body: body + ']', headers };
+  return { status: 200, type: 'json-text', body: joinPieces(pieces), headers };
 }
 
 /** GET /user/gpg_keys — the caller's primary keys (subkeys inside), id ascending. */

@@ -180,7 +180,8 @@ async function userListReply(rc: Rc, ids: number[]): Promise<Reply> {
   const list = [...accounts.values()]
     .sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
   const { page, headers } = pageOf(rc, list);
-  return { status: 200, body: page.map((u) => users(rc).toApi(u, rc.caller)), headers };
+  // Users as `toApi` shows them to this caller, from JSON made once per account version.
+  return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers };
 }
 
 /** GET /teams/{id}/members */

@@ -5,7 +5,7 @@ import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
 import { USERS } from './service.js';
-import { isWholeGram, queryTrigrams } from './grams.js';
+import { internalized, isWholeGram, queryTrigrams } from './grams.js';
 
 const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
 
@@ -22,7 +22,7 @@ export async function getUser(rc: RequestContext<{ username: string }>): Promise
 }
 
 export async function searchUsers(rc: RequestContext<unknown, { q?: string; page?: number; limit?: number }>): Promise<Reply> {
-  const q = (rc.query.q ?? '').trim().toLowerCase();
+  const q = internalized((rc.query.q ?? '').trim().toLowerCase());
   const win = pageWindow(rc.query, rc.app.settings.search);
   if (q === '') return { status: 200, body: [], headers: pageHeaders(rc, 0, win) };
   const accounts = rc.app.store.collection<Account>(USERS);
@@ -34,7 +34,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
       accounts.count(filter),
       accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
     ]);
-    return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, total, win) };
+    return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, total, win) };
   }
   // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
   const trigrams = queryTrigrams(q);
@@ -48,7 +48,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
   const byId = await users(rc).byIds(pageIds);
   const page = pageIds.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
-  return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
+  return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
 }
 
 export async function listEmails(rc: RequestContext): Promise<Reply> {

@@ -4,7 +4,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../../core/config.js';
-import { DocJson } from '../../plugins/lib/doc-json.js';
+import { DocJson, joinPieces, listPiece } from '../../plugins/lib/doc-json.js';
 import { startForge } from '../helpers/forge.js';
 
 t.test('DocJson: once per object and view, a new object is rendered again', async (t) => {
@@ -13,17 +13,32 @@ t.test('DocJson: once per object and view, a new object is rendered again', asyn
     renders++;
     return JSON.stringify(view === 1 ? doc : { id: doc.id });
   });
+  const list = (...args: Parameters<typeof json.list>) => {
+    const bytes = json.list(...args);
+    t.ok(Buffer.isBuffer(bytes), 'a list is UTF-8 bytes');
+    return bytes.toString('utf8');
+  };
   const a = Object.freeze({ id: 1, name: 'ä "q"' });
   const b = Object.freeze({ id: 2, name: 'b' });
-  t.equal(json.list([]), '[]');
-  t.equal(json.list([a, b]), '[{"id":1},{"id":2}]');
-  t.equal(json.list([a, b], (d) => (d.id === 1 ? 1 : 0)), '[{"id":1,"name":"ä \\"q\\""},{"id":2}]');
+  t.equal(list([]), '[]');
+  t.equal(list([a, b]), '[{"id":1},{"id":2}]');
+  t.equal(list([a, b], (d) => (d.id === 1 ? 1 : 0)), '[{"id":1,"name":"ä \\"q\\""},{"id":2}]');
   t.equal(renders, 3, 'two documents in view 0, one in view 1');
-  t.same(JSON.parse(json.list([b, a, b])), [{ id: 2 }, { id: 1 }, { id: 2 }], 'order as given, repeats allowed');
+  t.same(JSON.parse(list([b, a, b])), [{ id: 2 }, { id: 1 }, { id: 2 }], 'order as given, repeats allowed');
+  t.equal(list([a], () => 1), '[{"id":1,"name":"ä \\"q\\""}]', 'a one-item list of a non-ASCII piece');
   t.equal(renders, 3, 'nothing rendered again');
+  t.equal(json.of(a, 1), '{"id":1,"name":"ä \\"q\\""}', 'one document\'s JSON');
   const a2 = Object.freeze({ ...a, id: 10 });
   t.equal(json.of(a2), '{"id":10}', 'a changed document (a new version object) is rendered anew');
   t.equal(renders, 4);
+});
+
+t.test('joinPieces: list pieces into one JSON array', async (t) => {
+  t.equal(joinPieces([]).toString(), '[]');
+  t.equal(joinPieces([listPiece('1')]).toString(), '[1]');
+  t.equal(joinPieces([listPiece('"€"'), listPiece('{}'), listPiece('null')]).toString(), '["€",{},null]');
+  const big = 'x'.repeat(5000);
+  t.same(JSON.parse(joinPieces([listPiece(JSON.stringify(big)), listPiece('2')]).toString()), [big, 2], 'beyond the small-buffer pool');
 });
 
 t.test('through HTTP', async (t) => {
@@ -100,5 +115,20 @@ t.test('through HTTP', async (t) => {
     await f.forge.store.collection('gpg_keys').updateOne({ id: created.json.subkeys[0].id }, { $set: { canSign: !created.json.subkeys[0].can_sign } });
     const changed = await f.request('GET', '/user/gpg_keys', { token: carl.token });
     t.equal(changed.json[0].subkeys[0].can_sign, !created.json.subkeys[0].can_sign, 'the new version of the subkey row');
+    // An address added later shows at once, as the owner spelled it (the key row did not change either).
+    t.equal((await f.request('POST', '/user/emails', { token: carl.token, json: { emails: ['Alice@Example.com'] } })).status, 201);
+    const sameAsSingle = async (what: string) => {
+      const list = await f.request('GET', '/user/gpg_keys', { token: carl.token });
+      const single = await f.request('GET', `/user/gpg_keys/${created.json.id}`, { token: carl.token });
+      t.equal(list.text, `[${single.text}]`, `${what}: the list is the single key's JSON, byte for byte`);
+      t.equal((await f.request('GET', '/users/jsoncarl/gpg_keys')).text, list.text, `${what}: the public list too`);
+      return list.json;
+    };
+    t.same((await sameAsSingle('an added address'))[0].emails, [{ email: 'Alice@Example.com', verified: false }]);
+    // A deleted subkey row leaves its primary at once; a deleted primary leaves the list.
+    t.equal((await f.request('DELETE', `/user/gpg_keys/${created.json.subkeys[0].id}`, { token: carl.token })).status, 204);
+    t.same((await sameAsSingle('a deleted subkey'))[0].subkeys, created.json.subkeys.slice(1));
+    t.equal((await f.request('DELETE', `/user/gpg_keys/${created.json.id}`, { token: carl.token })).status, 204);
+    t.same((await f.request('GET', '/user/gpg_keys', { token: carl.token })).json, [], 'the deleted key is gone');
   });
 });

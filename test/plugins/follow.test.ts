@@ -2,6 +2,7 @@
 import t from 'tap';
 import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { followListQuery, FOLLOWS } from '../../plugins/follow/service.js';
+import { userListAsSingles } from '../helpers/user-lists.js';
 
 async function counters(f: TestForge, id: number): Promise<{ followers: number; following: number }> {
   const account = await f.forge.store.collection('users').findOne({ id });
@@ -191,6 +192,38 @@ t.test('follow', async (t) => {
     t.equal(await rows.count({ followingId: dave.id }), 0);
     t.notOk(logins(await f.request('GET', '/users/alice/followers')).includes('dave'));
     t.equal((await f.request('GET', '/users/dave/followers')).status, 404);
+  });
+
+  t.test('lists are the single-user answers of each viewer, and a changed account shows at once', async (t) => {
+    const hub = await f.createUser({ username: 'hub' });
+    const ann = await f.createUser({ username: 'ann' });
+    const ben = await f.createUser({ username: 'ben' });
+    for (const who of [ann, ben]) t.equal((await f.request('PUT', '/user/following/hub', { token: who.token })).status, 204);
+    for (const whom of ['ann', 'ben']) t.equal((await f.request('PUT', `/user/following/${whom}`, { token: hub.token })).status, 204);
+    // [path, the token the path needs (undefined: any viewer), the logins in list order]
+    const lists: Array<[string, string | undefined, string[]]> = [
+      ['/users/hub/followers', undefined, ['ben', 'ann']],
+      ['/users/hub/following', undefined, ['ben', 'ann']],
+      ['/user/followers', hub.token, ['ben', 'ann']],
+      ['/user/following', hub.token, ['ben', 'ann']],
+    ];
+    const viewers: Array<[string, string | undefined]> = [['anonymous', undefined], ['ann', ann.token], ['hub', hub.token], ['admin', f.admin.token]];
+    const check = async (round: string) => {
+      for (const [path, fixed, order] of lists) {
+        for (const [viewer, token] of fixed ? [['hub', fixed] as [string, string]] : viewers) {
+          const res = await f.request('GET', path, { token });
+          t.equal(res.status, 200);
+          t.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+          t.equal(res.text, await userListAsSingles(f, order, token), `${round}: ${path} as ${viewer}`);
+        }
+      }
+    };
+    await check('first');
+    await check('again');
+    t.equal((await f.request('GET', '/users/hub/followers', { token: ann.token })).json[1].email, ann.email, 'ann sees her own email');
+    await f.forge.store.collection('users').updateOne({ id: ann.id }, { $set: { fullName: 'Ann "Changed" Ü' } });
+    await check('after a change');
+    t.equal((await f.request('GET', '/users/hub/followers')).json[1].full_name, 'Ann "Changed" Ü', 'the new version of the account');
   });
 
   t.test('counters equal the rows for every account', async (t) => {

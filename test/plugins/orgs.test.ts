@@ -1,6 +1,7 @@
 // orgs plugin through HTTP: organizations, the Owners team, teams and membership, every status code.
 import t from 'tap';
 import { startForge } from '../helpers/forge.js';
+import { userListAsSingles } from '../helpers/user-lists.js';
 
 t.test('organizations and teams', async (t) => {
   const f = await startForge();
@@ -222,6 +223,38 @@ t.test('organizations and teams', async (t) => {
     t.equal(again.status, 201, 'the name is free again');
     t.same((await f.request('GET', '/orgs/beta/repos', { token: stranger.token })).json, [], 'nothing inherited');
     t.equal((await f.request('DELETE', '/orgs/ottocorp', { token: f.admin.token })).status, 204, 'site admins delete any organization');
+  });
+
+  t.test('member lists are the single-user answers of each viewer, and a changed account shows at once', async (t) => {
+    const boss = await f.createUser({ username: 'lboss' });
+    const aide = await f.createUser({ username: 'laide' });
+    const outsider = await f.createUser({ username: 'lout' });
+    t.equal((await f.request('POST', '/orgs', { token: boss.token, json: { username: 'listorg' } })).status, 201);
+    const owners = await ownersTeamOf('listorg', boss.token);
+    t.equal((await f.request('PUT', `/teams/${owners.id}/members/laide`, { token: boss.token })).status, 204);
+    // [viewer, token, whether they see the members]
+    const viewers: Array<[string, string | undefined, boolean]> = [
+      ['anonymous', undefined, false], ['an outsider', outsider.token, false],
+      ['the owner', boss.token, true], ['a member', aide.token, true], ['a site admin', f.admin.token, true],
+    ];
+    const check = async (round: string) => {
+      for (const [viewer, token, sees] of viewers) {
+        const members = await f.request('GET', '/orgs/listorg/members', { token });
+        t.equal(members.status, 200);
+        t.equal(members.text, await userListAsSingles(f, sees ? ['laide', 'lboss'] : [], token), `${round}: org members as ${viewer}`);
+        if (!token || !sees) continue;
+        const team = await f.request('GET', `/teams/${owners.id}/members`, { token });
+        t.equal(team.status, 200);
+        t.equal(team.headers.get('content-type'), 'application/json; charset=utf-8');
+        t.equal(team.text, await userListAsSingles(f, ['laide', 'lboss'], token), `${round}: team members as ${viewer}`);
+      }
+    };
+    await check('first');
+    await check('again');
+    t.equal((await f.request('GET', '/orgs/listorg/members', { token: aide.token })).json[0].email, aide.email, 'a member sees their own email');
+    await f.forge.store.collection('users').updateOne({ id: aide.id }, { $set: { fullName: 'Aide "Changed" Ü' } });
+    await check('after a change');
+    t.equal((await f.request('GET', `/teams/${owners.id}/members`, { token: boss.token })).json[0].full_name, 'Aide "Changed" Ü', 'the new version of the account');
   });
 
   t.test('deleting a user removes their memberships', async (t) => {

@@ -1,6 +1,7 @@
 // users + admin plugins through HTTP: profiles, email visibility, search, emails, admin user management.
 import t from 'tap';
 import { startForge } from '../helpers/forge.js';
+import { internalized } from '../../plugins/users/grams.js';
 
 t.test('users and admin', async (t) => {
   const f = await startForge();
@@ -60,6 +61,22 @@ t.test('users and admin', async (t) => {
     t.same(literal.json, [], 'regex metacharacters are literal text');
     const bad = await f.request('GET', '/users/search?q=a&page=x');
     t.equal(bad.status, 422);
+  });
+
+  t.test('GET /users/search: queries that are numbers or property names match as text', async (t) => {
+    // The handler hands the store V8's internalized copy of the query (plugins/users/grams.ts): the same text.
+    t.equal(internalized('123'), '123');
+    t.equal(internalized('__proto__'), '__proto__');
+    await f.createUser({ username: 'n123x' });
+    await f.createUser({ username: 'a__proto__b' });
+    await f.createUser({ username: 'constructor7' });
+    const search = async (q: string) => ((await f.request('GET', `/users/search?q=${encodeURIComponent(q)}`)).json as any[]).map((u) => u.login);
+    t.same(await search('123'), ['n123x'], 'a digit-only gram');
+    t.same(await search('23'), ['n123x'], 'two digits');
+    t.same(await search('__proto__'), ['a__proto__b'], 'a longer query');
+    t.same(await search('__p'), ['a__proto__b'], 'a short one');
+    t.same(await search('constructor'), ['constructor7']);
+    t.same(await search('CON'), ['constructor7'], 'case-insensitive');
   });
 
   t.test('emails', async (t) => {
