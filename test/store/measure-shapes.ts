@@ -2,7 +2,7 @@
 // Run: node dist/test/store/measure-shapes.js [repos=100000] [relations=80000]
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { Collection, Filter, FindOptions, IndexSpec, Store } from '../../core/store/port.js';
+import type { Collection, Filter, FindOptions, Store } from '../../core/store/port.js';
 import { openEmbedded, removeDir, tempDir } from './helpers.js';
 import { REPO_INDEXES } from '../../plugins/repos/service.js';
 import { REPO_RELATION_INDEXES as RELATION_INDEXES } from '../../plugins/lib/repo-relations.js';

@@ -12,7 +12,7 @@
 // truthiness, `$in` membership sets) is read from the values when the query runs.
 import type { Filter } from '../port.js';
 import { isPlainObject } from '../documents.js';
-import { KIND, hasOperator, isIndexKey, kindOf, queryTokens, type IndexKey, type Kind, type Values } from './shape.js';
+import { KIND, hasOperator, isIndexKey, kindOf, queryTokens, type Kind, type Values } from './shape.js';
 
 export type { IndexKey, Values } from './shape.js';
 
