@@ -6,11 +6,12 @@ export function createEventBus(): EventBus {
   return {
     on(event, handler) {
       const list = handlers.get(event) ?? [];
-      list.push(handler);
+      list.push(handler as EventHandler);
       handlers.set(event, list);
     },
     async emit(event, payload) {
       for (const handler of handlers.get(event) ?? []) await handler(payload);
     },
+    has: (event) => (handlers.get(event)?.length ?? 0) > 0,
   };
 }

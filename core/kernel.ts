@@ -4,7 +4,7 @@ import querystring from 'node:querystring';
 import { performance } from 'node:perf_hooks';
 import { pino, type Logger } from 'pino';
 import { inject as lightInject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
-import { loadConfig, type DeepPartial, type ForgeConfig } from './config.js';
+import { loadConfig, resolvePluginSettings, type DeepPartial, type ForgeConfig } from './config.js';
 import { resolvePlugins, checkDuplicateRoutes, PluginLoadError } from './loader.js';
 import { SchemaRegistry, type CompiledInput } from './validation.js';
 import { SerializerFactory, type Serializer } from './serialize.js';
@@ -102,7 +102,6 @@ class HandlerContext implements RequestContext {
   }
 }
 
-const EMPTY: Record<string, never> = Object.freeze({}) as Record<string, never>;
 
 export async function createKernel(options: KernelOptions): Promise<Forge> {
   const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
@@ -147,7 +146,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     contexts.set(plugin.name, Object.freeze({
       name: plugin.name,
       config,
-      settings: config.plugins[plugin.name] ?? EMPTY,
+      settings: resolvePluginSettings(plugin.name, plugin.settings, config),
       store,
       log: log.child({ plugin: plugin.name }),
       services: serviceRegistry,

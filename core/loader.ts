@@ -40,6 +40,9 @@ function checkPluginShape(p: unknown, index: number): asserts p is Plugin {
       }
     }
   }
+  if (plugin.settings !== undefined && (typeof plugin.settings !== 'object' || plugin.settings === null || Array.isArray(plugin.settings))) {
+    throw new PluginLoadError(`${where(name)}: settings must be a JSON schema object`);
+  }
   if (plugin.schemas !== undefined && !Array.isArray(plugin.schemas)) throw new PluginLoadError(`${where(name)}: schemas must be an array`);
   if (plugin.routes !== undefined) {
     if (!Array.isArray(plugin.routes)) throw new PluginLoadError(`${where(name)}: routes must be an array`);

@@ -100,19 +100,43 @@ export interface RouteDef {
   handler: Handler;
 }
 
+/**
+ * The typed service map: each plugin that exposes a service augments it by declaration merging, in its own files
+ * (or in `schemas/services.ts` for the shared vocabulary):
+ *
+ *     declare module '../../core/plugin.js' { interface ForgeServices { contents: ContentsService } }
+ *
+ * `services.get('contents')` is then typed, and a wrong name or shape is a compile error.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface ForgeServices {}
+
+/**
+ * The typed event map: event name → payload. The emitting plugin declares its events the same way
+ * (`declare module … { interface ForgeEvents { 'issue.created': IssueEvent } }`); `emit` and `on` check payloads.
+ * Emitters await `emit` before they reply, so a subscriber that records something durable (a webhook delivery)
+ * has done so before the client sees the change acknowledged.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface ForgeEvents {}
+
 export interface ServiceRegistry {
   /** The service a dependency (or this plugin itself) exposed from `start`. Throws for anything else. */
+  get<K extends keyof ForgeServices>(pluginName: K): ForgeServices[K];
+  /** Untyped form, for a plugin whose service is not in the map (third-party plugins during migration). */
   get<T>(pluginName: string): T;
   /** Whether an optional dependency is enabled and exposes a service. */
   has(pluginName: string): boolean;
 }
 
-export type EventHandler = (payload: any) => Promise<void> | void;
+export type EventHandler<P = any> = (payload: P) => Promise<void> | void;
 
-/** Plugin-to-plugin notifications (e.g. "user.deleted"); emit awaits every handler in registration order. */
+/** Plugin-to-plugin notifications (e.g. "account.deleted"); emit awaits every handler in registration order. */
 export interface EventBus {
-  on(event: string, handler: EventHandler): void;
-  emit(event: string, payload: unknown): Promise<void>;
+  on<K extends keyof ForgeEvents>(event: K, handler: EventHandler<ForgeEvents[K]>): void;
+  emit<K extends keyof ForgeEvents>(event: K, payload: ForgeEvents[K]): Promise<void>;
+  /** Whether anything listens to the event (skip building a costly payload nobody reads). */
+  has(event: keyof ForgeEvents): boolean;
 }
 
 export interface CredentialVerifiers {
@@ -136,11 +160,14 @@ export interface Urls {
   readonly docs: string;
 }
 
-export interface PluginContext {
+export interface PluginContext<T = Record<string, any>> {
   readonly name: string;
   readonly config: ForgeConfig;
-  /** This plugin's own settings slice (`config.plugins[name]`), frozen; `{}` when none. */
-  readonly settings: Readonly<Record<string, any>>;
+  /**
+   * This plugin's own settings: `config.plugins[name]` validated against the plugin's `settings` schema with its
+   * defaults applied (Ajv `useDefaults`), frozen; `{}` when the plugin declares none and none are configured.
+   */
+  readonly settings: Readonly<T>;
   readonly store: Store;
   readonly log: Logger;
   readonly services: ServiceRegistry;
@@ -154,8 +181,15 @@ export interface PluginContext {
   serializer(schema: JsonSchema): (value: unknown) => string;
 }
 
-export interface Plugin<S = unknown> {
+export interface Plugin<S = unknown, T = any> {
   name: string;
+  /**
+   * The JSON schema of this plugin's settings (`config.plugins[name]`), defaults included (`default` keywords). The
+   * kernel validates the configured slice with it at boot (a bad value stops the boot naming
+   * `plugins.<name>.<key>`) and hands the result, defaults filled in, to `ctx.settings`. Declare every key here:
+   * the defaults live in this one place.
+   */
+  settings?: JsonSchema;
   /** Plugins that must be enabled and started first; their services become reachable. */
   dependencies?: string[];
   /** Plugins used when enabled (their services/events), never required. */
@@ -166,12 +200,12 @@ export interface Plugin<S = unknown> {
   schemas?: JsonSchema[];
   routes?: RouteDef[];
   /** Runs after the store is open and dependencies have started; returns this plugin's service. */
-  start?(ctx: PluginContext): Promise<S> | S;
+  start?(ctx: PluginContext<T>): Promise<S> | S;
   /** Runs at shutdown, in reverse start order. */
-  stop?(ctx: PluginContext): Promise<void> | void;
+  stop?(ctx: PluginContext<T>): Promise<void> | void;
 }
 
 /** Typing helper only: returns its argument unchanged. */
-export function definePlugin<S>(plugin: Plugin<S>): Plugin<S> {
+export function definePlugin<S, T = any>(plugin: Plugin<S, T>): Plugin<S, T> {
   return plugin;
 }

@@ -234,3 +234,11 @@ export interface OrgsService {
 
 /** Emitted by the orgs plugin after a team is deleted, payload `{ team }` (repos drops the team's grants). */
 export const TEAM_DELETED = 'team.deleted';
+
+declare module '../core/plugin.js' {
+  interface ForgeServices {
+    users: UsersService;
+    repos: ReposService;
+    orgs: OrgsService;
+  }
+}

@@ -1,6 +1,6 @@
 // ReposService: repository records, the one access check every plugin uses, listings and the name search.
 import { ForgeError, fail } from '../../core/errors.js';
-import type { Caller, PluginContext } from '../../core/plugin.js';
+import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import {
@@ -345,7 +345,7 @@ export class Repos implements ReposService {
   // ---- create / update / delete ----
 
   /** The change already happened: a failing listener is logged, never turned into a failed request. */
-  private async emit(event: string, payload: unknown): Promise<void> {
+  private async emit<K extends keyof ForgeEvents>(event: K, payload: ForgeEvents[K]): Promise<void> {
     try {
       await this.ctx.events.emit(event, payload);
     } catch (err) {
