@@ -78,11 +78,24 @@ export interface RequestContext<P = any, Q = any, B = any> {
 /** A handler returns a Reply, or undefined when it wrote the response itself (stream routes). */
 export type Handler<P = any, Q = any, B = any> = (rc: RequestContext<P, Q, B>) => Promise<Reply | void>;
 
+/** Gitea's token scope categories; a route's access is `read:<category>` for GET, `write:<category>` otherwise. */
+export type ScopeCategory =
+  | 'activitypub' | 'admin' | 'issue' | 'misc' | 'notification' | 'organization' | 'package' | 'repository' | 'user';
+
 export interface RouteDef {
   method: HttpMethod;
   /** find-my-way path, e.g. `/repos/:owner/:repo`. */
   path: string;
   auth: AuthLevel;
+  /**
+   * Gitea's operationId for this operation (e.g. `repoGetContents`), so generated clients keep their method names;
+   * the API description uses it. Routes Gitea does not have get a forgekit name in the same style.
+   */
+  operationId?: string;
+  /** One line for the API description. */
+  summary?: string;
+  /** The token scope category guarding this route (Gitea's model); none for public routes. */
+  scope?: ScopeCategory;
   /** `api` (default) mounts under the API prefix (`/api/v1`); `root` mounts at the site root. */
   mount?: 'api' | 'root';
   body?: BodyKind;
