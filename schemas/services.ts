@@ -84,6 +84,15 @@ export interface UsersService {
   incrementCounter(id: number, field: 'numFollowers' | 'numFollowing' | 'numStars', delta: number): Promise<void>;
   /** The account's email addresses: the primary (always verified) plus added ones. */
   emailsOf(userId: number): Promise<EmailAddress[]>;
+  /**
+   * Call AFTER storing a change to an account's password, admin flag, sign-in rights, name or primary email: cached
+   * sign-ins (passwords and tokens) of that account, and checks already running for it, stop counting at once.
+   */
+  credentialsChanged(uid: number): void;
+  /** The credential generation now: take it before reading what a credential check depends on. */
+  credentialStamp(): number;
+  /** False once the account changed (or was deleted) after `stamp` was taken: a result from then is stale. */
+  credentialsCurrent(uid: number, stamp: number): boolean;
 }
 
 /** Event names emitted by the users plugin. */
