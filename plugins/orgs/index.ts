@@ -40,6 +40,7 @@ export default definePlugin<OrgsService>({
   start(ctx) {
     const service = new Orgs(ctx);
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    ctx.services.get('users').addDeletionGuard({ blockers: (account) => service.deletionBlockers(account) });
     return service;
   },
   routes: [

@@ -186,6 +186,19 @@ export class Orgs implements OrgsService {
     return this.teams.find({ orgId }, { sort: { lowerName: 1, id: 1 } });
   }
 
+  /** A user who is the only owner of organizations cannot be deleted: the organizations would be ownerless. */
+  async deletionBlockers(account: Account): Promise<string[]> {
+    if (account.type !== 'user') return [];
+    const ownerRows = await this.members.find({ userId: account.id, owners: true });
+    const alone: number[] = [];
+    for (const row of ownerRows) {
+      if ((await this.members.count({ teamId: row.teamId })) <= 1) alone.push(row.orgId);
+    }
+    if (alone.length === 0) return [];
+    const names = [...(await this.users.byIds(alone)).values()].map((o) => o.login).sort();
+    return [`is the last owner of ${names.length === 1 ? 'organization' : 'organizations'} ${names.join(', ')}; add another owner or delete ${names.length === 1 ? 'it' : 'them'} first`];
+  }
+
   /** `account.deleted`: an organization takes its teams with it; a user leaves every team. */
   async onAccountDeleted(account: Account): Promise<void> {
     if (account.type === 'org') {

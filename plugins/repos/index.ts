@@ -42,6 +42,10 @@ export default definePlugin<ReposService>({
     const service = new Repos(ctx);
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
     ctx.events.on(TEAM_DELETED, ({ team }: { team: TeamRecord }) => service.onTeamDeleted(team));
+    ctx.services.get('users').addDeletionGuard({
+      blockers: (account, { purge }) => service.deletionBlockers(account, purge),
+      purge: (account) => service.purgeOwnedBy(account),
+    });
     return service;
   },
   routes: [

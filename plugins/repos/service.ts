@@ -470,6 +470,21 @@ export class Repos implements ReposService {
     }
   }
 
+  /** What of this plugin blocks deleting `account`: the repositories it owns, unless they are to be purged. */
+  async deletionBlockers(account: Account, purge: boolean): Promise<string[]> {
+    if (purge && account.type === 'user') return [];
+    const owned = await this.repos.find({ ownerId: account.id }, { projection: { name: 1 }, sort: { lowerName: 1 }, limit: 11 });
+    if (owned.length === 0) return [];
+    const total = owned.length > 10 ? await this.repos.count({ ownerId: account.id }) : owned.length;
+    const names = owned.slice(0, 10).map((r) => `${account.login}/${r.name}`).join(', ');
+    return [`owns ${total} ${total === 1 ? 'repository' : 'repositories'} (${names}${total > 10 ? ', …' : ''}); delete or transfer them first`];
+  }
+
+  /** `purge=true`: the account's repositories go before the account does. */
+  async purgeOwnedBy(account: Account): Promise<void> {
+    for (const repo of await this.repos.find({ ownerId: account.id })) await this.delete(repo);
+  }
+
   /** `account.deleted`: the account's repositories go, and so do its collaborations elsewhere. */
   async onAccountDeleted(account: Account): Promise<void> {
     for (const repo of await this.repos.find({ ownerId: account.id })) await this.delete(repo);
@@ -519,12 +534,19 @@ export class Repos implements ReposService {
     await this.teamRepos.deleteOne({ teamId: team.id, repoId: repo.id });
   }
 
-  /** The team's repositories in name order: all of the org's for `includes_all_repositories` teams. */
-  async teamRepoPage(team: TeamRecord, page: PageRequest): Promise<PageResult> {
-    if (team.includesAllRepos) return this.sortedPage({ ownerId: team.orgId }, [], page);
+  /**
+   * The team's repositories in name order (all of the org's for `includes_all_repositories` teams), as far as the
+   * caller reads them: a team id is no window onto repositories its viewer cannot read.
+   */
+  async teamRepoPage(team: TeamRecord, caller: Caller, page: PageRequest): Promise<PageResult> {
+    if (team.includesAllRepos) return this.listOwnedById(caller, team.orgId, page);
+    const grants = await this.modeGrants(caller);
     const ids = (await this.teamRepos.find({ teamId: team.id }, { projection: { repoId: 1 } })).map((r) => r.repoId);
-    const rows = ids.length ? await this.repos.find({ id: { $in: ids } }, LIGHT) : [];
-    return this.pageOfIds(sliceSorted(rows as Light[], page.skip, page.limit));
+    const rows = ids.length
+      ? ((await this.repos.find({ id: { $in: ids } }, { projection: { id: 1, lowerName: 1, ownerId: 1, private: 1 } })) as Array<Light & AccessTarget>)
+      : [];
+    const readable = rows.filter((r) => modeOf(grants, r) >= ACCESS.read);
+    return { ...(await this.pageOfIds(sliceSorted(readable, page.skip, page.limit))), grants };
   }
 
   // ---- lists ----
@@ -591,12 +613,16 @@ export class Repos implements ReposService {
 
   /** `GET /users/{username}/repos`: that owner's repositories the caller can read. */
   async listOwnedBy(caller: Caller | null, owner: Account, page: PageRequest): Promise<PageResult> {
+    return this.listOwnedById(caller, owner.id, page);
+  }
+
+  private async listOwnedById(caller: Caller | null, ownerId: number, page: PageRequest): Promise<PageResult> {
     // The complete grants (not scoped to the owner): a fork's parent may belong to anyone, and rendering reuses them.
     const grants = await this.modeGrants(caller);
-    const ownerMode = grants.ownerModes.get(owner.id) ?? ACCESS.none;
-    if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId: owner.id }, [], page)), grants };
-    const extras = caller ? await this.privateReadable(caller, grants, owner.id) : [];
-    return { ...(await this.sortedPage({ ownerId: owner.id, private: false }, extras, page)), grants };
+    const ownerMode = grants.ownerModes.get(ownerId) ?? ACCESS.none;
+    if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId }, [], page)), grants };
+    const extras = caller ? await this.privateReadable(caller, grants, ownerId) : [];
+    return { ...(await this.sortedPage({ ownerId, private: false }, extras, page)), grants };
   }
 
   /** `GET /user/repos`: everything the caller owns or reaches through an organization, a team or a collaboration. */

@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, type Account, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, type Account, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -209,7 +209,17 @@ export class Users implements UsersService {
     });
   }
 
-  async deleteAccount(account: Account): Promise<void> {
+  private readonly deletionGuards: DeletionGuard[] = [];
+
+  addDeletionGuard(guard: DeletionGuard): void {
+    this.deletionGuards.push(guard);
+  }
+
+  async deleteAccount(account: Account, options: { purge?: boolean } = {}): Promise<void> {
+    const purge = options.purge === true;
+    const blockers = (await Promise.all(this.deletionGuards.map((g) => g.blockers(account, { purge })))).flat();
+    if (blockers.length) throw fail.validation(account.type === 'org' ? 'org' : 'username', `cannot be deleted: ${blockers.join('; ')}`);
+    if (purge) for (const guard of this.deletionGuards) await guard.purge?.(account);
     // Dependents remove what refers to the account first (repos, keys, tokens, relations) and fix their counters.
     // The account stops signing in now (cached and running checks included), and again once its row is gone: a
     // check that read the row before the delete finished sees the second bump and is redone against nothing.
