@@ -11,6 +11,7 @@ export default definePlugin({
   },
   routes: [
     {
+      operationId: 'getSwaggerDocument', summary: 'The API description (Swagger 2.0) generated from the enabled plugins',
       method: 'GET',
       path: '/swagger.v1.json',
       mount: 'root',
