@@ -38,8 +38,9 @@ export default definePlugin<ReposService>({
       ],
     },
   ],
-  start(ctx) {
+  async start(ctx) {
     const service = new Repos(ctx);
+    await service.rollBackUnfinished();
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
     ctx.events.on(TEAM_DELETED, ({ team }: { team: TeamRecord }) => service.onTeamDeleted(team));
     ctx.services.get('users').addDeletionGuard({

@@ -26,6 +26,7 @@ import { RepoJsonCache } from './json-cache.js';
 import { UserSchema } from '../../schemas/resources.js';
 import { mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
+import { crashPoint } from '../lib/crash-points.js';
 import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
 
 export const REPOS = 'repos';
@@ -400,16 +401,21 @@ export class Repos implements ReposService {
       mirrorUpdated: null,
       mirrorError: null,
     };
+    // Crash safety: the record carries `creating` until its storage exists and the parent's fork count is raised;
+    // a crash in between leaves a record that the start-up pass (`rollBackUnfinished`) removes.
+    record.creating = true;
     try {
       await this.repos.insertOne(record);
     } catch (err) {
       if (isDuplicateKeyError(err)) throw fail.conflict(`repository ${owner.login}/${name} already exists`);
       throw err;
     }
+    crashPoint('repo.create:after-record');
     try {
       await this.nameIndex.add(record);
       if (createStorage) {
         const made = await createStorage(record, owner, init);
+        crashPoint('repo.create:after-storage');
         await this.repos.updateOne({ id: record.id }, { $set: { empty: made.empty, size: made.size } });
       }
     } catch (err) {
@@ -419,6 +425,8 @@ export class Repos implements ReposService {
       throw err;
     }
     if (typeof record.forkId === 'number') await this.incrementCounter(record.forkId, 'numForks', 1);
+    await this.repos.updateOne({ id: record.id }, { $unset: { creating: true } });
+    delete record.creating;
     const stored = (await this.byId(record.id)) ?? record;
     await this.emit(REPO_CREATED, { repo: stored, owner, creatorId: creator?.id ?? null });
     // Read back again: listeners (the owner's auto-watch) change counters.
@@ -468,6 +476,27 @@ export class Repos implements ReposService {
         this.ctx.log.error({ err, repoId: gone.id }, 'removing repository storage failed');
       }
     }
+  }
+
+  /**
+   * Start-up repair: records a crash left half-made (`creating`: storage or fork count possibly missing) are rolled
+   * back — the create was never acknowledged. A parent's `numForks` is recounted. Returns what was removed.
+   */
+  async rollBackUnfinished(): Promise<string[]> {
+    const removed: string[] = [];
+    for (const repo of await this.repos.find({ creating: true })) {
+      await this.repos.deleteOne({ id: repo.id, creating: true });
+      await this.nameIndex.remove(repo);
+      await this.collaborations.deleteMany({ repoId: repo.id });
+      await this.teamRepos.deleteMany({ repoId: repo.id });
+      if (typeof repo.forkId === 'number') {
+        const forks = await this.repos.count({ forkId: repo.forkId });
+        await this.repos.updateOne({ id: repo.forkId }, { $set: { numForks: forks } });
+      }
+      removed.push(`repository ${repo.ownerId}/${repo.name} (id ${repo.id}): half-made by a crash, rolled back`);
+    }
+    if (removed.length) this.ctx.log.warn({ removed }, 'repos: rolled back creates a crash interrupted');
+    return removed;
   }
 
   /** What of this plugin blocks deleting `account`: the repositories it owns, unless they are to be purged. */
