@@ -589,6 +589,23 @@ export class Repos implements ReposService {
     return { repos, total };
   }
 
+  /** The owner's fork of `parentId`, if it has one. */
+  async forkOf(ownerId: number, parentId: number): Promise<RepoRecord | null> {
+    return this.repos.findOne({ ownerId, forkId: parentId });
+  }
+
+  /** `GET /repos/{owner}/{repo}/forks`: the forks of `parentId` the caller can read, oldest first. */
+  async forksOf(caller: Caller | null, parentId: number, page: PageRequest): Promise<PageResult> {
+    const rows = await this.repos.find({ forkId: parentId }, { sort: { id: 1 }, projection: { id: 1, ownerId: 1, private: 1 } });
+    let visible = rows.map((r) => r.id);
+    if (!this.readsAll(caller)) {
+      const privateIds = rows.filter((r) => r.private).map((r) => r.id);
+      const readable = privateIds.length ? await this.readableIds(caller, privateIds) : new Set<number>();
+      visible = rows.filter((r) => !r.private || readable.has(r.id)).map((r) => r.id);
+    }
+    return this.pageOfIds({ ids: visible.slice(page.skip, page.skip + page.limit), total: visible.length });
+  }
+
   /** `GET /users/{username}/repos`: that owner's repositories the caller can read. */
   async listOwnedBy(caller: Caller | null, owner: Account, page: PageRequest): Promise<PageResult> {
     // The complete grants (not scoped to the owner): a fork's parent may belong to anyone, and rendering reuses them.

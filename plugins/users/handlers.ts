@@ -34,7 +34,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
       accounts.count(filter),
       accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
     ]);
-    return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, total, win) };
+    return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, total, win) };
   }
   // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
   const trigrams = queryTrigrams(q);
@@ -48,7 +48,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
   const byId = await users(rc).byIds(pageIds);
   const page = pageIds.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
-  return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
+  return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
 }
 
 export async function listEmails(rc: RequestContext): Promise<Reply> {
