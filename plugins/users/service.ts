@@ -7,7 +7,7 @@ import { nowRfc3339 } from '../../core/time.js';
 import { ACCOUNT_DELETED, type Account, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { hashPassword, verifyPassword } from './password.js';
-import { gramsOf } from './grams.js';
+import { gramsOf } from '../lib/grams.js';
 import { seesEmail, toApiUser, toApiUserShown } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
 
