@@ -9,7 +9,7 @@ import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
 import { FailureThrottle, type ThrottleRule } from './throttle.js';
-import { gramsOf } from './grams.js';
+import { gramsOf } from '../lib/grams.js';
 import { seesEmail, toApiUser, toApiUserShown } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
 
@@ -109,12 +109,7 @@ export class Users implements UsersService {
     return toApiUser(account, viewer, this.ctx.urls.root);
   }
 
-  toJsonList(accounts: readonly Account[], viewer: Caller | null): string {
-    return this.toJsonBytes(accounts, viewer).toString('utf8');
-  }
-
-  /** `toJsonList` as UTF-8 bytes, ready for a reply (this plugin's own lists). */
-  toJsonBytes(accounts: readonly Account[], viewer: Caller | null): Buffer {
+  toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer {
     return this.userJson.list(accounts, (account) => (seesEmail(account, viewer) ? 1 : 0));
   }
 
@@ -207,6 +202,14 @@ export class Users implements UsersService {
       createdAt: now,
       updatedAt: now,
     });
+  }
+
+  async setPassword(account: Account, password: string): Promise<void> {
+    if (account.type !== 'user') throw fail.validation('username', 'is an organization');
+    if (password.length < 6) throw fail.validation('password', 'must be at least 6 characters');
+    const { hash, salt } = await this.hasher.hash(password);
+    await this.accounts.updateOne({ id: account.id }, { $set: { passwordHash: hash, passwordSalt: salt, updatedAt: nowRfc3339() } });
+    this.credentialsChanged(account.id);
   }
 
   private readonly deletionGuards: DeletionGuard[] = [];
