@@ -51,6 +51,7 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],
   ['FORGEKIT_ADMIN_EMAIL', 'admin.email', String],
   ['FORGEKIT_MIGRATE_ALLOW_LOCAL', 'plugins.git.migrateAllowLocal', parseBool],
+  ['FORGEKIT_WEBHOOK_ALLOWED_HOSTS', 'plugins.webhooks.allowedHostList', String],
 ];
 
 function parseBool(v: string): unknown {

@@ -10,7 +10,7 @@ import { GitError, GitRunner, gitMessage } from './runner.js';
 import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from './storage.js';
 import { SyncQueue } from './sync-queue.js';
 import { Templates } from './templates.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../lib/secret-box.js';
 
 export const MIRRORS = 'git_mirrors';
 
