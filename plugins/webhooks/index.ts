@@ -68,27 +68,29 @@ export default definePlugin<Webhooks, WebhookSettings>({
     await service.start();
     const p = service.payloads;
     // Every handler records its deliveries before it returns: the emitter awaits it before acknowledging the change.
-    ctx.events.on('git.push', (e) => service.safely('git.push', () => p.push(e)));
-    ctx.events.on('git.ref.created', (e) => service.safely('git.ref.created', () => p.refCreated(e)));
-    ctx.events.on('git.ref.deleted', (e) => service.safely('git.ref.deleted', () => p.refDeleted(e)));
-    ctx.events.on('issue.changed', (e) => service.safely('issue.changed', () => p.issue(e)));
-    ctx.events.on('issue_comment.changed', (e) => service.safely('issue_comment.changed', () => p.issueComment(e)));
-    ctx.events.on('pull_request.changed', (e) => service.safely('pull_request.changed', () => p.pullRequest(e)));
-    ctx.events.on('pull_request.reviewed', (e) => service.safely('pull_request.reviewed', () => p.pullReview(e)));
-    ctx.events.on('release.changed', (e) => service.safely('release.changed', () => p.release(e)));
-    ctx.events.on('status.created', (e) => service.safely('status.created', () => p.status(e)));
-    ctx.events.on('repo.created', (e) => service.safely('repo.created', async () => {
-      const out = [];
-      if (e.repo.forkId !== null) {
-        const parent = await ctx.services.get('repos').byId(e.repo.forkId);
+    ctx.events.on('git.push', (e) => service.dispatch('git.push', [e.repo], () => p.push(e)));
+    ctx.events.on('git.ref.created', (e) => service.dispatch('git.ref.created', [e.repo], () => p.refCreated(e)));
+    ctx.events.on('git.ref.deleted', (e) => service.dispatch('git.ref.deleted', [e.repo], () => p.refDeleted(e)));
+    ctx.events.on('issue.changed', (e) => service.dispatch('issue.changed', [e.repo], () => p.issue(e)));
+    ctx.events.on('issue_comment.changed', (e) => service.dispatch('issue_comment.changed', [e.repo], () => p.issueComment(e)));
+    ctx.events.on('pull_request.changed', (e) => service.dispatch('pull_request.changed', [e.repo], () => p.pullRequest(e)));
+    ctx.events.on('pull_request.reviewed', (e) => service.dispatch('pull_request.reviewed', [e.repo], () => p.pullReview(e)));
+    ctx.events.on('release.changed', (e) => service.dispatch('release.changed', [e.repo], () => p.release(e)));
+    ctx.events.on('status.created', (e) => service.dispatch('status.created', [e.repo], () => p.status(e)));
+    ctx.events.on('repo.created', async (e) => {
+      if (e.repo.forkId === null) {
+        await service.dispatch('repo.created', [e.repo], () => p.repositoryAction('created', e.repo, e.owner, e.creatorId));
+        return;
+      }
+      const parent = await ctx.services.get('repos').byId(e.repo.forkId);
+      await service.dispatch('repo.created', parent ? [parent, e.repo] : [e.repo], async () => {
+        const out = [];
         if (parent) out.push(await p.fork(parent, e.repo, e.creatorId));
         // Gitea announces a fork as a created repository only to an organization owner's hooks.
         if (e.owner.type === 'org') out.push(await p.repositoryAction('created', e.repo, e.owner, e.creatorId));
-      } else {
-        out.push(await p.repositoryAction('created', e.repo, e.owner, e.creatorId));
-      }
-      return out;
-    }));
+        return out;
+      });
+    });
     ctx.events.on('repo.deleted', (e) => service.onRepoDeleted(e.repo, e.owner));
     ctx.events.on('account.deleted', async ({ account }) => {
       try {

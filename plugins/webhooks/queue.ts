@@ -166,7 +166,9 @@ export class DeliveryQueue {
       this.pending = Math.max(0, this.pending - 1);
       if (state === 'delivered') this.delivered++;
       else this.failed++;
-      if (!hook) await this.service.deliveries.deleteOne({ id: row.id }); // a snapshot of a deleted hook: no history to keep
+      // A hook deleted before or while this was sent keeps no history.
+      const still = hook && (await this.service.hooks.findOne({ id: row.hookId }, { projection: { id: 1 } }));
+      if (!still) await this.service.deliveries.deleteOne({ id: row.id });
       else await this.prune(row.hookId);
     } else {
       this.log.warn({ deliveryId: row.id, hookId: row.hookId, attempts, error: result.error }, 'webhook delivery failed, will retry');

@@ -274,9 +274,9 @@ export class Webhooks implements WebhooksService {
   }
 
   /** Records one delivery per hook that wants this payload; returns how many were recorded. */
-  async enqueue(out: Outgoing | null, only?: HookRecord): Promise<number> {
+  async enqueue(out: Outgoing | null, only?: HookRecord, known?: HookRecord[]): Promise<number> {
     if (!out) return 0;
-    const candidates = only ? [only] : await this.hooksFor(out.repo);
+    const candidates = only ? [only] : known ?? await this.hooksFor(out.repo);
     const chosen = only ? candidates : candidates.filter((h) => h.events.includes(out.type) && branchPasses(h.branchFilter, out.branch));
     if (chosen.length === 0) return 0;
     const payload = JSON.stringify(out.payload, null, 2);
@@ -339,20 +339,31 @@ export class Webhooks implements WebhooksService {
     await this.enqueue(out, hook);
   }
 
-  /** Called by every event handler: a failure is logged, never thrown at the emitting request. */
-  async safely(what: string, build: () => Promise<Outgoing | Outgoing[] | null>): Promise<void> {
+  /**
+   * Called by every event handler with the repositories whose hooks may hear of it: when none has an active hook the
+   * payload is never built (an event costs three indexed lookups). A failure is logged, never thrown at the
+   * emitting request.
+   */
+  async dispatch(what: string, repos: RepoRecord[], build: () => Promise<Outgoing | Outgoing[] | null>): Promise<void> {
     try {
+      const known = new Map<number, HookRecord[]>();
+      for (const repo of repos) known.set(repo.id, await this.hooksFor(repo));
+      if (![...known.values()].some((hooks) => hooks.length > 0)) return;
       const out = await build();
-      for (const o of Array.isArray(out) ? out : [out]) await this.enqueue(o);
+      for (const o of Array.isArray(out) ? out : [out]) if (o) await this.enqueue(o, undefined, known.get(o.repo.id));
     } catch (err) {
       this.ctx.log.error({ err, event: what }, 'recording webhook deliveries failed');
     }
   }
 
   async onRepoDeleted(repo: RepoRecord, owner: Account | null): Promise<void> {
-    await this.safely('repo.deleted', () => this.payloads.repositoryAction('deleted', repo, owner, null));
-    // The repository's hooks go; their pending deliveries (this one included) are still sent from their snapshot.
+    await this.dispatch('repo.deleted', [repo], () => this.payloads.repositoryAction('deleted', repo, owner, null));
+    // The repository's hooks go with their history; their pending deliveries (this one included) are still sent from
+    // their snapshot, then dropped.
+    const gone = await this.hooks.find({ repoId: repo.id }, { projection: { id: 1 } });
+    if (gone.length === 0) return;
     await this.hooks.deleteMany({ repoId: repo.id });
+    await this.deliveries.deleteMany({ hookId: { $in: gone.map((h) => h.id) }, state: { $ne: 'pending' } });
   }
 
   async onAccountDeleted(account: Account): Promise<void> {

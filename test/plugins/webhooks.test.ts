@@ -208,6 +208,21 @@ t.test('webhooks', async (t) => {
     await webhooks.idle();
   });
 
+  t.test("a deleted repository's own hooks still hear of the deletion, then go with their history", async (t) => {
+    const doomed = await createRepo(f, alice, 'doomed');
+    const hook = await f.request('POST', `/repos/${doomed.full_name}/hooks`, { token: alice.token, json: hookBody(`${rx.url}/doomed`, { events: ['repository', 'status'] }) });
+    t.equal(hook.status, 201);
+    t.equal((await f.request('POST', `/repos/${doomed.full_name}/statuses/master`, { token: alice.token, json: { state: 'success' } })).status, 201);
+    await webhooks.idle();
+    t.equal((await f.request('DELETE', `/repos/${doomed.full_name}`, { token: alice.token })).status, 204);
+    const got = await rx.until((all) => all.some((r) => r.url === '/doomed' && JSON.parse(r.body).action === 'deleted'));
+    const p = checkDelivery(t, got.find((r) => r.url === '/doomed' && JSON.parse(r.body).action === 'deleted')!, 'repository', 'repository');
+    t.equal(p.repository.full_name, doomed.full_name);
+    await webhooks.idle();
+    t.equal(await f.forge.store.collection('webhooks').count({ id: hook.json.id }), 0);
+    t.equal(await f.forge.store.collection('webhook_deliveries').count({ hookId: hook.json.id }), 0);
+  });
+
   t.test('emitted events: push, create, delete, issues and their variants, comments, pull requests, reviews, release', async (t) => {
     const hook = await f.request('POST', base, { token: alice.token, json: hookBody(`${rx.url}/all`, { events: ['*'] }) });
     t.equal(hook.status, 201);
