@@ -26,6 +26,7 @@ import { RepoJsonCache } from './json-cache.js';
 import { UserSchema } from '../../schemas/resources.js';
 import { mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
+import { settingChanges } from './settings.js';
 import { GRAM_DF_COLLECTION, gramFilter, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
 
 export const REPOS = 'repos';
@@ -425,8 +426,17 @@ export class Repos implements ReposService {
     return (await this.byId(record.id)) ?? stored;
   }
 
-  async update(repo: RepoRecord, changes: { description?: string; website?: string; private?: boolean; defaultBranch?: string }): Promise<RepoRecord> {
+  async update(repo: RepoRecord, changes: {
+    description?: string; website?: string; private?: boolean; defaultBranch?: string;
+    /** EditRepoOption settings by API name (plugins/repos/settings.ts); other keys are ignored. */
+    settings?: Record<string, unknown>;
+  }): Promise<RepoRecord> {
     const set: Partial<RepoRecord> = {};
+    if (changes.settings) {
+      const result = settingChanges(repo, changes.settings);
+      if ('problem' in result) throw fail.validation(...result.problem);
+      Object.assign(set, result.set);
+    }
     if (changes.description !== undefined) {
       if ([...changes.description].length > DESCRIPTION_MAX) throw fail.validation('description', `must be at most ${DESCRIPTION_MAX} characters`);
       set.description = changes.description;
