@@ -4,20 +4,13 @@
 import { definePlugin } from '../../core/plugin.js';
 import { packageVersion } from '../../core/config.js';
 import { ServerVersionSchema, ref } from '../../schemas/resources.js';
+import type { VersionService } from '../../schemas/contracts/version.js';
 
 export interface VersionSettings {
   /** The Gitea API version forgekit answers as (the dialect its routes and shapes follow). */
   giteaVersion: string;
 }
 
-export interface VersionService {
-  /** The reported version, `<giteaVersion>+forgekit-<package version>`. */
-  version: string;
-}
-
-declare module '../../core/plugin.js' {
-  interface ForgeServices { version: VersionService }
-}
 
 /** A semver core without pre-release or build parts (`1.23.0`); the build metadata is forgekit's. */
 const SEMVER_CORE = '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$';
