@@ -54,7 +54,7 @@ t.test('kernel over HTTP', async (t) => {
       const res = await f.request('GET', p);
       t.equal(res.status, 404, p);
       t.match(res.headers.get('content-type'), /^application\/json; charset=utf-8/);
-      t.same(res.json, { message: "The target couldn't be found.", url: `${f.url}/swagger.v1.json` }, `${p} has the JSON 404 body`);
+      t.same(res.json, { message: "The target couldn't be found.", url: `${f.url}/api/swagger` }, `${p} has the JSON 404 body`);
     }
     const outside = await f.request('GET', '/not-api', { root: true });
     t.equal(outside.status, 404);
@@ -77,7 +77,7 @@ t.test('kernel over HTTP', async (t) => {
     const res = await f.request('POST', '/probe/echo', { body: '{"Name": ', headers: { 'Content-Type': 'application/json' } });
     t.equal(res.status, 400);
     t.match(res.json.message, /malformed JSON/);
-    t.equal(res.json.url, `${f.url}/swagger.v1.json`);
+    t.equal(res.json.url, `${f.url}/api/swagger`);
   });
 
   t.test('415 missing or wrong Content-Type', async (t) => {
@@ -133,7 +133,7 @@ t.test('kernel over HTTP', async (t) => {
   t.test('409, 400 and 403 from handlers', async (t) => {
     const conflict = await f.request('GET', '/probe/conflict');
     t.equal(conflict.status, 409);
-    t.same(conflict.json, { message: 'already there', url: `${f.url}/swagger.v1.json` });
+    t.same(conflict.json, { message: 'already there', url: `${f.url}/api/swagger` });
     t.equal((await f.request('GET', '/probe/bad-request')).status, 400);
     t.equal((await f.request('GET', '/probe/forge-error')).status, 403);
   });
@@ -141,7 +141,7 @@ t.test('kernel over HTTP', async (t) => {
   t.test('500 never leaks internals', async (t) => {
     const res = await f.request('GET', '/probe/crash');
     t.equal(res.status, 500);
-    t.same(res.json, { message: 'internal server error', url: `${f.url}/swagger.v1.json` });
+    t.same(res.json, { message: 'internal server error', url: `${f.url}/api/swagger` });
     t.notMatch(res.text, /passwd|secret|Error:/);
   });
 
