@@ -5,7 +5,7 @@ import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
 import { USERS } from './service.js';
-import { internalized, isWholeGram, queryTrigrams } from './grams.js';
+import { internalized, isWholeGram, rarestGram, trigramsOf } from '../lib/grams.js';
 
 const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
 
@@ -25,7 +25,7 @@ export async function getUser(rc: RequestContext<{ username: string }>): Promise
 const ENVELOPE_BEFORE = Buffer.from('{"ok":true,"data":');
 const ENVELOPE_AFTER = Buffer.from('}');
 function searchReply(rc: RequestContext, page: readonly Account[], total: number, win: ReturnType<typeof pageWindow>): Reply {
-  const list = users(rc).toJsonBytes(page, rc.caller);
+  const list = users(rc).toJsonList(page, rc.caller);
   return { status: 200, type: 'json-text', body: Buffer.concat([ENVELOPE_BEFORE, list, ENVELOPE_AFTER]), headers: pageHeaders(rc, total, win) };
 }
 
@@ -53,9 +53,9 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
     return searchReply(rc, page, total, win);
   }
   // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
-  const trigrams = queryTrigrams(q);
-  const sizes = await Promise.all(trigrams.map((g) => accounts.count({ grams: g })));
-  const rarest = trigrams[sizes.indexOf(Math.min(...sizes))]!;
+  const trigrams = trigramsOf(q);
+  const sizes = await Promise.all(trigrams.map(async (g) => [g, await accounts.count({ grams: g })] as const));
+  const rarest = rarestGram(trigrams, new Map(sizes));
   const candidates = await accounts.find({ grams: rarest }, { projection: { id: 1, lowerName: 1, fullName: 1 } });
   // Results come in account (id) order, like the reference server's database order.
   const matches = candidates
