@@ -81,7 +81,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
   const urls: Urls = Object.freeze({
     root: config.rootUrl,
     api: config.rootUrl + config.apiPrefix.replace(/^\//, '') + '/',
-    docs: config.rootUrl + 'swagger.v1.json',
+    docs: config.rootUrl + 'api/swagger',
   });
 
   const registry = new SchemaRegistry();
