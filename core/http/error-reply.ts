@@ -19,12 +19,10 @@ export function createErrorSender(replies: ReplyBatch, compile: (schema: object)
     let status = 500;
     let message = 'internal server error';
     let extra: Record<string, string> = {};
-    let empty = false;
     if (isForgeError(err)) {
       status = err.status;
       message = err.message;
       extra = err.headers;
-      empty = err.emptyBody;
     } else {
       reqLog().error({ err }, 'unhandled error');
     }
@@ -36,17 +34,11 @@ export function createErrorSender(replies: ReplyBatch, compile: (schema: object)
     const headers: Record<string, string | number> = { ...extra, 'X-Request-Id': id };
     for (let i = 0; i < RESPONSE_HEADERS.length; i += 2) headers[RESPONSE_HEADERS[i]!] = RESPONSE_HEADERS[i + 1]!;
     if (status === 413) headers.Connection = 'close';
-    if (empty) {
-      headers['Content-Length'] = 0;
-      res.writeHead(status, headers);
-      replies.hold(() => res.end());
-    } else {
-      const payload = serializeError({ message, url: docsUrl });
-      headers['Content-Type'] = JSON_TYPE;
-      headers['Content-Length'] = Buffer.byteLength(payload);
-      res.writeHead(status, headers);
-      replies.hold(() => res.end(payload));
-    }
+    const payload = serializeError({ message, url: docsUrl });
+    headers['Content-Type'] = JSON_TYPE;
+    headers['Content-Length'] = Buffer.byteLength(payload);
+    res.writeHead(status, headers);
+    replies.hold(() => res.end(payload));
     return status;
   };
 }
