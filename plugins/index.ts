@@ -25,11 +25,13 @@ import metricsPlugin, { createMetricsPlugin } from './metrics/index.js';
 import { ForgeMetrics } from './metrics/instrument.js';
 import { createStore } from '../core/store/index.js';
 import { pino } from 'pino';
+import statuses from './statuses/index.js';
+import webhooks from './webhooks/index.js';
 import deployKeys from './deploy-keys/index.js';
 import ssh from './ssh/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, deployKeys, ssh, health, metricsPlugin];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, deployKeys, ssh, statuses, webhooks, health, metricsPlugin];
 
 export type ForgeOptions = Partial<KernelOptions>;
 
