@@ -21,6 +21,7 @@ import { createReplyBatch } from './http/reply-batch.js';
 import type { Caller, JsonSchema, Plugin, PluginContext, Reply, RequestContext, RouteDef, ServiceRegistry, Urls } from './plugin.js';
 import type { Store } from './store/port.js';
 import { createStore } from './store/index.js';
+import { collectionOwners, scopedStore } from './store/scoped.js';
 
 export interface KernelOptions {
   plugins: Plugin<any>[];
@@ -132,6 +133,8 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
   const services = new Map<string, unknown>();
   const enabled = new Set(plugins.map((p) => p.name));
 
+  // Each plugin's ctx.store reaches only the collections it declares (core/store/scoped.ts).
+  const owners = collectionOwners(plugins);
   const contexts = new Map<string, PluginContext>();
   for (const plugin of plugins) {
     const allowed = new Set([plugin.name, ...(plugin.dependencies ?? []), ...(plugin.optionalDependencies ?? [])]);
@@ -147,7 +150,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       name: plugin.name,
       config,
       settings: resolvePluginSettings(plugin.name, plugin.settings, config),
-      store,
+      store: scopedStore(store, plugin.name, owners),
       log: log.child({ plugin: plugin.name }),
       services: serviceRegistry,
       events,
