@@ -19,6 +19,8 @@ export interface ForgeConfig {
   bodyLimit: number;
   shutdownTimeoutMs: number;
   compactIntervalMs: number;
+  /** node:http server options (ms; 0 = off / unlimited). */
+  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
   pagination: { defaultLimit: number; maxLimit: number };
   admin: { username: string; password: string; email: string };
   disabledPlugins: string[];
@@ -57,6 +59,7 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],
   ['FORGEKIT_ADMIN_EMAIL', 'admin.email', String],
   ['FORGEKIT_MIGRATE_ALLOW_LOCAL', 'plugins.git.migrateAllowLocal', parseBool],
+  ['FORGEKIT_WEBHOOK_ALLOWED_HOSTS', 'plugins.webhooks.allowedHostList', String],
   // One port: where the SSH server listens and what repositories advertise in `ssh_url`.
   ['FORGEKIT_SSH_PORT', 'plugins.ssh.port', Number],
   ['FORGEKIT_SSH_PORT', 'plugins.repos.ssh.port', Number],
