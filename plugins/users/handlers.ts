@@ -9,7 +9,8 @@ import { internalized, isWholeGram, rarestGram, trigramsOf } from '../lib/grams.
 import { AVATARS, AVATAR_MAX_BYTES, decodeBase64Image, identicon, sniffImage, type AvatarDoc } from './avatar.js';
 import { nowRfc3339 } from '../../core/time.js';
 
-const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
+// This plugin's own implementation: more than the UsersService contract other plugins see.
+const users = (rc: RequestContext) => rc.app.services.get('users') as Users;
 
 export async function getCurrentUser(rc: RequestContext): Promise<Reply> {
   const account = await users(rc).byId(rc.caller!.id);
