@@ -4,6 +4,7 @@ import { resolvePluginSettings, type ForgeConfig } from './config.js';
 import type { AuthRegistry, EventBus, JsonSchema, KernelHooks, Plugin, PluginContext, ServiceRegistry, Urls } from './plugin.js';
 import type { SerializerFactory } from './serialize.js';
 import type { Store } from './store/port.js';
+import { collectionOwners, scopedStore } from './store/scoped.js';
 
 export interface ContextDeps {
   config: ForgeConfig;
@@ -21,13 +22,15 @@ export interface ContextDeps {
 /** One frozen context per plugin, in the given (start) order. Settings are validated here: a bad one fails the boot. */
 export function createPluginContexts(plugins: readonly Plugin[], deps: ContextDeps): Map<string, PluginContext> {
   const enabled = new Set(plugins.map((p) => p.name));
+  // Each plugin's ctx.store reaches only the collections it declares (core/store/scoped.ts).
+  const owners = collectionOwners(plugins);
   const contexts = new Map<string, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin.name, Object.freeze({
       name: plugin.name,
       config: deps.config,
       settings: resolvePluginSettings(plugin.name, plugin.settings, deps.config),
-      store: deps.store,
+      store: scopedStore(deps.store, plugin.name, owners),
       log: deps.log.child({ plugin: plugin.name }),
       services: serviceRegistryFor(plugin, enabled, deps.services),
       events: deps.events,
@@ -44,10 +47,10 @@ export function createPluginContexts(plugins: readonly Plugin[], deps: ContextDe
 function serviceRegistryFor(plugin: Plugin, enabled: Set<string>, services: Map<string, unknown>): ServiceRegistry {
   const allowed = new Set([plugin.name, ...(plugin.dependencies ?? []), ...(plugin.optionalDependencies ?? [])]);
   return {
-    get<T>(name: string): T {
+    get(name: string): any {
       if (!allowed.has(name)) throw new Error(`plugin "${plugin.name}" asked for the service of "${name}", which it does not declare as a dependency`);
       if (!services.has(name)) throw new Error(`plugin "${name}" exposes no service (needed by "${plugin.name}")`);
-      return services.get(name) as T;
+      return services.get(name);
     },
     has: (name: string) => allowed.has(name) && enabled.has(name) && services.get(name) !== undefined,
   };
