@@ -73,6 +73,11 @@ export class Tokens {
     return deleted !== null;
   }
 
+  /** An account's tokens with this name (names are not unique). */
+  byName(uid: number, name: string): Promise<TokenDoc[]> {
+    return this.tokens.find({ uid, name }, { limit: 2 });
+  }
+
   async deleteAllOf(uid: number): Promise<void> {
     const ids = (await this.tokens.find({ uid }, { projection: { id: 1 } })).map((t) => t.id);
     await this.tokens.deleteMany({ uid });
