@@ -1,4 +1,5 @@
 // The git capability: the storage provider behind every repository record, forks, migrations and mirror syncs.
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ForgeError, fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
@@ -158,6 +159,10 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
 
   run(dir: string, args: string[], options: GitRunOptions = {}): Promise<{ stdout: string; stderr: string }> {
     return this.runner.run(['--git-dir', dir, ...args], options);
+  }
+
+  spawn(dir: string, args: string[], options: GitRunOptions = {}): ChildProcess {
+    return this.runner.spawn(['--git-dir', dir, ...args], options);
   }
 
   reader(dir: string): ObjectReader {

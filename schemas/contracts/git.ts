@@ -1,5 +1,6 @@
 // The `git` plugin's service as other plugins see it: where a repository lives, running git on it, reading its
 // objects through long-lived `git cat-file` processes, and push processing (guards before, events after).
+import type { ChildProcess } from 'node:child_process';
 import type { PushTransport } from '../events.js';
 import type { Account, RepoRecord } from '../services.js';
 
@@ -73,6 +74,11 @@ export interface GitService {
   repoDir(repo: RepoRecord, owner: Account): string;
   /** Runs git with the controlled environment and timeouts; rejects on a non-zero exit. */
   run(dir: string, args: string[], options?: GitRunOptions): Promise<{ stdout: string; stderr: string }>;
+  /**
+   * Starts git for streaming (raw blobs, archives, long walks): stdin/stdout/stderr are pipes, the process is in its
+   * own group with the runner's timeout. The caller must consume or kill it (`killGroup` semantics: kill('SIGKILL')).
+   */
+  spawn(dir: string, args: string[], options?: GitRunOptions): ChildProcess;
   /** The pooled object reader of a repository directory. */
   reader(dir: string): ObjectReader;
   /** Every ref of the repository (full name → object id), e.g. before a push, to compare with afterwards. */
