@@ -73,7 +73,7 @@ const routes: RouteDef[] = [
     { schema: { params: wildParams, response: { 200: ref('Tag') } } }),
   route('DELETE', `${R}/tags/*`, 'repoDeleteTag', "Delete a repository's tag by name", w.deleteTag,
     { body: 'none', schema: { params: wildParams } }),
-  route('GET', `${R}/git/tags/:sha`, 'GetAnnotatedTag', 'Gets the tag object of an annotated tag (not lightweight tags)', h.getAnnotatedTag,
+  route('GET', `${R}/git/tags/:sha`, 'getAnnotatedTag', 'Gets the tag object of an annotated tag (not lightweight tags)', h.getAnnotatedTag,
     { schema: { params: shaParams, response: { 200: ref('AnnotatedTag') } } }),
   // commits
   route('GET', `${R}/commits`, 'repoGetAllCommits', 'Get a list of all commits from a repository', h.listCommits, {
@@ -100,14 +100,14 @@ const routes: RouteDef[] = [
     { schema: { params: repoParams, response: { 200: list('Reference') } } }),
   route('GET', `${R}/git/refs/*`, 'repoListGitRefs', "Get specified ref or filtered repository's refs", h.listRefs,
     { schema: { params: wildParams, response: { 200: list('Reference') } } }),
-  route('GET', `${R}/git/trees/:sha`, 'GetTree', 'Gets the tree of a repository.', h.getTree, {
+  route('GET', `${R}/git/trees/:sha`, 'getTree', 'Gets the tree of a repository.', h.getTree, {
     schema: {
       params: shaParams,
       querystring: { type: 'object', properties: { recursive: bool, page: { type: 'integer', minimum: -2147483648, maximum: 2147483647 }, per_page: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } } },
       response: { 200: ref('GitTreeResponse') },
     },
   }),
-  route('GET', `${R}/git/blobs/:sha`, 'GetBlob', 'Gets the blob of a repository.', h.getBlob,
+  route('GET', `${R}/git/blobs/:sha`, 'getBlob', 'Gets the blob of a repository.', h.getBlob,
     { schema: { params: shaParams, response: { 200: ref('GitBlobResponse') } } }),
   route('GET', `${R}/git/notes/:sha`, 'repoGetNote', "Get a note corresponding to a single commit from a repository", h.getNote, {
     schema: { params: shaParams, querystring: { type: 'object', properties: { verification: bool, files: bool } }, response: { 200: ref('Note') } },
@@ -131,7 +131,7 @@ const routes: RouteDef[] = [
     { schema: { params: wildParams, body: deleteFileBody, response: { 200: ref('FileDeleteResponse') } } }),
   route('GET', `${R}/raw/*`, 'repoGetRawFile', 'Get a file from a repository', h.getRaw,
     { schema: { params: wildParams, querystring: refQuery } }),
-  route('GET', `${R}/media/*`, 'repoGetRawFileOrLFS', 'Get a file or it\'s LFS object from a repository', h.getRaw,
+  route('GET', `${R}/media/*`, 'repoGetRawFileOrLfs', 'Get a file or it\'s LFS object from a repository', h.getRaw,
     { schema: { params: wildParams, querystring: refQuery } }),
   route('GET', `${R}/archive/*`, 'repoGetArchive', 'Get an archive of a repository', h.getArchive,
     { schema: { params: wildParams } }),
