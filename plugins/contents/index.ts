@@ -12,6 +12,7 @@ import {
 } from './schemas.js';
 import { Contents, SETTINGS_SCHEMA, type ContentsSettings } from './service.js';
 import { Writer } from './write.js';
+import { makeVerifier } from './verify.js';
 
 const base = { owner: nameParam, repo: nameParam };
 const repoParams = paramsSchema(base);
@@ -144,12 +145,14 @@ const routes: RouteDef[] = [
 export default definePlugin<ContentsPluginService, ContentsSettings>({
   name: 'contents',
   dependencies: ['users', 'repos', 'git'],
+  optionalDependencies: ['gpg-keys'],
   settings: SETTINGS_SCHEMA,
   collections: [{ name: PROTECTIONS, indexes: [{ fields: { repoId: 1, rule_name: 1 }, unique: true }] }],
   schemas: CONTENTS_SCHEMAS,
   routes,
   start(ctx) {
     const contents = new Contents(ctx);
+    contents.verifier = makeVerifier(ctx);
     const protections = new Protections(ctx);
     const writer = new Writer(contents);
     const git = ctx.services.get('git');
