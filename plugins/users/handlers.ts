@@ -5,7 +5,7 @@ import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
 import { USERS } from './service.js';
-import { internalized, isWholeGram, queryTrigrams } from './grams.js';
+import { internalized, isWholeGram, rarestGram, trigramsOf } from '../lib/grams.js';
 
 const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
 
@@ -34,12 +34,12 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
       accounts.count(filter),
       accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
     ]);
-    return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, total, win) };
+    return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, total, win) };
   }
   // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
-  const trigrams = queryTrigrams(q);
-  const sizes = await Promise.all(trigrams.map((g) => accounts.count({ grams: g })));
-  const rarest = trigrams[sizes.indexOf(Math.min(...sizes))]!;
+  const trigrams = trigramsOf(q);
+  const sizes = await Promise.all(trigrams.map(async (g) => [g, await accounts.count({ grams: g })] as const));
+  const rarest = rarestGram(trigrams, new Map(sizes));
   const candidates = await accounts.find({ grams: rarest }, { projection: { id: 1, lowerName: 1, fullName: 1 } });
   // Results come in account (id) order, like the reference server's database order.
   const matches = candidates
@@ -48,7 +48,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
   const byId = await users(rc).byIds(pageIds);
   const page = pageIds.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
-  return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
+  return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
 }
 
 export async function listEmails(rc: RequestContext): Promise<Reply> {

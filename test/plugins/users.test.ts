@@ -1,7 +1,7 @@
 // users + admin plugins through HTTP: profiles, email visibility, search, emails, admin user management.
 import t from 'tap';
 import { startForge } from '../helpers/forge.js';
-import { internalized } from '../../plugins/users/grams.js';
+import { internalized } from '../../plugins/lib/grams.js';
 
 t.test('users and admin', async (t) => {
   const f = await startForge();
