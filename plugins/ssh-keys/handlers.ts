@@ -8,9 +8,9 @@ import { DocJson, perApp } from '../lib/doc-json.js';
 import { deletableKey, ownerListHandlers, readableKey } from '../lib/owned-keys.js';
 import { accountOr404, me } from '../lib/request.js';
 import { toApiKey, type SshKeyDoc } from './convert.js';
-import { parseSshPublicKey, SshKeyError, type MinimumSizes } from './parse.js';
 
-export const COLLECTION = 'public_keys';
+export { COLLECTION } from './service.js';
+import { COLLECTION } from './service.js';
 
 type Rc<P = Record<string, never>, Q = Record<string, never>, B = unknown> = RequestContext<P, Q, B>;
 interface PageQuery { page?: number; limit?: number }
@@ -49,16 +49,12 @@ export async function create(rc: Rc<{}, {}, { title: string; key: string }>): Pr
   const caller = me(rc);
   const title = rc.body.title.trim();
   if (title === '') throw fail.validation('title', 'must not be empty');
-  let parsed;
-  try {
-    parsed = parseSshPublicKey(rc.body.key, (rc.app.settings.minimumSizes ?? {}) as MinimumSizes);
-  } catch (err) {
-    if (err instanceof SshKeyError) throw fail.validation('key', err.message);
-    throw err;
-  }
+  const parsed = rc.app.services.get('ssh-keys').parse(rc.body.key);
   const col = keys(rc);
   if (await col.findOne({ ownerId: caller.id, title })) throw fail.validation('title', 'you already have a key with this title');
   if (await col.findOne({ fingerprint: parsed.fingerprint })) throw fail.validation('key', 'this key is already in use');
+  const claimed = await rc.app.services.get('ssh-keys').guardReason(parsed.fingerprint);
+  if (claimed) throw fail.validation('key', claimed);
   const doc: SshKeyDoc = {
     id: await rc.app.store.nextId(COLLECTION),
     ownerId: caller.id,
