@@ -79,6 +79,8 @@ export interface UsersService {
   /** Validates (422 naming the field) and creates; duplicates of name or email → 422. */
   createUser(input: NewUserInput): Promise<Account>;
   createOrg(input: NewOrgInput): Promise<Account>;
+  /** Replaces a user's password (422 naming `password` when too short); signs out cached password checks. */
+  setPassword(account: Account, password: string): Promise<void>;
   /** Removes the account; emits `account.deleted` with `{ account }` first so owners of related rows clean up. */
   deleteAccount(account: Account): Promise<void>;
   /** null when the name is acceptable, else the reason (charset, length, reserved, taken is not checked here). */

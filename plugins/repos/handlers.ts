@@ -98,6 +98,7 @@ export async function editRepo(rc: Rc<OwnerRepo, unknown, EditRepoBody>): Promis
     website: rc.body.website,
     private: rc.body.private,
     defaultBranch: rc.body.default_branch,
+    settings: rc.body as unknown as Record<string, unknown>,
   });
   return { status: 200, body: await one(rc, updated) };
 }

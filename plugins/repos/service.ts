@@ -24,6 +24,7 @@ import { permissionsOf } from './access.js';
 import { repoUrls, type RepoUrls } from './convert.js';
 import { RepoAccess, recordsByIds, type CollaborationRecord, type CollaboratorPermission, type TeamRepoRecord } from './repo-access.js';
 import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './names.js';
+import { settingChanges } from './settings.js';
 import { RepoPages, type PageRequest, type PageResult } from './pages.js';
 import { RepoRender, type RepoListOptions } from './render.js';
 import { RepoSearch } from './search.js';
@@ -258,8 +259,17 @@ export class Repos implements ReposService {
     return (await this.byId(record.id)) ?? stored;
   }
 
-  async update(repo: RepoRecord, changes: { description?: string; website?: string; private?: boolean; defaultBranch?: string }): Promise<RepoRecord> {
+  async update(repo: RepoRecord, changes: {
+    description?: string; website?: string; private?: boolean; defaultBranch?: string;
+    /** EditRepoOption settings by API name (plugins/repos/settings.ts); other keys are ignored. */
+    settings?: Record<string, unknown>;
+  }): Promise<RepoRecord> {
     const set: Partial<RepoRecord> = {};
+    if (changes.settings) {
+      const result = settingChanges(repo, changes.settings);
+      if ('problem' in result) throw fail.validation(...result.problem);
+      Object.assign(set, result.set);
+    }
     if (changes.description !== undefined) {
       if ([...changes.description].length > DESCRIPTION_MAX) throw fail.validation('description', `must be at most ${DESCRIPTION_MAX} characters`);
       set.description = changes.description;

@@ -21,11 +21,27 @@ export async function getUser(rc: RequestContext<{ username: string }>): Promise
   return { status: 200, body: users(rc).toApi(account, rc.caller) };
 }
 
+/** `{"ok":true,"data":[User…]}` around a JSON list of Users (what Gitea returns and every Gitea client decodes). */
+const ENVELOPE_BEFORE = Buffer.from('{"ok":true,"data":');
+const ENVELOPE_AFTER = Buffer.from('}');
+function searchReply(rc: RequestContext, page: readonly Account[], total: number, win: ReturnType<typeof pageWindow>): Reply {
+  const list = users(rc).toJsonList(page, rc.caller);
+  return { status: 200, type: 'json-text', body: Buffer.concat([ENVELOPE_BEFORE, list, ENVELOPE_AFTER]), headers: pageHeaders(rc, total, win) };
+}
+
 export async function searchUsers(rc: RequestContext<unknown, { q?: string; page?: number; limit?: number }>): Promise<Reply> {
   const q = internalized((rc.query.q ?? '').trim().toLowerCase());
   const win = pageWindow(rc.query, rc.app.settings.search);
-  if (q === '') return { status: 200, body: [], headers: pageHeaders(rc, 0, win) };
   const accounts = rc.app.store.collection<Account>(USERS);
+  if (q === '') {
+    // No query: every individual account, paged in id order (Gitea's behaviour); organizations never appear.
+    const filter = { type: 'user' };
+    const [total, page] = await Promise.all([
+      accounts.count(filter),
+      accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
+    ]);
+    return searchReply(rc, page, total, win);
+  }
   // Only individual users carry `grams`, so organizations never match.
   if (isWholeGram(q)) {
     // The gram index answers a short query exactly: count and page come straight from it.
@@ -34,7 +50,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
       accounts.count(filter),
       accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
     ]);
-    return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, total, win) };
+    return searchReply(rc, page, total, win);
   }
   // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
   const trigrams = trigramsOf(q);
@@ -48,7 +64,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
   const byId = await users(rc).byIds(pageIds);
   const page = pageIds.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
-  return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
+  return searchReply(rc, page, matches.length, win);
 }
 
 export async function listEmails(rc: RequestContext): Promise<Reply> {

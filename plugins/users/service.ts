@@ -168,6 +168,14 @@ export class Users implements UsersService {
     });
   }
 
+  async setPassword(account: Account, password: string): Promise<void> {
+    if (account.type !== 'user') throw fail.validation('username', 'is an organization');
+    if (password.length < 6) throw fail.validation('password', 'must be at least 6 characters');
+    const { hash, salt } = await hashPassword(password);
+    await this.accounts.updateOne({ id: account.id }, { $set: { passwordHash: hash, passwordSalt: salt, updatedAt: nowRfc3339() } });
+    for (const [key, entry] of this.passwordCache) if (entry.uid === account.id) this.passwordCache.delete(key);
+  }
+
   async deleteAccount(account: Account): Promise<void> {
     // Dependents remove what refers to the account first (repos, keys, tokens, relations) and fix their counters.
     await this.ctx.events.emit(ACCOUNT_DELETED, { account });
