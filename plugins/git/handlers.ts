@@ -11,7 +11,7 @@ type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 type OwnerRepo = { owner: string; repo: string };
 
 function git(rc: Rc): GitService {
-  return rc.app.services.get<GitService>('git');
+  return rc.app.services.get('git');
 }
 
 async function one(rc: Rc, repo: RepoRecord): Promise<Record<string, unknown>> {

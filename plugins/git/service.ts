@@ -80,11 +80,11 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
   }
 
   get repos(): ReposService {
-    return this.ctx.services.get<ReposService>('repos');
+    return this.ctx.services.get('repos');
   }
 
   get users(): UsersService {
-    return this.ctx.services.get<UsersService>('users');
+    return this.ctx.services.get('users');
   }
 
   async start(): Promise<void> {
@@ -415,5 +415,12 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
       if (!caller && err instanceof ForgeError && (err.status === 404 || err.status === 403)) throw fail.unauthorized();
       throw err;
     }
+  }
+}
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    git: GitService;
   }
 }

@@ -10,11 +10,12 @@ type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 type OwnerRepo = { owner: string; repo: string };
 
 function repos(rc: Rc): Repos {
-  return rc.app.services.get<Repos>('repos');
+  // This plugin's own implementation: more than the ReposService contract other plugins see.
+  return rc.app.services.get('repos') as Repos;
 }
 
 function orgs(rc: Rc): OrgsService {
-  return rc.app.services.get<OrgsService>('orgs');
+  return rc.app.services.get('orgs');
 }
 
 async function one(rc: Rc, repo: RepoRecord): Promise<Record<string, unknown>> {

@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, type Account } from '../../schemas/services.js';
+import { ACCOUNT_DELETED } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { createSshKeysService } from './service.js';
 
@@ -37,7 +37,7 @@ export default definePlugin({
     { operationId: 'userListKeysText', summary: 'The given user\'s SSH public keys, one per line', method: 'GET', path: '/:username.keys', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
   ],
   start(ctx) {
-    ctx.events.on(ACCOUNT_DELETED, async ({ account }: { account: Account }) => {
+    ctx.events.on(ACCOUNT_DELETED, async ({ account }) => {
       await h.deleteOwnedBy(ctx.store.collection(h.COLLECTION), account.id);
     });
     return createSshKeysService(ctx);

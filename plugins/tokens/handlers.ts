@@ -4,9 +4,9 @@ import { fail } from '../../core/errors.js';
 import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import { users } from '../lib/request.js';
-import type { Tokens, TokenDoc } from './service.js';
+import type { TokenDoc } from './service.js';
 
-const tokens = (rc: RequestContext) => rc.app.services.get<Tokens>('tokens');
+const tokens = (rc: RequestContext) => rc.app.services.get('tokens');
 
 /** The path user, when the caller is that user or a site admin; 404 when unknown, 403 for anyone else. */
 async function pathUser(rc: RequestContext<{ username: string }>): Promise<Account> {

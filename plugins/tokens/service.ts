@@ -34,7 +34,7 @@ export class Tokens {
   }
 
   private get users(): UsersService {
-    return this.ctx.services.get<UsersService>('users');
+    return this.ctx.services.get('users');
   }
 
   async create(uid: number, name: string): Promise<{ doc: TokenDoc; token: string }> {
@@ -86,5 +86,12 @@ export class Tokens {
 
   private forget(predicate: (entry: { caller: Caller; tokenId: number }) => boolean): void {
     for (const [key, entry] of this.cache) if (predicate(entry)) this.cache.delete(key);
+  }
+}
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    tokens: Tokens;
   }
 }

@@ -6,7 +6,7 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { definePlugin, type Plugin } from '../../core/plugin.js';
 import {
   REPO_CREATED, REPO_DELETED, REPO_UPDATED,
-  type RepoInitOptions, type RepoRecord, type RepoStorageProvider, type ReposService, type UsersService,
+  type RepoInitOptions, type RepoRecord, type RepoStorageProvider,
 } from '../../schemas/services.js';
 import { REPO_SETTING_NAMES } from '../../schemas/resources.js';
 
@@ -39,13 +39,13 @@ function reposProbe(storage?: RepoStorageProvider): { plugin: Plugin<unknown>; e
       ctx.events.on(REPO_CREATED, (p: any) => { events.push({ event: REPO_CREATED, repoId: p.repo.id, name: p.repo.name, ownerId: p.owner?.id ?? null, creatorId: p.creatorId }); });
       ctx.events.on(REPO_DELETED, (p: any) => { events.push({ event: REPO_DELETED, repoId: p.repo.id, name: p.repo.name, ownerId: p.owner?.id ?? null }); });
       ctx.events.on(REPO_UPDATED, (p: any) => { events.push({ event: REPO_UPDATED, repoId: p.repo.id, name: p.repo.name, ownerId: p.repo.ownerId, beforePrivate: p.before.private }); });
-      if (storage) ctx.services.get<ReposService>('repos').setStorage(storage);
+      if (storage) ctx.services.get('repos').setStorage(storage);
     },
     routes: [{
       method: 'POST', path: '/probe/forks/:owner/:repo', auth: 'user', body: 'json', bodyOptional: true,
       async handler(rc) {
-        const repos = rc.app.services.get<ReposService>('repos');
-        const users = rc.app.services.get<UsersService>('users');
+        const repos = rc.app.services.get('repos');
+        const users = rc.app.services.get('users');
         const { repo } = await repos.resolve(rc.caller, rc.params.owner, rc.params.repo);
         const target = rc.body?.organization ? await users.byName(rc.body.organization) : await users.byId(rc.caller!.id);
         const fork = await repos.create(target!, {
