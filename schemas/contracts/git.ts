@@ -69,6 +69,10 @@ export interface ObjectReader {
   tree(rev: string): Promise<TreeEntry[] | null>;
 }
 
+/**
+ * What the git service offers other plugins. `services.get('git')` is typed (plugins/git/service.ts declares the
+ * class, which implements this interface); consumers should use only these members.
+ */
 export interface GitService {
   /** The repository's bare directory on disk (names are checked before any path is built). */
   repoDir(repo: RepoRecord, owner: Account): string;
@@ -99,8 +103,3 @@ export interface GitService {
   afterPush(repo: RepoRecord, owner: Account, before: Map<string, string>, pusherId: number | null, via: PushTransport): Promise<void>;
 }
 
-declare module '../../core/plugin.js' {
-  interface ForgeServices {
-    git: GitService;
-  }
-}
