@@ -410,6 +410,7 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     try {
       const found = await this.repos.resolve(caller, owner, name, write ? ACCESS.write : ACCESS.read);
       if (write && found.repo.mirror) throw fail.forbidden('this repository is a mirror: pushing is not allowed');
+      if (write) this.repos.assertWritable(found.repo);
       return found;
     } catch (err) {
       if (!caller && err instanceof ForgeError && (err.status === 404 || err.status === 403)) throw fail.unauthorized();

@@ -38,8 +38,9 @@ export default definePlugin<Tokens>({
     },
     {
       operationId: 'userDeleteAccessToken', summary: 'delete an access token',
+      // Gitea's `{token}`: an id, or else the token's name.
       method: 'DELETE', path: '/users/:username/tokens/:id', auth: 'basic',
-      schema: { params: paramsSchema({ username: nameParam, id: idParam }) },
+      schema: { params: paramsSchema({ username: nameParam, id: { type: 'string', minLength: 1, maxLength: 255 } }) },
       handler: h.deleteToken,
     },
   ],

@@ -65,6 +65,11 @@ export class Tokens {
     return deleted !== null;
   }
 
+  /** An account's tokens with this name (names are not unique). */
+  byName(uid: number, name: string): Promise<TokenDoc[]> {
+    return this.tokens.find({ uid, name }, { limit: 2 });
+  }
+
   async deleteAllOf(uid: number): Promise<void> {
     await this.tokens.deleteMany({ uid });
     this.forget((entry) => entry.caller.id === uid);
