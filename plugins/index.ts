@@ -16,9 +16,10 @@ import stars from './stars/index.js';
 import watch from './watch/index.js';
 import git from './git/index.js';
 import markup from './markup/index.js';
+import issues from './issues/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues];
 
 export type ForgeOptions = Partial<KernelOptions>;
 

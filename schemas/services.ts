@@ -168,7 +168,7 @@ export interface ReposService {
    * and `}`).
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
-  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches', delta: number): Promise<void>;
+  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void>;
   /** Updates storage-derived fields (`empty`, `size`, mirror status) without touching `updatedAt` semantics. */
   updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void>;
   /**

@@ -53,7 +53,7 @@ export function toApiRepo(
     stars_count: repo.numStars ?? 0,
     forks_count: repo.numForks ?? 0,
     watchers_count: repo.numWatches ?? 0,
-    open_issues_count: 0,
+    open_issues_count: typeof repo.numOpenIssues === 'number' ? repo.numOpenIssues : 0,
     default_branch: repo.defaultBranch || 'master',
     created_at: repo.createdAt,
     updated_at: repo.updatedAt,
