@@ -35,6 +35,7 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
       { fields: { repoId: 1, pinOrder: 1 } },
       // Cross-repository search: public rows walked newest first, owners' rows, private rows through repoId.
       { fields: { isClosed: 1, id: -1 } },
+      { fields: { repoPrivate: 1, isClosed: 1, isPull: 1 } },
       { fields: { repoOwnerId: 1, isClosed: 1, id: -1 } },
       // Filters (array fields are multikey: looked up, never walked).
       { fields: { labelIds: 1, isClosed: 1 } },
@@ -557,7 +558,7 @@ export class Issues implements IssuesService {
     const lower = q.q?.toLowerCase() ?? '';
     if (!lower) {
       const [total, issues] = await Promise.all([
-        this.issues.count(filter),
+        this.countVisible(q, filter),
         this.issues.find(filter, { sort: { id: -1 }, skip: q.skip, limit: q.limit }),
       ]);
       return { total, issues };
@@ -566,6 +567,22 @@ export class Issues implements IssuesService {
     const candidates = await this.issues.find(filter, { sort: { id: -1 } });
     const matches = candidates.filter((issue) => matchesText(issue, lower));
     return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
+  }
+
+  /**
+   * The exact count of a filter. A search's visibility `$or` is counted as two disjoint parts (public rows, then the
+   * caller's private repositories), so each part is an index access the store counts without reading documents.
+   */
+  private async countVisible(q: IssueQuery, filter: Filter): Promise<number> {
+    if (q.visiblePrivateRepoIds === undefined) return this.issues.count(filter);
+    const rest = this.filterOf({ ...q, visiblePrivateRepoIds: undefined });
+    const scope = q.repoIds ? new Set(q.repoIds) : null;
+    const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
+    const counts = await Promise.all([
+      this.issues.count({ ...rest, repoPrivate: false }),
+      privateIds.length ? this.issues.count({ ...rest, repoPrivate: true, repoId: { $in: privateIds } }) : Promise.resolve(0),
+    ]);
+    return counts[0]! + counts[1]!;
   }
 
   // ---- comments ----
