@@ -40,10 +40,11 @@ export default definePlugin({
   },
   routes: [
     {
+      operationId: 'adminCreateUser', summary: 'Create a user',
       method: 'POST', path: '/admin/users', auth: 'admin', body: 'json',
       schema: { body: createUserBody, response: { 201: ref('forgekit/User') } },
       handler: h.createUser,
     },
-    { method: 'DELETE', path: '/admin/users/:username', auth: 'admin', schema: { params: usernameParams }, handler: h.deleteUser },
+    { operationId: 'adminDeleteUser', summary: 'Delete a user', method: 'DELETE', path: '/admin/users/:username', auth: 'admin', schema: { params: usernameParams }, handler: h.deleteUser },
   ],
 });

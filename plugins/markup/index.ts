@@ -35,6 +35,7 @@ export default definePlugin<MarkupService>({
   },
   routes: [
     {
+      operationId: 'renderMarkdown', summary: 'Render a markdown document as HTML',
       method: 'POST',
       path: '/markdown',
       auth: 'public',
@@ -58,6 +59,7 @@ export default definePlugin<MarkupService>({
       handler: renderMarkdown,
     },
     {
+      operationId: 'renderMarkdownRaw', summary: 'Render raw markdown as HTML',
       method: 'POST',
       path: '/markdown/raw',
       auth: 'public',

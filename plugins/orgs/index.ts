@@ -44,66 +44,82 @@ export default definePlugin<OrgsService>({
   },
   routes: [
     {
+      operationId: 'orgCreate', summary: 'Create an organization',
       method: 'POST', path: '/orgs', auth: 'user', body: 'json', handler: h.createOrg,
       schema: { body: createOrgBody, response: { 201: ref('forgekit/Organization') } },
     },
     {
+      operationId: 'adminCreateOrg', summary: 'Create an organization',
       method: 'POST', path: '/admin/users/:username/orgs', auth: 'admin', body: 'json', handler: h.adminCreateOrg,
       schema: { params: userParams, body: createOrgBody, response: { 201: ref('forgekit/Organization') } },
     },
     {
+      operationId: 'orgGet', summary: 'Get an organization',
       method: 'GET', path: '/orgs/:org', auth: 'optional', handler: h.getOrg,
       schema: { params: orgParams, response: { 200: ref('forgekit/Organization') } },
     },
     {
+      operationId: 'orgDelete', summary: 'Delete an organization',
       method: 'DELETE', path: '/orgs/:org', auth: 'user', handler: h.deleteOrg,
       schema: { params: orgParams },
     },
     {
+      operationId: 'orgListCurrentUserOrgs', summary: 'List the current user\'s organizations',
       method: 'GET', path: '/user/orgs', auth: 'user', handler: h.listMyOrgs,
       schema: { querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
     },
     {
+      operationId: 'orgListUserOrgs', summary: 'List a user\'s organizations',
       method: 'GET', path: '/users/:username/orgs', auth: 'optional', handler: h.listUserOrgs,
       schema: { params: userParams, querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
     },
     {
+      operationId: 'orgListTeams', summary: 'List an organization\'s teams',
       method: 'GET', path: '/orgs/:org/teams', auth: 'user', handler: h.listTeams,
       schema: { params: orgParams, querystring: list, response: { 200: ref('forgekit/TeamList') } },
     },
     {
+      operationId: 'orgCreateTeam', summary: 'Create a team',
       method: 'POST', path: '/orgs/:org/teams', auth: 'user', body: 'json', handler: h.createTeam,
       schema: { params: orgParams, body: createTeamBody, response: { 201: ref('forgekit/Team') } },
     },
     {
+      operationId: 'orgGetTeam', summary: 'Get a team',
       method: 'GET', path: '/teams/:id', auth: 'user', handler: h.getTeam,
       schema: { params: teamParams, response: { 200: ref('forgekit/Team') } },
     },
     {
+      operationId: 'orgDeleteTeam', summary: 'Delete a team',
       method: 'DELETE', path: '/teams/:id', auth: 'user', handler: h.deleteTeam,
       schema: { params: teamParams },
     },
     {
+      operationId: 'orgListTeamMembers', summary: 'List a team\'s members',
       method: 'GET', path: '/teams/:id/members', auth: 'user', handler: h.listTeamMembers,
       schema: { params: teamParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
     },
     {
+      operationId: 'orgAddTeamMember', summary: 'Add a team member',
       method: 'PUT', path: '/teams/:id/members/:username', auth: 'user', handler: h.addTeamMember,
       schema: { params: teamUserParams },
     },
     {
+      operationId: 'orgRemoveTeamMember', summary: 'Remove a team member',
       method: 'DELETE', path: '/teams/:id/members/:username', auth: 'user', handler: h.removeTeamMember,
       schema: { params: teamUserParams },
     },
     {
+      operationId: 'orgListMembers', summary: 'List an organization\'s members',
       method: 'GET', path: '/orgs/:org/members', auth: 'optional', handler: h.listOrgMembers,
       schema: { params: orgParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
     },
     {
+      operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization',
       method: 'GET', path: '/orgs/:org/members/:username', auth: 'optional', handler: h.checkOrgMember,
       schema: { params: orgUserParams },
     },
     {
+      operationId: 'orgDeleteMember', summary: 'Remove a member from an organization',
       method: 'DELETE', path: '/orgs/:org/members/:username', auth: 'user', handler: h.removeOrgMember,
       schema: { params: orgUserParams },
     },

@@ -21,11 +21,13 @@ export default definePlugin<Tokens>({
   },
   routes: [
     {
+      operationId: 'userGetTokens', summary: 'List the authenticated user\'s access tokens',
       method: 'GET', path: '/users/:username/tokens', auth: 'basic',
       schema: { params: usernameParams, querystring: listQuery(), response: { 200: ref('forgekit/AccessTokenList') } },
       handler: h.listTokens,
     },
     {
+      operationId: 'userCreateToken', summary: 'Create an access token',
       method: 'POST', path: '/users/:username/tokens', auth: 'basic', body: 'json',
       schema: {
         params: usernameParams,
@@ -35,6 +37,7 @@ export default definePlugin<Tokens>({
       handler: h.createToken,
     },
     {
+      operationId: 'userDeleteAccessToken', summary: 'delete an access token',
       method: 'DELETE', path: '/users/:username/tokens/:id', auth: 'basic',
       schema: { params: paramsSchema({ username: nameParam, id: idParam }) },
       handler: h.deleteToken,

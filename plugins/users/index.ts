@@ -42,23 +42,27 @@ export default definePlugin<Users>({
     return users;
   },
   routes: [
-    { method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
+    { operationId: 'userGetCurrent', summary: 'Get the authenticated user', method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
     {
+      operationId: 'userSearch', summary: 'Search for users',
       method: 'GET', path: '/users/search', auth: 'optional',
       schema: { querystring: listQuery({ q: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/UserList') } },
       handler: h.searchUsers,
     },
     {
+      operationId: 'userGet', summary: 'Get a user',
       method: 'GET', path: '/users/:username', auth: 'optional',
       schema: { params: usernameParams, response: { 200: ref('forgekit/User') } },
       handler: h.getUser,
     },
-    { method: 'GET', path: '/user/emails', auth: 'user', schema: { response: { 200: emailList } }, handler: h.listEmails },
+    { operationId: 'userListEmails', summary: 'List the authenticated user\'s email addresses', method: 'GET', path: '/user/emails', auth: 'user', schema: { response: { 200: emailList } }, handler: h.listEmails },
     {
+      operationId: 'userAddEmail', summary: 'Add email addresses',
       method: 'POST', path: '/user/emails', auth: 'user', body: 'json',
       schema: { body: emailsBody, response: { 201: emailList } }, handler: h.addEmails,
     },
     {
+      operationId: 'userDeleteEmail', summary: 'Delete email addresses',
       method: 'DELETE', path: '/user/emails', auth: 'user', body: 'json',
       schema: { body: emailsBody }, handler: h.deleteEmails,
     },

@@ -11,6 +11,7 @@ export default definePlugin({
   },
   routes: [
     {
+      operationId: 'getVersion', summary: 'Returns the version of the Gitea application',
       method: 'GET',
       path: '/version',
       auth: 'public',
