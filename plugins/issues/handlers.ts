@@ -318,10 +318,40 @@ export async function unlockIssue(rc: Rc<{ owner: string; repo: string; index: n
   return { status: 204 };
 }
 
-/** POST /repos/{owner}/{repo}/issues/{index}/pin */
+/** POST /repos/{owner}/{repo}/issues/{index}/deadline: 201 IssueDeadline (writers). */
+export async function editIssueDeadline(rc: Rc<{ owner: string; repo: string; index: number }, unknown, { due_date?: string | null }>): Promise<Reply> {
+  const found = await issueOf(rc);
+  if (!canWrite(found)) throw fail.forbidden('only writers may change the due date');
+  const deadline = rc.body.due_date ? storedTime(rc.body.due_date, false)! : null;
+  const issue = await service(rc).edit(changeContext(rc, found), found.issue, { deadline });
+  return { status: 201, body: { due_date: issue.deadline } };
+}
+
+/** How many issues (and pull requests) a repository may pin (plugin setting `maxPinned`, Gitea's default 3). */
+function maxPinned(rc: Rc): number {
+  return (rc.app.settings as { maxPinned?: number }).maxPinned ?? 3;
+}
+
+/** GET /repos/{owner}/{repo}/new_pin_allowed */
+export async function newPinAllowed(rc: Rc<{ owner: string; repo: string }>): Promise<Reply> {
+  const found = await repoOf(rc);
+  const s = service(rc);
+  const [issues, pulls] = await Promise.all([
+    s.issues.count({ repoId: found.repo.id, pinOrder: { $gt: 0 }, isPull: false }),
+    s.issues.count({ repoId: found.repo.id, pinOrder: { $gt: 0 }, isPull: true }),
+  ]);
+  return { status: 200, body: { issues: issues < maxPinned(rc), pull_requests: pulls < maxPinned(rc) } };
+}
+
+/** POST /repos/{owner}/{repo}/issues/{index}/pin: 400 when the repository already pins the maximum (Gitea). */
 export async function pinIssue(rc: Rc<{ owner: string; repo: string; index: number }>): Promise<Reply> {
   const found = await issueOf(rc, ACCESS.write);
-  await service(rc).setPinned(changeContext(rc, found), found.issue, true);
+  const s = service(rc);
+  if (found.issue.pinOrder === 0) {
+    const pinned = await s.issues.count({ repoId: found.repo.id, pinOrder: { $gt: 0 }, isPull: found.issue.isPull });
+    if (pinned >= maxPinned(rc)) throw fail.badRequest(`at most ${maxPinned(rc)} issues can be pinned`);
+  }
+  await s.setPinned(changeContext(rc, found), found.issue, true);
   return { status: 204 };
 }
 

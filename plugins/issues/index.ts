@@ -20,6 +20,10 @@ const issueParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idP
 const issueLabelParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idParam, id: idParam });
 const issueUserParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idParam, user: nameParam });
 const issuePinParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idParam, position: { type: 'integer', minimum: 1, maximum: 1000000 } });
+const issueCommentParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idParam, id: idParam });
+const deadlineBody = { type: 'object', properties: { due_date: { type: ['string', 'null'], format: 'date-time' } } };
+const deadlineResponse = { type: 'object', properties: { due_date: { type: ['string', 'null'] } }, required: ['due_date'] };
+const pinAllowedResponse = { type: 'object', properties: { issues: { type: 'boolean' }, pull_requests: { type: 'boolean' } }, required: ['issues', 'pull_requests'] };
 const commentParams = paramsSchema({ owner: nameParam, repo: nameParam, id: idParam });
 const labelParams = paramsSchema({ owner: nameParam, repo: nameParam, id: idParam });
 const milestoneParams = paramsSchema({ owner: nameParam, repo: nameParam, id: { type: 'string', minLength: 1, maxLength: 255 } });
@@ -64,6 +68,8 @@ const routes: Def[] = [
   { method: 'DELETE', path: '/repos/:owner/:repo/issues/:index', auth: 'user', operationId: 'issueDelete', summary: 'Delete an issue (repository admins)', schema: { params: issueParams, response: empty }, handler: h.deleteIssue },
   { method: 'PUT', path: '/repos/:owner/:repo/issues/:index/lock', auth: 'user', body: 'json', bodyOptional: true, operationId: 'issueLockIssue', summary: 'Lock an issue', schema: { params: issueParams, body: lockBody, response: empty }, handler: h.lockIssue },
   { method: 'DELETE', path: '/repos/:owner/:repo/issues/:index/lock', auth: 'user', operationId: 'issueUnlockIssue', summary: 'Unlock an issue', schema: { params: issueParams, response: empty }, handler: h.unlockIssue },
+  { method: 'POST', path: '/repos/:owner/:repo/issues/:index/deadline', auth: 'user', body: 'json', operationId: 'issueEditIssueDeadline', summary: "Set or clear an issue's due date", schema: { params: issueParams, body: deadlineBody, response: { 201: deadlineResponse } }, handler: h.editIssueDeadline },
+  { method: 'GET', path: '/repos/:owner/:repo/new_pin_allowed', auth: 'optional', operationId: 'repoNewPinAllowed', summary: 'Whether another issue or pull request can be pinned', schema: { params: repoParams, response: { 200: pinAllowedResponse } }, handler: h.newPinAllowed },
   { method: 'POST', path: '/repos/:owner/:repo/issues/:index/pin', auth: 'user', operationId: 'pinIssue', summary: 'Pin an issue', schema: { params: issueParams, response: empty }, handler: h.pinIssue },
   { method: 'DELETE', path: '/repos/:owner/:repo/issues/:index/pin', auth: 'user', operationId: 'unpinIssue', summary: 'Unpin an issue', schema: { params: issueParams, response: empty }, handler: h.unpinIssue },
   { method: 'PATCH', path: '/repos/:owner/:repo/issues/:index/pin/:position', auth: 'user', operationId: 'moveIssuePin', summary: 'Move a pinned issue to a position', schema: { params: issuePinParams, response: empty }, handler: h.moveIssuePin },
@@ -78,6 +84,8 @@ const routes: Def[] = [
   { method: 'GET', path: '/repos/:owner/:repo/issues/comments/:id', auth: 'optional', operationId: 'issueGetComment', summary: 'Get a comment', schema: { params: commentParams, response: { 200: ref('forgekit/Comment') } }, handler: c.getComment },
   { method: 'PATCH', path: '/repos/:owner/:repo/issues/comments/:id', auth: 'user', body: 'json', operationId: 'issueEditComment', summary: 'Edit a comment (its poster or a writer)', schema: { params: commentParams, body: commentBody, response: { 200: ref('forgekit/Comment') } }, handler: c.editComment },
   { method: 'DELETE', path: '/repos/:owner/:repo/issues/comments/:id', auth: 'user', operationId: 'issueDeleteComment', summary: 'Delete a comment (its poster or a writer)', schema: { params: commentParams, response: empty }, handler: c.deleteComment },
+  { method: 'PATCH', path: '/repos/:owner/:repo/issues/:index/comments/:id', auth: 'user', body: 'json', operationId: 'issueEditCommentDeprecated', summary: 'Edit a comment (deprecated path)', schema: { params: issueCommentParams, body: commentBody, response: { 200: ref('forgekit/Comment') } }, handler: c.editComment },
+  { method: 'DELETE', path: '/repos/:owner/:repo/issues/:index/comments/:id', auth: 'user', operationId: 'issueDeleteCommentDeprecated', summary: 'Delete a comment (deprecated path)', schema: { params: issueCommentParams, response: empty }, handler: c.deleteComment },
   { method: 'GET', path: '/repos/:owner/:repo/issues/:index/comments', auth: 'optional', operationId: 'issueGetComments', summary: "List an issue's comments", schema: { params: issueParams, querystring: commentsQuery, response: { 200: ref('forgekit/CommentList') } }, handler: c.listIssueComments },
   { method: 'POST', path: '/repos/:owner/:repo/issues/:index/comments', auth: 'user', body: 'json', operationId: 'issueCreateComment', summary: 'Comment on an issue', schema: { params: issueParams, body: commentBody, response: { 201: ref('forgekit/Comment') } }, handler: c.createComment },
 
@@ -116,12 +124,18 @@ const routes: Def[] = [
 
 export default definePlugin<IssuesService>({
   name: 'issues',
+  settings: {
+    type: 'object',
+    properties: { maxPinned: { type: 'integer', minimum: 0, maximum: 100, default: 3 } },
+    additionalProperties: false,
+  },
   dependencies: ['users', 'repos'],
   optionalDependencies: ['orgs', 'markup'],
   schemas: ISSUE_SCHEMAS as JsonSchema[],
   collections: COLLECTIONS,
-  start(ctx) {
+  async start(ctx) {
     const service = new Issues(ctx);
+    await service.repair();
     ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
     ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));

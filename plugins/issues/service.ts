@@ -19,6 +19,8 @@ export const MILESTONES = 'milestones';
 export const REACTIONS = 'issue_reactions';
 export const WATCHES = 'issue_watches';
 export const NUMBERS = 'issue_numbers';
+/** Counter intents: written before a counter-moving change, removed after; replayed as exact recounts at start. */
+export const INTENTS = 'issue_intents';
 
 export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
   {
@@ -84,7 +86,15 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
     indexes: [{ fields: { issueId: 1, userId: 1 }, unique: true }, { fields: { issueId: 1, id: 1 } }, { fields: { userId: 1 } }, { fields: { repoId: 1 } }],
   },
   { name: NUMBERS, indexes: [{ fields: { repoId: 1 }, unique: true }] },
+  { name: INTENTS, indexes: [{ fields: { id: 1 }, unique: true }] },
 ];
+
+/** What a change's counters concern: recounted exactly when its intent is found at start (a crash in between). */
+export interface CounterTargets {
+  repoIds?: number[];
+  milestoneIds?: number[];
+  issueIds?: number[];
+}
 
 export interface ReactionRecord extends Doc {
   id: number;
@@ -166,6 +176,7 @@ export class Issues implements IssuesService {
   readonly reactions: Collection<ReactionRecord>;
   readonly watches: Collection<WatchRecord>;
   readonly numbers: Collection<{ repoId: number; last: number }>;
+  readonly intents: Collection<CounterTargets & Doc & { id: number; createdAt: string }>;
   readonly render: Renderer;
 
   constructor(readonly ctx: PluginContext) {
@@ -176,6 +187,7 @@ export class Issues implements IssuesService {
     this.reactions = ctx.store.collection(REACTIONS);
     this.watches = ctx.store.collection(WATCHES);
     this.numbers = ctx.store.collection(NUMBERS);
+    this.intents = ctx.store.collection(INTENTS);
     this.render = new Renderer(this);
   }
 
@@ -269,6 +281,49 @@ export class Issues implements IssuesService {
 
   // ---- counters ----
 
+  /**
+   * Runs `work` (a write plus the counter moves that follow it) under an intent document: a crash between the write
+   * and its `$inc`s leaves the intent behind, and `repair()` at the next start recounts exactly what it names.
+   */
+  async withIntent<T>(targets: CounterTargets, work: () => Promise<T>): Promise<T> {
+    const id = await this.ctx.store.nextId(INTENTS);
+    await this.intents.insertOne({ id, ...clean(targets), createdAt: nowRfc3339() });
+    try {
+      return await work();
+    } finally {
+      await this.intents.deleteOne({ id });
+    }
+  }
+
+  /** Recounts what unfinished intents name (called at start, before any request). */
+  async repair(): Promise<number> {
+    const pending = await this.intents.find({});
+    const repoIds = new Set<number>();
+    const milestoneIds = new Set<number>();
+    const issueIds = new Set<number>();
+    for (const row of pending) {
+      for (const id of row.repoIds ?? []) repoIds.add(id);
+      for (const id of row.milestoneIds ?? []) if (id) milestoneIds.add(id);
+      for (const id of row.issueIds ?? []) issueIds.add(id);
+    }
+    for (const repoId of repoIds) {
+      const repo = await this.repos.byId(repoId);
+      if (!repo) continue;
+      const [open, all] = await Promise.all([
+        this.issues.count({ repoId, isClosed: false, isPull: false }), this.issues.count({ repoId, isPull: false }),
+      ]);
+      const curOpen = typeof repo.numOpenIssues === 'number' ? repo.numOpenIssues : 0;
+      const curAll = typeof repo.numIssues === 'number' ? repo.numIssues : 0;
+      if (open !== curOpen) await this.repos.incrementCounter(repoId, 'numOpenIssues', open - curOpen);
+      if (all !== curAll) await this.repos.incrementCounter(repoId, 'numIssues', all - curAll);
+    }
+    for (const id of milestoneIds) await this.recountMilestone(id);
+    for (const id of issueIds) await this.issues.updateOne({ id }, { $set: { numComments: await this.comments.count({ issueId: id }) } });
+    for (const row of pending) await this.intents.deleteOne({ id: row.id });
+    if (pending.length) this.ctx.log.warn({ intents: pending.length, repos: repoIds.size, milestones: milestoneIds.size, issues: issueIds.size }, 'issues: recounted counters of unfinished changes');
+    return pending.length;
+  }
+
   /** Moves the repository's and the milestone's counters for one issue entering (+1) or leaving (-1) a state. */
   private async count(issue: Pick<IssueRecord, 'repoId' | 'isPull' | 'isClosed' | 'milestoneId'>, delta: number): Promise<void> {
     const work: Array<Promise<unknown>> = [];
@@ -344,8 +399,11 @@ export class Issues implements IssuesService {
       updatedAt: now,
       closedAt: closed ? now : null,
     };
-    const stored = await this.issues.insertOne(issue);
-    await this.count(stored, 1);
+    const stored = await this.withIntent({ repoIds: [issue.repoId], milestoneIds: [milestoneId] }, async () => {
+      const inserted = await this.issues.insertOne(issue);
+      await this.count(inserted, 1);
+      return inserted;
+    });
     await this.watch(stored, c.caller.id);
     if (!stored.isPull) {
       await this.emitIssue(c, stored, 'opened', mentionIds.length ? { mentionedIds: mentionIds } : {});
@@ -366,17 +424,23 @@ export class Issues implements IssuesService {
       if (set === null) return { before: current, after: current };
       if ('title' in set || 'body' in set) set.grams = gramsOf(set.title ?? current.title, set.body ?? current.body);
       set.updatedAt = nowRfc3339();
-      const after = await this.issues.findOneAndUpdate(
-        { id: current.id, isClosed: current.isClosed, milestoneId: current.milestoneId, updatedAt: current.updatedAt },
-        { $set: set },
-      );
-      if (after) {
-        if (after.isClosed !== current.isClosed || after.milestoneId !== current.milestoneId) {
-          await this.count(current, -1);
+      const cur = current;
+      const write = async () => {
+        const after = await this.issues.findOneAndUpdate(
+          { id: cur.id, isClosed: cur.isClosed, milestoneId: cur.milestoneId, updatedAt: cur.updatedAt },
+          { $set: set },
+        );
+        if (after && (after.isClosed !== cur.isClosed || after.milestoneId !== cur.milestoneId)) {
+          await this.count(cur, -1);
           await this.count(after, 1);
         }
-        return { before: current, after };
-      }
+        return after;
+      };
+      const movesCounters = 'isClosed' in set || 'milestoneId' in set;
+      const after = movesCounters
+        ? await this.withIntent({ repoIds: [cur.repoId], milestoneIds: [cur.milestoneId, set.milestoneId ?? 0] }, write)
+        : await write();
+      if (after) return { before: cur, after };
       current = await this.byId(current.id);
     }
     if (!current) return null;
@@ -504,9 +568,13 @@ export class Issues implements IssuesService {
   }
 
   async deleteIssue(c: IssueChangeContext, issue: IssueRecord): Promise<void> {
-    const gone = await this.issues.findOneAndDelete({ id: issue.id });
+    const gone = await this.withIntent({ repoIds: [issue.repoId], milestoneIds: [issue.milestoneId] }, async () => {
+      const deleted = await this.issues.findOneAndDelete({ id: issue.id });
+      if (deleted) await this.count(deleted, -1);
+      return deleted;
+    });
     if (!gone) return;
-    await this.count(gone, -1);
+    if (gone.pinOrder > 0) await this.issues.updateMany({ repoId: gone.repoId, pinOrder: { $gt: gone.pinOrder } }, { $inc: { pinOrder: -1 } });
     await Promise.all([
       this.comments.deleteMany({ issueId: gone.id }),
       this.reactions.deleteMany({ issueId: gone.id }),
@@ -589,11 +657,12 @@ export class Issues implements IssuesService {
 
   async addComment(c: IssueChangeContext, issue: IssueRecord, body: string): Promise<CommentRecord> {
     const now = nowRfc3339();
-    const comment = await this.comments.insertOne({
-      id: await this.ctx.store.nextId(COMMENTS), issueId: issue.id, repoId: issue.repoId, posterId: c.caller.id, body, createdAt: now, updatedAt: now,
-    });
     const mentioned = (await this.mentionIds(body, c.caller.id)).filter((id) => !issue.mentionIds.includes(id));
-    const after = await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: 1 }, $set: { updatedAt: now } });
+    const id = await this.ctx.store.nextId(COMMENTS);
+    const { comment, after } = await this.withIntent({ issueIds: [issue.id] }, async () => {
+      const inserted = await this.comments.insertOne({ id, issueId: issue.id, repoId: issue.repoId, posterId: c.caller.id, body, createdAt: now, updatedAt: now });
+      return { comment: inserted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: 1 }, $set: { updatedAt: now } }) };
+    });
     for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
     await this.watch(issue, c.caller.id);
     if (!after) {
@@ -616,9 +685,12 @@ export class Issues implements IssuesService {
   }
 
   async deleteComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord): Promise<void> {
-    const gone = await this.comments.findOneAndDelete({ id: comment.id });
-    if (!gone) return;
-    const after = await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: -1 } });
+    const result = await this.withIntent({ issueIds: [issue.id] }, async () => {
+      const deleted = await this.comments.findOneAndDelete({ id: comment.id });
+      return deleted ? { gone: deleted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: -1 } }) } : null;
+    });
+    if (!result) return;
+    const { gone, after } = result;
     await this.reactions.deleteMany({ issueId: issue.id, commentId: gone.id });
     await this.emitComment(c, after ?? issue, gone, 'deleted');
   }
@@ -719,6 +791,15 @@ export class Issues implements IssuesService {
       for (const label of labels) await this.deleteLabel(label);
     }
   }
+}
+
+function clean(targets: CounterTargets): CounterTargets {
+  const out: CounterTargets = {};
+  if (targets.repoIds?.length) out.repoIds = [...new Set(targets.repoIds)];
+  const ms = (targets.milestoneIds ?? []).filter((id) => id > 0);
+  if (ms.length) out.milestoneIds = [...new Set(ms)];
+  if (targets.issueIds?.length) out.issueIds = [...new Set(targets.issueIds)];
+  return out;
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {

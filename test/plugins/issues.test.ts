@@ -262,6 +262,26 @@ t.test('issues', async (t) => {
     t.same((await ok(f, 'GET', '/repos/alice/pub/issues/pinned', undefined)).map((i: any) => [i.number, i.pin_order]), [[1, 1], [2, 2]]);
     await ok(f, 'DELETE', '/repos/alice/pub/issues/1/pin', will.token, undefined, 204);
     t.same((await ok(f, 'GET', '/repos/alice/pub/issues/pinned', undefined)).map((i: any) => [i.number, i.pin_order]), [[2, 1]]);
+    t.same(await ok(f, 'GET', '/repos/alice/pub/new_pin_allowed', undefined), { issues: true, pull_requests: true });
+    const extra = await Promise.all([0, 1, 2].map((i) => ok(f, 'POST', '/repos/alice/pub/issues', will.token, { title: `pin ${i}` }, 201)));
+    await ok(f, 'POST', `/repos/alice/pub/issues/${extra[0].number}/pin`, will.token, undefined, 204);
+    await ok(f, 'POST', `/repos/alice/pub/issues/${extra[1].number}/pin`, will.token, undefined, 204);
+    t.same(await ok(f, 'GET', '/repos/alice/pub/new_pin_allowed', undefined), { issues: false, pull_requests: true }, 'three pinned: the default maximum');
+    t.equal((await f.request('POST', `/repos/alice/pub/issues/${extra[2].number}/pin`, { token: will.token })).status, 400);
+    for (const issue of extra) await ok(f, 'DELETE', `/repos/alice/pub/issues/${issue.number}`, alice.token, undefined, 204);
+    t.same((await ok(f, 'GET', '/repos/alice/pub/issues/pinned', undefined)).map((i: any) => [i.number, i.pin_order]), [[2, 1]],
+      'deleting pinned issues leaves the others in order');
+  });
+
+  t.test('due date route and the deprecated comment paths', async (t) => {
+    t.equal((await f.request('POST', '/repos/alice/pub/issues/2/deadline', { token: rita.token, json: { due_date: '2032-01-01T00:00:00Z' } })).status, 403);
+    t.same(await ok(f, 'POST', '/repos/alice/pub/issues/2/deadline', will.token, { due_date: '2032-01-01T00:00:00Z' }, 201), { due_date: '2032-01-01T00:00:00Z' });
+    t.equal((await ok(f, 'GET', '/repos/alice/pub/issues/2', undefined)).due_date, '2032-01-01T00:00:00Z');
+    t.same(await ok(f, 'POST', '/repos/alice/pub/issues/2/deadline', will.token, { due_date: null }, 201), { due_date: null });
+    const comment = await ok(f, 'POST', '/repos/alice/pub/issues/2/comments', sam.token, { body: 'old path' }, 201);
+    t.equal((await ok(f, 'PATCH', `/repos/alice/pub/issues/2/comments/${comment.id}`, sam.token, { body: 'edited on the old path' })).body, 'edited on the old path');
+    await ok(f, 'DELETE', `/repos/alice/pub/issues/2/comments/${comment.id}`, sam.token, undefined, 204);
+    t.equal((await f.request('GET', `/repos/alice/pub/issues/comments/${comment.id}`)).status, 404);
   });
 
   t.test('list filters: state, type, q, created_by, assigned_by, since/before, paging', async (t) => {
