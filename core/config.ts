@@ -14,12 +14,16 @@ export interface ForgeConfig {
   dataDir: string;
   mongodbUri: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: human-readable lines on a terminal, JSON otherwise; `json` or `pretty` force one. */
+  logFormat: 'auto' | 'json' | 'pretty';
   bodyLimit: number;
   shutdownTimeoutMs: number;
   compactIntervalMs: number;
   pagination: { defaultLimit: number; maxLimit: number };
   admin: { username: string; password: string; email: string };
   disabledPlugins: string[];
+  /** Extra plugins to load at boot: npm package names or file paths (relative to the working directory). */
+  loadPlugins: string[];
   plugins: Record<string, Record<string, any>>;
 }
 
@@ -47,6 +51,8 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_DATA_DIR', 'dataDir', String],
   ['FORGEKIT_MONGODB_URI', 'mongodbUri', String],
   ['FORGEKIT_LOG_LEVEL', 'logLevel', String],
+  ['FORGEKIT_LOG_FORMAT', 'logFormat', String],
+  ['FORGEKIT_LOAD_PLUGINS', 'loadPlugins', (v) => v.split(',').map((s) => s.trim()).filter(Boolean)],
   ['FORGEKIT_ADMIN_USERNAME', 'admin.username', String],
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],
   ['FORGEKIT_ADMIN_EMAIL', 'admin.email', String],

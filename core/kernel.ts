@@ -115,7 +115,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
   const prefix = (options.prefix ?? '').replace(/\/$/, '');
 
   const apiBase = config.rootUrl + config.apiPrefix.replace(/^\//, '') + '/';
-  const urls: Urls = Object.freeze({ root: config.rootUrl, api: apiBase, docs: config.rootUrl + 'swagger.v1.json' });
+  const urls: Urls = Object.freeze({ root: config.rootUrl, api: apiBase, docs: config.rootUrl + 'api/swagger' });
 
   const registry = new SchemaRegistry();
   for (const schema of options.schemas ?? []) registry.add(schema, 'kernel');

@@ -4,6 +4,7 @@ import type { JsonSchema, Plugin } from '../core/plugin.js';
 import { loadConfig } from '../core/config.js';
 import { resolvePlugins } from '../core/loader.js';
 import type { RouteSource } from './api-docs/index.js';
+import { loadPluginPackages, namePackageIn } from './packages.js';
 import { RESOURCE_SCHEMAS } from '../schemas/resources.js';
 import apiDocs, { createApiDocs } from './api-docs/index.js';
 import version from './version/index.js';
@@ -31,13 +32,19 @@ export type ForgeOptions = Partial<KernelOptions>;
  * process.env) and `config` overrides; the built-in plugins unless `plugins` is given. Starts the store and plugins;
  * call `listen()` for a server of its own, or mount `handler` in yours.
  */
-export function createForge(options: ForgeOptions = {}): Promise<Forge> {
+export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   const schemas = [...RESOURCE_SCHEMAS, ...(options.schemas ?? [])];
-  const given = options.plugins ?? builtinPlugins;
+  // Plugin packages named in the configuration join the given plugins and go through the same loader checks.
+  const packages = await loadPluginPackages(loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} }).loadPlugins);
+  const given = [...(options.plugins ?? builtinPlugins), ...packages.flatMap((pkg) => pkg.plugins)];
   // The API description is built from the plugins actually served: the api-docs plugin gets the final list.
   let plugins: Plugin<any>[] = given;
   plugins = given.map((p) => (p === apiDocs ? createApiDocs(routeSource(() => plugins, schemas, options)) : p));
-  return createKernel({ ...options, plugins, schemas });
+  try {
+    return await createKernel({ ...options, plugins, schemas });
+  } catch (err) {
+    throw namePackageIn(err, packages);
+  }
 }
 
 /** The served routes the way the kernel compiles them: enabled plugins, in start order, with their full paths. */

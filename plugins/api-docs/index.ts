@@ -3,6 +3,8 @@
 import { definePlugin, type JsonSchema } from '../../core/plugin.js';
 import { packageVersion } from '../../core/config.js';
 import { buildSwagger, type DescribedRoute } from './swagger.js';
+import { fail } from '../../core/errors.js';
+import { loadPageAssets, PAGE_HTML, type AssetName, type PageAsset } from './page.js';
 
 /** What the description is built from: the served routes and the shared schemas they `$ref`. */
 export interface RouteSource {
@@ -15,6 +17,8 @@ export interface ApiDocsService {
   readonly swagger: Buffer;
   /** The same document as an object (tests, embedders). */
   readonly document: JsonSchema;
+  /** The docs page's files, read once at start. */
+  readonly assets: ReadonlyMap<AssetName, PageAsset>;
 }
 
 declare module '../../core/plugin.js' {
@@ -37,10 +41,11 @@ export function createApiDocs(source?: RouteSource) {
         routes: source?.routes() ?? [],
         schemas: source?.schemas() ?? [],
         apiPrefix: ctx.config.apiPrefix,
+        basePath: new URL(ctx.urls.api).pathname,
         version: packageVersion(),
         docsUrl: ctx.urls.docs,
       });
-      return { document, swagger: Buffer.from(JSON.stringify(document)) };
+      return { document, swagger: Buffer.from(JSON.stringify(document)), assets: loadPageAssets() };
     },
     routes: [
       {
@@ -52,6 +57,33 @@ export function createApiDocs(source?: RouteSource) {
         async handler(rc) {
           const { swagger } = rc.app.services.get('api-docs');
           return { status: 200, type: 'text', body: swagger, headers: { 'Content-Type': JSON_TYPE } };
+        },
+      },
+      {
+        operationId: 'getSwaggerPage', summary: 'The interactive API documentation page (Swagger UI)',
+        method: 'GET',
+        path: '/api/swagger',
+        mount: 'root',
+        auth: 'public',
+        schema: { response: { 200: { type: 'string' } } },
+        async handler() {
+          return { status: 200, type: 'html', body: PAGE_HTML, headers: { 'Cache-Control': 'no-cache' } };
+        },
+      },
+      {
+        operationId: 'getSwaggerPageAsset', summary: 'A file of the API documentation page',
+        method: 'GET',
+        path: '/api/swagger/:file',
+        mount: 'root',
+        auth: 'public',
+        schema: {
+          params: { type: 'object', properties: { file: { type: 'string', maxLength: 64 } }, required: ['file'] },
+          response: { 200: { type: 'string' } },
+        },
+        async handler(rc) {
+          const asset = rc.app.services.get('api-docs').assets.get(rc.params.file as AssetName);
+          if (!asset) throw fail.notFound();
+          return { status: 200, type: 'text', body: asset.body, headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400' } };
         },
       },
     ],

@@ -17,6 +17,8 @@ export interface SwaggerOptions {
   schemas: readonly JsonSchema[];
   /** Where the API is mounted (`/api/v1`): Swagger's `basePath`; routes outside it go to `x-root-paths`. */
   apiPrefix: string;
+  /** Swagger's `basePath`: the API's public path (the prefix under the root URL, e.g. `/forge/api/v1`); default apiPrefix. */
+  basePath?: string;
   version: string;
   /** The docs page every error `url` points at. */
   docsUrl: string;
@@ -303,7 +305,7 @@ export function buildSwagger(options: SwaggerOptions): JsonSchema {
       version: options.version,
       license: { name: 'MIT', url: 'http://opensource.org/licenses/MIT' },
     },
-    basePath: prefix || '/',
+    basePath: (options.basePath ?? prefix).replace(/(.)\/$/, '$1') || '/',
     schemes: ['http', 'https'],
     consumes: ['application/json', 'text/plain'],
     produces: ['application/json', 'text/html'],

@@ -40,7 +40,7 @@ t.test('embedding', async (t) => {
     const missing = await fetch(`${host.url}/forge/api/v1/nope`);
     t.equal(missing.status, 404);
     const err = await fetch(`${host.url}/forge/api/v1/user`);
-    t.equal((await err.json()).url, 'http://example.test/forge/swagger.v1.json', 'URLs use the configured root');
+    t.equal((await err.json()).url, 'http://example.test/forge/api/swagger', 'URLs use the configured root');
   });
 
   t.test('mounted in Express (app.use strips the mount path; unmatched paths go to next)', async (t) => {

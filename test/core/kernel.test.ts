@@ -75,7 +75,7 @@ t.test('kernel over HTTP', async (t) => {
     const res = await f.request('POST', '/probe/echo', { body: '{"Name": ', headers: { 'Content-Type': 'application/json' } });
     t.equal(res.status, 400);
     t.match(res.json.message, /malformed JSON/);
-    t.equal(res.json.url, `${f.url}/swagger.v1.json`);
+    t.equal(res.json.url, `${f.url}/api/swagger`);
   });
 
   t.test('415 missing or wrong Content-Type', async (t) => {
@@ -131,7 +131,7 @@ t.test('kernel over HTTP', async (t) => {
   t.test('409, 400 and 403 from handlers', async (t) => {
     const conflict = await f.request('GET', '/probe/conflict');
     t.equal(conflict.status, 409);
-    t.same(conflict.json, { message: 'already there', url: `${f.url}/swagger.v1.json` });
+    t.same(conflict.json, { message: 'already there', url: `${f.url}/api/swagger` });
     t.equal((await f.request('GET', '/probe/bad-request')).status, 400);
     t.equal((await f.request('GET', '/probe/forge-error')).status, 403);
   });
@@ -139,7 +139,7 @@ t.test('kernel over HTTP', async (t) => {
   t.test('500 never leaks internals', async (t) => {
     const res = await f.request('GET', '/probe/crash');
     t.equal(res.status, 500);
-    t.same(res.json, { message: 'internal server error', url: `${f.url}/swagger.v1.json` });
+    t.same(res.json, { message: 'internal server error', url: `${f.url}/api/swagger` });
     t.notMatch(res.text, /passwd|secret|Error:/);
   });
 
