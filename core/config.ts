@@ -57,6 +57,10 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],
   ['FORGEKIT_ADMIN_EMAIL', 'admin.email', String],
   ['FORGEKIT_MIGRATE_ALLOW_LOCAL', 'plugins.git.migrateAllowLocal', parseBool],
+  ['FORGEKIT_WEBHOOK_ALLOWED_HOSTS', 'plugins.webhooks.allowedHostList', String],
+  // One port: where the SSH server listens and what repositories advertise in `ssh_url`.
+  ['FORGEKIT_SSH_PORT', 'plugins.ssh.port', Number],
+  ['FORGEKIT_SSH_PORT', 'plugins.repos.ssh.port', Number],
 ];
 
 function parseBool(v: string): unknown {

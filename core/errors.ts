@@ -4,8 +4,11 @@ export interface ErrorCodeInfo {
   status: number;
   /** What the code means; the README's error table is checked against these by a test. */
   description: string;
-  /** 404s the spec names "not found" answer with an empty body. */
-  emptyBody?: boolean;
+  /**
+   * Every error of this code answers with this one message, whatever the thrower said: a 404 for "missing" and
+   * for "not visible to you" must read the same (decisions.md), so it reveals nothing.
+   */
+  fixedMessage?: string;
 }
 
 export const ERROR_CODES = {
@@ -14,7 +17,11 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, description: 'The route needs a signed-in caller (or Basic auth with a password) and none was given.' },
   INVALID_CREDENTIALS: { status: 401, description: 'Credentials were presented but are not valid (unknown token, wrong password).' },
   FORBIDDEN: { status: 403, description: 'The caller is known but may not do this.' },
-  NOT_FOUND: { status: 404, description: 'Unknown path, or a user, organization, repository or key the caller cannot see. Empty body.', emptyBody: true },
+  NOT_FOUND: {
+    status: 404,
+    description: 'Unknown path, or a user, organization, repository or key the caller cannot see. One fixed message for both.',
+    fixedMessage: "The target couldn't be found.",
+  },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not with this method; `Allow` lists the methods.' },
   CONFLICT: { status: 409, description: 'The resource already exists (repository name, fork).' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body is larger than the configured limit.' },
@@ -32,15 +39,12 @@ export class ForgeError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
-    super(message ?? ERROR_CODES[code].description);
+    const info: ErrorCodeInfo = ERROR_CODES[code];
+    super(info.fixedMessage ?? message ?? info.description);
     this.name = 'ForgeError';
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.headers = headers;
-  }
-
-  get emptyBody(): boolean {
-    return (ERROR_CODES[this.code] as ErrorCodeInfo).emptyBody === true;
   }
 }
 
@@ -50,7 +54,7 @@ export function isForgeError(err: unknown): err is ForgeError {
 
 /** Short constructors for the codes plugins throw most. */
 export const fail = {
-  notFound: () => new ForgeError('NOT_FOUND', 'not found'),
+  notFound: () => new ForgeError('NOT_FOUND'),
   forbidden: (message = 'forbidden') => new ForgeError('FORBIDDEN', message),
   /** `field` is named in the message so clients know what to fix. */
   validation: (field: string, message: string) => new ForgeError('VALIDATION', `${field}: ${message}`),

@@ -224,12 +224,10 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     let status = 500;
     let message = 'internal server error';
     let headers: Record<string, string> = {};
-    let empty = false;
     if (isForgeError(err)) {
       status = err.status;
       message = err.message;
       headers = err.headers;
-      empty = err.emptyBody;
     } else {
       reqLog().error({ err }, 'unhandled error');
     }
@@ -239,14 +237,9 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     }
     headers = { ...headers, 'X-Request-Id': id };
     if (status === 413) headers.Connection = 'close';
-    if (empty) {
-      res.writeHead(status, { ...headers, 'Content-Length': 0 });
-      replies.hold(() => res.end());
-    } else {
-      const payload = errorSerializer({ message, url: urls.docs });
-      res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload) });
-      replies.hold(() => res.end(payload));
-    }
+    const payload = errorSerializer({ message, url: urls.docs });
+    res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(payload) });
+    replies.hold(() => res.end(payload));
     return status;
   }
 

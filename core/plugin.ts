@@ -20,8 +20,11 @@ export interface Caller {
   id: number;
   login: string;
   isAdmin: boolean;
-  /** How the caller proved who they are. Basic auth with a token as password counts as 'token'. */
-  via: 'token' | 'password';
+  /**
+   * How the caller proved who they are. Basic auth with a token as password counts as 'token'; 'ssh' is a key
+   * accepted by the SSH server (never seen by HTTP routes).
+   */
+  via: 'token' | 'password' | 'ssh';
 }
 
 // JSON Schema objects are plain data; Ajv and fast-json-stringify check them at boot.

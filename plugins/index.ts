@@ -21,9 +21,13 @@ import watch from './watch/index.js';
 import git from './git/index.js';
 import markup from './markup/index.js';
 import issues from './issues/index.js';
+import statuses from './statuses/index.js';
+import webhooks from './webhooks/index.js';
+import deployKeys from './deploy-keys/index.js';
+import ssh from './ssh/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks];
 
 export type ForgeOptions = Partial<KernelOptions>;
 

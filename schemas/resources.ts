@@ -1,5 +1,17 @@
 // The API resources as $id'd JSON schemas: responses are serialised from these, so a field not listed here never leaves.
 
+/** Repository settings Gitea clients read (Renovate refuses a repository without the `allow_*` merge flags). */
+const REPO_SETTING_TYPES = {
+  has_issues: 'boolean', has_wiki: 'boolean', has_pull_requests: 'boolean', has_projects: 'boolean', has_releases: 'boolean',
+  has_packages: 'boolean', has_actions: 'boolean', ignore_whitespace_conflicts: 'boolean', allow_merge_commits: 'boolean',
+  allow_rebase: 'boolean', allow_rebase_explicit: 'boolean', allow_squash_merge: 'boolean', allow_fast_forward_only_merge: 'boolean',
+  allow_rebase_update: 'boolean', default_delete_branch_after_merge: 'boolean', default_merge_style: 'string',
+  default_allow_maintainer_edit: 'boolean',
+} as const;
+export const REPO_SETTING_NAMES = Object.keys(REPO_SETTING_TYPES) as Array<keyof typeof REPO_SETTING_TYPES>;
+const REPO_SETTING_PROPERTIES = Object.fromEntries(Object.entries(REPO_SETTING_TYPES).map(([k, type]) => [k, { type }])) as
+  { [K in keyof typeof REPO_SETTING_TYPES]: { type: (typeof REPO_SETTING_TYPES)[K] } };
+
 const timestamp = { type: 'string' } as const; // RFC 3339, e.g. 2026-11-22T10:42:52Z
 const nullableTimestamp = { type: ['string', 'null'] } as const;
 
@@ -59,6 +71,8 @@ function repositoryProperties(parent: Record<string, unknown>) {
     created_at: timestamp,
     updated_at: timestamp,
     permissions: { $ref: 'forgekit/Permission' },
+    // Settings (plugins/repos/settings.ts): stored, PATCHable, defaults for records made before they existed.
+    ...REPO_SETTING_PROPERTIES,
     // Mirrors only: when the last sync finished and its error, if it failed (null otherwise).
     mirror_updated: nullableTimestamp,
     mirror_error: { type: ['string', 'null'] },
@@ -67,7 +81,7 @@ function repositoryProperties(parent: Record<string, unknown>) {
 
 const repositoryRequired = ['id', 'owner', 'name', 'full_name', 'description', 'empty', 'private', 'fork', 'parent', 'mirror', 'size',
   'html_url', 'ssh_url', 'clone_url', 'website', 'stars_count', 'forks_count', 'watchers_count', 'open_issues_count',
-  'default_branch', 'created_at', 'updated_at', 'permissions'] as const;
+  'default_branch', 'created_at', 'updated_at', 'permissions', ...REPO_SETTING_NAMES] as const;
 
 export const RepositorySchema = {
   $id: 'forgekit/Repository',

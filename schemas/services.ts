@@ -71,11 +71,16 @@ export interface UsersService {
   byIds(ids: number[]): Promise<Map<number, Account>>;
   /** The API User shape for a viewer: email only for the account itself and site admins. */
   toApi(account: Account, viewer: Caller | null): ApiUser;
-  /** A JSON array of Users as `viewer` sees them (what `toApi` gives), serialised once per account version and view. */
-  toJsonList(accounts: readonly Account[], viewer: Caller | null): string;
+  /**
+   * The UTF-8 JSON of a UserList as `viewer` sees it (what `toApi` gives), built from pieces serialised once per
+   * account version and view: for list replies with `type: 'json-text'` (the same convention as repos' `toJsonList`).
+   */
+  toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer;
   /** Validates (422 naming the field) and creates; duplicates of name or email → 422. */
   createUser(input: NewUserInput): Promise<Account>;
   createOrg(input: NewOrgInput): Promise<Account>;
+  /** Replaces a user's password (422 naming `password` when too short); signs out cached password checks. */
+  setPassword(account: Account, password: string): Promise<void>;
   /** Removes the account; emits `account.deleted` with `{ account }` first so owners of related rows clean up. */
   deleteAccount(account: Account): Promise<void>;
   /** null when the name is acceptable, else the reason (charset, length, reserved, taken is not checked here). */
@@ -157,6 +162,10 @@ export interface ReposService {
     Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }>;
   /** Which of these repository ids the caller can read (for list filtering). */
   readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>>;
+  /** The owner's fork of a repository, if it has one. */
+  forkOf(ownerId: number, parentId: number): Promise<RepoRecord | null>;
+  /** The forks of a repository that the caller can read, oldest first: one page of them and how many there are. */
+  forksOf(caller: Caller | null, parentId: number, page: { skip: number; limit: number }): Promise<{ repos: RepoRecord[]; total: number }>;
   /** Ids of the private repositories the caller can read (for index-backed list filters). */
   privateReadableIds(caller: Caller | null): Promise<number[]>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */

@@ -1,9 +1,7 @@
 // Site administration: create and delete user accounts.
 import type { RequestContext, Reply } from '../../core/plugin.js';
 import { fail } from '../../core/errors.js';
-import type { UsersService } from '../../schemas/services.js';
-
-const users = (rc: RequestContext) => rc.app.services.get<UsersService>('users');
+import { users } from '../lib/request.js';
 
 interface CreateUserBody {
   username: string;

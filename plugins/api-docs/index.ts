@@ -3,6 +3,7 @@
 import { definePlugin, type JsonSchema } from '../../core/plugin.js';
 import { packageVersion } from '../../core/config.js';
 import { buildSwagger, type DescribedRoute } from './swagger.js';
+import type {} from '../../schemas/contracts/version.js';
 import { fail } from '../../core/errors.js';
 import { loadPageAssets, PAGE_HTML, type AssetName, type PageAsset } from './page.js';
 
@@ -36,13 +37,15 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function createApiDocs(source?: RouteSource) {
   return definePlugin<ApiDocsService>({
     name: 'api-docs',
+    // The reported version (`1.23.0+forgekit-<v>`) when the version plugin is on.
+    optionalDependencies: ['version'],
     start(ctx) {
       const document = buildSwagger({
         routes: source?.routes() ?? [],
         schemas: source?.schemas() ?? [],
         apiPrefix: ctx.config.apiPrefix,
         basePath: new URL(ctx.urls.api).pathname,
-        version: packageVersion(),
+        version: ctx.services.has('version') ? ctx.services.get('version').version : packageVersion(),
         docsUrl: ctx.urls.docs,
       });
       return { document, swagger: Buffer.from(JSON.stringify(document)), assets: loadPageAssets() };

@@ -1,8 +1,8 @@
 // Follow operations: the caller's followers/following, checks, follow/unfollow, and any user's public lists.
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
-import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
-import type { Account, UsersService } from '../../schemas/services.js';
+import type { Reply, RequestContext } from '../../core/plugin.js';
+import { accountOr404, me, users } from '../lib/request.js';
 import { accountsInOrder } from './convert.js';
 import type { Follows, FollowSide } from './service.js';
 
@@ -13,21 +13,6 @@ const NO_CONTENT: Reply = { status: 204 };
 
 function follows(rc: Rc<any, any>): Follows {
   return rc.app.services.get<Follows>('follow');
-}
-
-function users(rc: Rc<any, any>): UsersService {
-  return rc.app.services.get<UsersService>('users');
-}
-
-function me(rc: Rc<any, any>): Caller {
-  if (!rc.caller) throw fail.unauthorized();
-  return rc.caller;
-}
-
-async function accountOr404(rc: Rc<any, any>, name: string): Promise<Account> {
-  const account = await users(rc).byName(name);
-  if (!account) throw fail.notFound();
-  return account;
 }
 
 async function list(rc: Rc<any>, side: FollowSide, uid: number): Promise<Reply> {

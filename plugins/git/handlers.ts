@@ -2,7 +2,8 @@
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
-import { ACCESS, type Account, type OrgsService, type RepoRecord, type ReposService, type UsersService } from '../../schemas/services.js';
+import { ACCESS, type Account, type RepoRecord } from '../../schemas/services.js';
+import { orgsIfEnabled as orgs, repos, users } from '../lib/request.js';
 import { toGitignore, toLicense, toLicenseEntry } from './convert.js';
 import type { GitService } from './service.js';
 
@@ -11,23 +12,6 @@ type OwnerRepo = { owner: string; repo: string };
 
 function git(rc: Rc): GitService {
   return rc.app.services.get<GitService>('git');
-}
-
-function repos(rc: Rc): ReposService {
-  return rc.app.services.get<ReposService>('repos');
-}
-
-function users(rc: Rc): UsersService {
-  return rc.app.services.get<UsersService>('users');
-}
-
-function orgs(rc: Rc): OrgsService | null {
-  return rc.app.services.has('orgs') ? rc.app.services.get<OrgsService>('orgs') : null;
-}
-
-/** The repos collection is owned by `repos`, a declared dependency: reading it for fork lists is allowed. */
-function repoRows(rc: Rc) {
-  return rc.app.store.collection<RepoRecord>('repos');
 }
 
 async function one(rc: Rc, repo: RepoRecord): Promise<Record<string, unknown>> {
@@ -70,17 +54,8 @@ export async function listForks(rc: Rc<OwnerRepo>): Promise<Reply> {
   const service = repos(rc);
   const { repo: parent } = await service.resolve(rc.caller, rc.params.owner, rc.params.repo);
   const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
-  const rows = await repoRows(rc).find({ forkId: parent.id }, { sort: { id: 1 }, projection: { id: 1, private: 1 } });
-  let visible = rows.map((r) => r.id);
-  if (!service.readsAll(rc.caller)) {
-    const privateIds = rows.filter((r) => r.private).map((r) => r.id);
-    const readable = privateIds.length ? await service.readableIds(rc.caller, privateIds) : new Set<number>();
-    visible = rows.filter((r) => !r.private || readable.has(r.id)).map((r) => r.id);
-  }
-  const pageIds = visible.slice(win.skip, win.skip + win.limit);
-  const byId = await service.byIds(pageIds);
-  const records = pageIds.map((id) => byId.get(id)).filter((r): r is RepoRecord => r !== undefined);
-  return { status: 200, type: 'json-text', body: await service.toJsonList(records, rc.caller), headers: pageHeaders(rc, visible.length, win) };
+  const { repos: page, total } = await service.forksOf(rc.caller, parent.id, win);
+  return { status: 200, type: 'json-text', body: await service.toJsonList(page, rc.caller), headers: pageHeaders(rc, total, win) };
 }
 
 interface ForkBody {
@@ -105,7 +80,7 @@ export async function createFork(rc: Rc<OwnerRepo, unknown, ForkBody>): Promise<
     target = await users(rc).byId(caller.id);
     if (!target) throw fail.unauthorized();
   }
-  const existing = await repoRows(rc).findOne({ ownerId: target.id, forkId: parent.id });
+  const existing = await repos(rc).forkOf(target.id, parent.id);
   if (existing) throw fail.conflict(`${target.login} already has a fork of ${parentOwner.login}/${parent.name}: ${target.login}/${existing.name}`);
   const fork = await repos(rc).create(target, {
     name: rc.body.name ?? parent.name,

@@ -10,7 +10,7 @@ import { GitError, GitRunner, gitMessage } from './runner.js';
 import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from './storage.js';
 import { SyncQueue } from './sync-queue.js';
 import { Templates } from './templates.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../lib/secret-box.js';
 
 export const MIRRORS = 'git_mirrors';
 
@@ -173,6 +173,27 @@ export class GitService implements RepoStorageProvider {
     const dir = this.repoDir(repo, owner);
     const branches = await this.storage.branches(dir);
     if (branches.length === 0 || branches.includes(repo.defaultBranch)) await this.storage.setHead(dir, repo.defaultBranch);
+  }
+
+  /**
+   * The full commit id that a branch, tag or (abbreviated) commit id names in this repository; null when it names
+   * no commit (or the repository is empty). Used through the service by plugins that accept a `ref` (statuses).
+   */
+  async resolveCommit(repo: RepoRecord, owner: Account, ref: string): Promise<string | null> {
+    // eslint-disable-next-line no-control-regex
+    if (!ref || ref.length > 255 || ref.startsWith('-') || /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{/.test(ref)) return null;
+    const dir = this.repoDir(repo, owner);
+    const full = /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ref);
+    for (const candidate of full ? [ref.toLowerCase()] : [`refs/heads/${ref}`, `refs/tags/${ref}`, ref]) {
+      try {
+        const { stdout } = await this.runner.run(['--git-dir', dir, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`]);
+        const sha = stdout.trim();
+        if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return sha;
+      } catch (err) {
+        if (!(err instanceof GitError) || err.timedOut) throw err;
+      }
+    }
+    return null;
   }
 
   // ---- forks ----

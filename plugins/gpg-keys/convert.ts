@@ -1,21 +1,17 @@
 // Stored GPG key rows → the API GPGKey resource (the only place that shape is made).
 import type { EmailAddress } from '../../schemas/services.js';
+import type { GpgKeyInfo } from './parse.js';
 
-/** What the `gpg_keys` collection holds: one row per primary key and one per subkey. */
-export interface GpgKeyDoc {
+/**
+ * What the `gpg_keys` collection holds: one row per primary key and one per subkey, with the parsed key's ids,
+ * public-key packet and capabilities as they are.
+ */
+export interface GpgKeyDoc extends Omit<GpgKeyInfo, 'createdAt' | 'expiresAt'> {
   [key: string]: unknown;
   id: number;
   ownerId: number;
-  keyId: string;
   /** "" for a primary key; the primary's key id for a subkey. */
   primaryKeyId: string;
-  fingerprint: string;
-  /** Base64 of the key's own public-key packet. */
-  publicKey: string;
-  canSign: boolean;
-  canEncryptComms: boolean;
-  canEncryptStorage: boolean;
-  canCertify: boolean;
   /** The key packet's creation time (RFC 3339). */
   createdAt: string;
   expiresAt: string | null;

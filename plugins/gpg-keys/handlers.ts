@@ -1,11 +1,13 @@
 // GPG public key operations: the caller's keys, another user's public list, and the plain-text armored export.
-import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
+import type { Reply, RequestContext } from '../../core/plugin.js';
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import { nowRfc3339, toRfc3339 } from '../../core/time.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
-import type { Account, EmailAddress, UsersService } from '../../schemas/services.js';
+import type { EmailAddress } from '../../schemas/services.js';
 import { joinPieces, listPiece, perApp } from '../lib/doc-json.js';
+import { deletableKey, ownerListHandlers, readableKey } from '../lib/owned-keys.js';
+import { accountOr404, me, users } from '../lib/request.js';
 import { toApiGpgKey, type GpgKeyDoc } from './convert.js';
 import { armorKeys, GpgKeyError, parseGpgPublicKey, type GpgKeyInfo } from './parse.js';
 
@@ -17,21 +19,6 @@ interface PageQuery { page?: number; limit?: number }
 
 function keys(rc: Rc<any, any, any>) {
   return rc.app.store.collection<GpgKeyDoc>(COLLECTION);
-}
-
-function users(rc: Rc<any, any, any>): UsersService {
-  return rc.app.services.get<UsersService>('users');
-}
-
-function me(rc: Rc<any, any, any>): Caller {
-  if (!rc.caller) throw fail.unauthorized();
-  return rc.caller;
-}
-
-async function accountOr404(rc: Rc<any, any, any>, name: string): Promise<Account> {
-  const account = await users(rc).byName(name);
-  if (!account) throw fail.notFound();
-  return account;
 }
 
 /** What a primary key's resource needs besides its row: the owner's subkey rows of those primaries, and addresses. */
@@ -112,22 +99,12 @@ async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> 
   return { status: 200, type: 'json-text', body: joinPieces(pieces), headers };
 }
 
-/** GET /user/gpg_keys — the caller's primary keys (subkeys inside), id ascending. */
-export async function listMine(rc: Rc<{}, PageQuery>): Promise<Reply> {
-  return listFor(rc, me(rc).id);
-}
-
-/** GET /users/{username}/gpg_keys — anyone's public keys. */
-export async function listOfUser(rc: Rc<{ username: string }, PageQuery>): Promise<Reply> {
-  const account = await accountOr404(rc, rc.params.username);
-  return listFor(rc, account.id);
-}
+/** GET /user/gpg_keys — the caller's primary keys (subkeys inside), id ascending; GET /users/{username}/gpg_keys — anyone's. */
+export const { listMine, listOfUser } = ownerListHandlers(listFor);
 
 /** GET /user/gpg_keys/{id} — a primary key with its subkeys, or a subkey row; another user's key is a 404. */
 export async function getMine(rc: Rc<{ id: number }>): Promise<Reply> {
-  const caller = me(rc);
-  const doc = await keys(rc).findOne({ id: rc.params.id });
-  if (!doc || (doc.ownerId !== caller.id && !caller.isAdmin)) throw fail.notFound();
+  const doc = await readableKey(keys(rc), rc.params.id, me(rc));
   if (doc.primaryKeyId !== '') return { status: 200, body: toApiGpgKey(doc, [], []) };
   const [body] = await present(rc, doc.ownerId, [doc]);
   return { status: 200, body };
@@ -203,11 +180,8 @@ export async function create(rc: Rc<{}, {}, { armored_public_key: string }>): Pr
 
 /** DELETE /user/gpg_keys/{id} — a primary key takes its subkeys with it; a subkey row goes alone. */
 export async function remove(rc: Rc<{ id: number }>): Promise<Reply> {
-  const caller = me(rc);
   const col = keys(rc);
-  const doc = await col.findOne({ id: rc.params.id });
-  if (!doc) throw fail.notFound();
-  if (doc.ownerId !== caller.id && !caller.isAdmin) throw fail.forbidden('You do not have access to this key');
+  const doc = await deletableKey(col, rc.params.id, me(rc));
   if (doc.primaryKeyId === '') {
     await col.deleteMany({ ownerId: doc.ownerId, $or: [{ keyId: doc.keyId }, { primaryKeyId: doc.keyId }] });
   } else {

@@ -1,10 +1,10 @@
 // Shared by the stars and watch plugins, which cannot import each other: a user→repository relation with exact counters.
-import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, PluginContext, Reply, RequestContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
+import { accountOr404, me } from './request.js';
 import { RecentlyDeleted } from './tombstones.js';
 
 /**
@@ -215,12 +215,6 @@ type Rc<P = any, Q = any> = RequestContext<P, Q, unknown>;
 /** The request of an operation on one repository (`:owner/:repo`). */
 export type OwnerRepoRc = Rc<{ owner: string; repo: string }, unknown>;
 
-/** The authenticated caller, or 401. */
-export function me(rc: Rc): Caller {
-  if (!rc.caller) throw fail.unauthorized();
-  return rc.caller;
-}
-
 /** The caller and the repository named by `:owner/:repo` (404 when the caller cannot read it). */
 export async function callerAndRepo(rc: OwnerRepoRc, service: RepoRelations<any>): Promise<{ caller: Caller; repo: RepoRecord; owner: Account }> {
   const caller = me(rc);
@@ -238,9 +232,7 @@ export async function listPage(rc: Rc, service: RepoRelations<any>, uid: number)
 
 /** A list page of the related repositories of the user named by `:username` (404 when there is no such user). */
 export async function listPageOfUser(rc: Rc<{ username: string }>, service: RepoRelations<any>): Promise<Reply> {
-  const account = await rc.app.services.get<UsersService>('users').byName(rc.params.username);
-  if (!account) throw fail.notFound();
-  return listPage(rc, service, account.id);
+  return listPage(rc, service, (await accountOr404(rc, rc.params.username)).id);
 }
 
 /** The two list operations (the caller's own list, any user's list) over the relation `service(rc)` returns. */

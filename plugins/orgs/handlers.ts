@@ -2,7 +2,8 @@
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
-import type { Account, TeamPermission, TeamRecord, UsersService } from '../../schemas/services.js';
+import type { Account, TeamPermission, TeamRecord } from '../../schemas/services.js';
+import { users } from '../lib/request.js';
 import { toApiOrg, toApiTeam } from './convert.js';
 import type { Orgs } from './service.js';
 
@@ -10,10 +11,6 @@ type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 
 function orgs(rc: Rc): Orgs {
   return rc.app.services.get<Orgs>('orgs');
-}
-
-function users(rc: Rc): UsersService {
-  return rc.app.services.get<UsersService>('users');
 }
 
 /** An organization by name (case-insensitive); users and unknown names are 404. */

@@ -1,6 +1,7 @@
 // Stored repository record → the API Repository object, for one caller's access mode.
 import type { AccessMode, ApiRepository, ApiUser, RepoRecord } from '../../schemas/services.js';
 import { permissionsOf } from './access.js';
+import { settingsOf } from './settings.js';
 
 export interface RepoUrls {
   /** Public root URL with a trailing slash. */
@@ -58,6 +59,7 @@ export function toApiRepo(
     created_at: repo.createdAt,
     updated_at: repo.updatedAt,
     permissions: permissionsOf(mode),
+    ...settingsOf(repo),
   };
   if (repo.mirror) {
     out.mirror_updated = repo.mirrorUpdated ?? null;

@@ -2,7 +2,8 @@
 import { fail, isForgeError } from '../../core/errors.js';
 import { pageHeaders, pageWindow, type PageWindow } from '../../core/pagination.js';
 import type { Reply, RequestContext } from '../../core/plugin.js';
-import { ACCESS, type Account, type OrgsService, type RepoRecord, type TeamRecord, type UsersService } from '../../schemas/services.js';
+import { ACCESS, type Account, type OrgsService, type RepoRecord, type TeamRecord } from '../../schemas/services.js';
+import { users } from '../lib/request.js';
 import type { CollaboratorPermission, PageResult, Repos } from './service.js';
 
 type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
@@ -10,10 +11,6 @@ type OwnerRepo = { owner: string; repo: string };
 
 function repos(rc: Rc): Repos {
   return rc.app.services.get<Repos>('repos');
-}
-
-function users(rc: Rc): UsersService {
-  return rc.app.services.get<UsersService>('users');
 }
 
 function orgs(rc: Rc): OrgsService {
@@ -101,6 +98,7 @@ export async function editRepo(rc: Rc<OwnerRepo, unknown, EditRepoBody>): Promis
     website: rc.body.website,
     private: rc.body.private,
     defaultBranch: rc.body.default_branch,
+    settings: rc.body as unknown as Record<string, unknown>,
   });
   return { status: 200, body: await one(rc, updated) };
 }

@@ -1,6 +1,7 @@
 // Request bodies and query strings of the repos plugin.
 import type { JsonSchema } from '../../core/plugin.js';
 import { listQuery } from '../../schemas/common.js';
+import { settingsBodyProperties } from './settings.js';
 
 /** The spec's CreateRepoOption. Name rules are checked by the service so every creator gets the same messages. */
 export const createRepoBody: JsonSchema = {
@@ -25,6 +26,7 @@ export const editRepoBody: JsonSchema = {
     website: { type: 'string', maxLength: 255 },
     private: { type: 'boolean' },
     default_branch: { type: 'string', minLength: 1, maxLength: 255 },
+    ...settingsBodyProperties,
   },
 };
 

@@ -1,18 +1,14 @@
 // The repository name index behind `GET /repos/search`: n-grams of the lower-cased name in a posting collection.
 //
-// Every repository has one `repo_search` document carrying the distinct 1-, 2- and 3-grams of its lower-cased
-// name in an indexed array field (a multikey index on MongoDB, an array index on the embedded store). A query
-// `q` is answered by one equality lookup on a single gram of `q` — `q` itself when it is at most 3 characters,
-// else its rarest trigram according to the `repo_gram_df` document-frequency table — followed by a literal
-// `includes(q)` check of those candidates only. `q` is never turned into a pattern, so regex metacharacters,
-// `%` and `_` are plain text and nothing can backtrack. The df table only chooses the plan: results are the
-// same whatever it says.
+// Every repository has one `repo_search` document carrying the grams of its lower-cased name (plugins/lib/grams.ts:
+// the engine users search shares) in an indexed array field (a multikey index on MongoDB, an array index on the
+// embedded store). A longer query's rarest trigram is chosen with the `repo_gram_df` document-frequency table.
 import { isDuplicateKeyError, type Collection, type Doc, type IndexSpec } from '../../core/store/port.js';
+import { gramsOf, lookupGrams, rarestGram, trigramsOf } from '../lib/grams.js';
 import { orderTies } from './listing.js';
 
 export const SEARCH_COLLECTION = 'repo_search';
 export const GRAM_DF_COLLECTION = 'repo_gram_df';
-export const MAX_GRAM = 3;
 
 /**
  * One per repository. The grams sit in `grams` for a public repository and in `privateGrams` for a private one,
@@ -30,41 +26,6 @@ export interface SearchDoc extends Doc {
 export interface GramDfDoc extends Doc {
   gram: string;
   n: number;
-}
-
-/** Distinct 1..3-grams of a lower-cased name (≈3 per character; names are at most 100 characters). */
-export function gramsOf(lowerName: string): string[] {
-  const out = new Set<string>();
-  for (let n = 1; n <= MAX_GRAM; n++) {
-    for (let i = 0; i + n <= lowerName.length; i++) out.add(lowerName.slice(i, i + n));
-  }
-  return [...out];
-}
-
-/** Distinct trigrams only: the grams whose frequencies are tracked. */
-export function trigramsOf(lowerName: string): string[] {
-  const out = new Set<string>();
-  for (let i = 0; i + MAX_GRAM <= lowerName.length; i++) out.add(lowerName.slice(i, i + MAX_GRAM));
-  return [...out];
-}
-
-/** The grams a query may be looked up by: the query itself when short, else each of its trigrams. */
-export function lookupGrams(q: string): string[] {
-  return q.length <= MAX_GRAM ? [q] : trigramsOf(q);
-}
-
-/** The gram with the fewest documents (ties: the first in the query); unknown grams count as 0. */
-export function rarestGram(grams: string[], df: Map<string, number>): string {
-  let best = grams[0]!;
-  let bestN = df.get(best) ?? 0;
-  for (const g of grams.slice(1)) {
-    const n = df.get(g) ?? 0;
-    if (n < bestN) {
-      best = g;
-      bestN = n;
-    }
-  }
-  return best;
 }
 
 export function searchDocOf(repo: { id: number; ownerId: number; private: boolean; lowerName: string }): SearchDoc {

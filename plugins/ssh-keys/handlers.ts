@@ -1,30 +1,22 @@
 // SSH public key operations: the caller's keys, another user's public list, and the plain-text authorized_keys view.
-import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
+import type { Reply, RequestContext } from '../../core/plugin.js';
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
-import type { Account, UsersService } from '../../schemas/services.js';
 import { DocJson, perApp } from '../lib/doc-json.js';
+import { deletableKey, ownerListHandlers, readableKey } from '../lib/owned-keys.js';
+import { accountOr404, me } from '../lib/request.js';
 import { toApiKey, type SshKeyDoc } from './convert.js';
-import { parseSshPublicKey, SshKeyError, type MinimumSizes } from './parse.js';
 
-export const COLLECTION = 'public_keys';
+export { COLLECTION } from './service.js';
+import { COLLECTION } from './service.js';
 
 type Rc<P = Record<string, never>, Q = Record<string, never>, B = unknown> = RequestContext<P, Q, B>;
 interface PageQuery { page?: number; limit?: number }
 
 function keys(rc: Rc<any, any, any>) {
   return rc.app.store.collection<SshKeyDoc>(COLLECTION);
-}
-
-function users(rc: Rc<any, any, any>): UsersService {
-  return rc.app.services.get<UsersService>('users');
-}
-
-function me(rc: Rc<any, any, any>): Caller {
-  if (!rc.caller) throw fail.unauthorized();
-  return rc.caller;
 }
 
 /** Each key's PublicKey JSON, made once per stored version of the key (a key's JSON is public data). */
@@ -43,28 +35,12 @@ async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> 
   return { status: 200, type: 'json-text', body: keyJson(rc.app).list(docs), headers: pageHeaders(rc, total, win) };
 }
 
-async function accountOr404(rc: Rc<any, any, any>, name: string): Promise<Account> {
-  const account = await users(rc).byName(name);
-  if (!account) throw fail.notFound();
-  return account;
-}
-
-/** GET /user/keys — the caller's keys, id ascending. */
-export async function listMine(rc: Rc<{}, PageQuery>): Promise<Reply> {
-  return listFor(rc, me(rc).id);
-}
-
-/** GET /users/{username}/keys — anyone's public keys (public data). */
-export async function listOfUser(rc: Rc<{ username: string }, PageQuery>): Promise<Reply> {
-  const account = await accountOr404(rc, rc.params.username);
-  return listFor(rc, account.id);
-}
+/** GET /user/keys — the caller's keys, id ascending; GET /users/{username}/keys — anyone's (public data). */
+export const { listMine, listOfUser } = ownerListHandlers(listFor);
 
 /** GET /user/keys/{id} — another user's key is a 404 (site admins see every key). */
 export async function getMine(rc: Rc<{ id: number }>): Promise<Reply> {
-  const caller = me(rc);
-  const doc = await keys(rc).findOne({ id: rc.params.id });
-  if (!doc || (doc.ownerId !== caller.id && !caller.isAdmin)) throw fail.notFound();
+  const doc = await readableKey(keys(rc), rc.params.id, me(rc));
   return { status: 200, body: toApiKey(doc, rc.app.urls) };
 }
 
@@ -73,16 +49,12 @@ export async function create(rc: Rc<{}, {}, { title: string; key: string }>): Pr
   const caller = me(rc);
   const title = rc.body.title.trim();
   if (title === '') throw fail.validation('title', 'must not be empty');
-  let parsed;
-  try {
-    parsed = parseSshPublicKey(rc.body.key, (rc.app.settings.minimumSizes ?? {}) as MinimumSizes);
-  } catch (err) {
-    if (err instanceof SshKeyError) throw fail.validation('key', err.message);
-    throw err;
-  }
+  const parsed = rc.app.services.get('ssh-keys').parse(rc.body.key);
   const col = keys(rc);
   if (await col.findOne({ ownerId: caller.id, title })) throw fail.validation('title', 'you already have a key with this title');
   if (await col.findOne({ fingerprint: parsed.fingerprint })) throw fail.validation('key', 'this key is already in use');
+  const claimed = await rc.app.services.get('ssh-keys').guardReason(parsed.fingerprint);
+  if (claimed) throw fail.validation('key', claimed);
   const doc: SshKeyDoc = {
     id: await rc.app.store.nextId(COLLECTION),
     ownerId: caller.id,
@@ -109,11 +81,8 @@ export async function create(rc: Rc<{}, {}, { title: string; key: string }>): Pr
 
 /** DELETE /user/keys/{id} — 404 when missing, 403 for another user's key unless the caller is a site admin. */
 export async function remove(rc: Rc<{ id: number }>): Promise<Reply> {
-  const caller = me(rc);
   const col = keys(rc);
-  const doc = await col.findOne({ id: rc.params.id });
-  if (!doc) throw fail.notFound();
-  if (doc.ownerId !== caller.id && !caller.isAdmin) throw fail.forbidden('You do not have access to this key');
+  const doc = await deletableKey(col, rc.params.id, me(rc));
   await col.deleteOne({ id: doc.id });
   return { status: 204 };
 }

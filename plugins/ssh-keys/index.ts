@@ -4,6 +4,7 @@ import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/
 import { ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, type Account } from '../../schemas/services.js';
 import * as h from './handlers.js';
+import { createSshKeysService } from './service.js';
 
 const idParams = paramsSchema({ id: idParam });
 const createBody = {
@@ -39,5 +40,6 @@ export default definePlugin({
     ctx.events.on(ACCOUNT_DELETED, async ({ account }: { account: Account }) => {
       await h.deleteOwnedBy(ctx.store.collection(h.COLLECTION), account.id);
     });
+    return createSshKeysService(ctx);
   },
 });

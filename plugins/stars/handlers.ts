@@ -10,13 +10,11 @@ function stars(rc: RequestContext<unknown, unknown, unknown>): Stars {
   return rc.app.services.get<Stars>('stars');
 }
 
-const lists = listHandlers(stars);
-
-/** GET /user/starred — the caller's stars, newest first (only repositories the caller can still read). */
-export const listMine = lists.listMine;
-
-/** GET /users/{username}/starred — public data: private repositories only for callers who can read them. */
-export const listOfUser = lists.listOfUser;
+/**
+ * GET /user/starred — the caller's stars, newest first (only repositories the caller can still read);
+ * GET /users/{username}/starred — public data: private repositories only for callers who can read them.
+ */
+export const { listMine, listOfUser } = listHandlers(stars);
 
 /** GET /user/starred/{owner}/{repo} — 204 when starred, 404 when not (or when the caller cannot read the repository). */
 export async function check(rc: OwnerRepoRc): Promise<Reply> {

@@ -2,14 +2,15 @@
 import type { RequestContext, Reply } from '../../core/plugin.js';
 import { fail } from '../../core/errors.js';
 import { pageWindow, pageHeaders } from '../../core/pagination.js';
-import type { Account, UsersService } from '../../schemas/services.js';
+import type { Account } from '../../schemas/services.js';
+import { users } from '../lib/request.js';
 import type { Tokens, TokenDoc } from './service.js';
 
 const tokens = (rc: RequestContext) => rc.app.services.get<Tokens>('tokens');
 
 /** The path user, when the caller is that user or a site admin; 404 when unknown, 403 for anyone else. */
 async function pathUser(rc: RequestContext<{ username: string }>): Promise<Account> {
-  const account = await rc.app.services.get<UsersService>('users').byName(rc.params.username);
+  const account = await users(rc).byName(rc.params.username);
   if (!account || account.type !== 'user') throw fail.notFound();
   if (account.id !== rc.caller!.id && !rc.caller!.isAdmin) throw fail.forbidden('you may only manage your own tokens');
   return account;

@@ -5,7 +5,7 @@ import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
 import { USERS } from './service.js';
-import { internalized, isWholeGram, queryTrigrams } from './grams.js';
+import { internalized, isWholeGram, rarestGram, trigramsOf } from '../lib/grams.js';
 
 const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
 
@@ -21,11 +21,27 @@ export async function getUser(rc: RequestContext<{ username: string }>): Promise
   return { status: 200, body: users(rc).toApi(account, rc.caller) };
 }
 
+/** `{"ok":true,"data":[User…]}` around a JSON list of Users (what Gitea returns and every Gitea client decodes). */
+const ENVELOPE_BEFORE = Buffer.from('{"ok":true,"data":');
+const ENVELOPE_AFTER = Buffer.from('}');
+function searchReply(rc: RequestContext, page: readonly Account[], total: number, win: ReturnType<typeof pageWindow>): Reply {
+  const list = users(rc).toJsonList(page, rc.caller);
+  return { status: 200, type: 'json-text', body: Buffer.concat([ENVELOPE_BEFORE, list, ENVELOPE_AFTER]), headers: pageHeaders(rc, total, win) };
+}
+
 export async function searchUsers(rc: RequestContext<unknown, { q?: string; page?: number; limit?: number }>): Promise<Reply> {
   const q = internalized((rc.query.q ?? '').trim().toLowerCase());
   const win = pageWindow(rc.query, rc.app.settings.search);
-  if (q === '') return { status: 200, body: [], headers: pageHeaders(rc, 0, win) };
   const accounts = rc.app.store.collection<Account>(USERS);
+  if (q === '') {
+    // No query: every individual account, paged in id order (Gitea's behaviour); organizations never appear.
+    const filter = { type: 'user' };
+    const [total, page] = await Promise.all([
+      accounts.count(filter),
+      accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
+    ]);
+    return searchReply(rc, page, total, win);
+  }
   // Only individual users carry `grams`, so organizations never match.
   if (isWholeGram(q)) {
     // The gram index answers a short query exactly: count and page come straight from it.
@@ -34,12 +50,12 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
       accounts.count(filter),
       accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
     ]);
-    return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, total, win) };
+    return searchReply(rc, page, total, win);
   }
   // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
-  const trigrams = queryTrigrams(q);
-  const sizes = await Promise.all(trigrams.map((g) => accounts.count({ grams: g })));
-  const rarest = trigrams[sizes.indexOf(Math.min(...sizes))]!;
+  const trigrams = trigramsOf(q);
+  const sizes = await Promise.all(trigrams.map(async (g) => [g, await accounts.count({ grams: g })] as const));
+  const rarest = rarestGram(trigrams, new Map(sizes));
   const candidates = await accounts.find({ grams: rarest }, { projection: { id: 1, lowerName: 1, fullName: 1 } });
   // Results come in account (id) order, like the reference server's database order.
   const matches = candidates
@@ -48,7 +64,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
   const byId = await users(rc).byIds(pageIds);
   const page = pageIds.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
-  return { status: 200, type: 'json-text', body: users(rc).toJsonBytes(page, rc.caller), headers: pageHeaders(rc, matches.length, win) };
+  return searchReply(rc, page, matches.length, win);
 }
 
 export async function listEmails(rc: RequestContext): Promise<Reply> {

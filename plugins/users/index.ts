@@ -11,6 +11,13 @@ const EmailSchema = {
   properties: { email: { type: 'string' }, verified: { type: 'boolean' }, primary: { type: 'boolean' } },
   required: ['email', 'verified', 'primary'],
 } as const;
+/** `GET /users/search`: Gitea's `{ok, data}` envelope (the 2017 swagger's bare list was a documentation bug). */
+const UserSearchResultsSchema = {
+  $id: 'forgekit/UserSearchResults',
+  type: 'object',
+  properties: { ok: { type: 'boolean' }, data: { $ref: 'forgekit/UserList' } },
+  required: ['ok', 'data'],
+} as const;
 const emailList = { type: 'array', items: ref('forgekit/Email') };
 const emailsBody = {
   type: 'object',
@@ -20,7 +27,7 @@ const emailsBody = {
 
 export default definePlugin<Users>({
   name: 'users',
-  schemas: [UserSchema, UserListSchema, EmailSchema],
+  schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema],
   collections: [
     {
       name: USERS,
@@ -29,6 +36,7 @@ export default definePlugin<Users>({
         { fields: { lowerName: 1 }, unique: true },
         { fields: { lowerEmail: 1 }, unique: true, sparse: true },
         { fields: { grams: 1 } },
+        { fields: { type: 1, id: 1 } },
       ],
     },
     {
@@ -44,9 +52,11 @@ export default definePlugin<Users>({
   routes: [
     { operationId: 'userGetCurrent', summary: 'Get the authenticated user', method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
     {
-      operationId: 'userSearch', summary: 'Search for users',
-      method: 'GET', path: '/users/search', auth: 'optional',
-      schema: { querystring: listQuery({ q: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/UserList') } },
+      method: 'GET', path: '/users/search', auth: 'optional', operationId: 'userSearch', summary: 'Search for users', scope: 'user',
+      schema: {
+        querystring: listQuery({ q: { type: 'string', maxLength: 255 } }),
+        response: { 200: ref('forgekit/UserSearchResults') },
+      },
       handler: h.searchUsers,
     },
     {

@@ -7,7 +7,7 @@ import { nowRfc3339 } from '../../core/time.js';
 import { ACCOUNT_DELETED, type Account, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { hashPassword, verifyPassword } from './password.js';
-import { gramsOf } from './grams.js';
+import { gramsOf } from '../lib/grams.js';
 import { seesEmail, toApiUser, toApiUserShown } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
 
@@ -79,12 +79,7 @@ export class Users implements UsersService {
     return toApiUser(account, viewer, this.ctx.urls.root);
   }
 
-  toJsonList(accounts: readonly Account[], viewer: Caller | null): string {
-    return this.toJsonBytes(accounts, viewer).toString('utf8');
-  }
-
-  /** `toJsonList` as UTF-8 bytes, ready for a reply (this plugin's own lists). */
-  toJsonBytes(accounts: readonly Account[], viewer: Caller | null): Buffer {
+  toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer {
     return this.userJson.list(accounts, (account) => (seesEmail(account, viewer) ? 1 : 0));
   }
 
@@ -171,6 +166,14 @@ export class Users implements UsersService {
       createdAt: now,
       updatedAt: now,
     });
+  }
+
+  async setPassword(account: Account, password: string): Promise<void> {
+    if (account.type !== 'user') throw fail.validation('username', 'is an organization');
+    if (password.length < 6) throw fail.validation('password', 'must be at least 6 characters');
+    const { hash, salt } = await hashPassword(password);
+    await this.accounts.updateOne({ id: account.id }, { $set: { passwordHash: hash, passwordSalt: salt, updatedAt: nowRfc3339() } });
+    for (const [key, entry] of this.passwordCache) if (entry.uid === account.id) this.passwordCache.delete(key);
   }
 
   async deleteAccount(account: Account): Promise<void> {

@@ -9,13 +9,11 @@ function watches(rc: RequestContext<unknown, unknown, unknown>): Watches {
   return rc.app.services.get<Watches>('watch');
 }
 
-const lists = listHandlers(watches);
-
-/** GET /user/subscriptions — the repositories the caller watches, newest first (only ones still readable). */
-export const listMine = lists.listMine;
-
-/** GET /users/{username}/subscriptions — public data: private repositories only for callers who can read them. */
-export const listOfUser = lists.listOfUser;
+/**
+ * GET /user/subscriptions — the repositories the caller watches, newest first (only ones still readable);
+ * GET /users/{username}/subscriptions — public data: private repositories only for callers who can read them.
+ */
+export const { listMine, listOfUser } = listHandlers(watches);
 
 /** GET /repos/{owner}/{repo}/subscription — 200 WatchInfo when watching, 404 when not (or the repo is unreadable). */
 export async function get(rc: OwnerRepoRc): Promise<Reply> {

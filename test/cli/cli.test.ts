@@ -59,7 +59,7 @@ t.test('server process', async (t) => {
   const carol = await fetch(`http://127.0.0.1:${port}/api/v1/user`, { headers: { Authorization: `Basic ${Buffer.from('carol:carol-secret').toString('base64')}` } });
   t.equal((await carol.json()).login, 'carol', 'the CLI user can sign in');
   const admins = await (await fetch(`http://127.0.0.1:${port}/api/v1/users/search?q=boss`)).json();
-  t.equal(admins.length, 1, 'the admin bootstrap is idempotent');
+  t.equal(admins.data.length, 1, 'the admin bootstrap is idempotent');
   second.child.kill('SIGINT');
   t.equal(await second.exited, 0);
 });

@@ -44,15 +44,17 @@ t.test('kernel over HTTP', async (t) => {
     t.equal(res.status, 200);
     t.match(res.headers.get('content-type'), /^application\/json; charset=utf-8/);
     t.same(Object.keys(res.json).sort(), ['Version', 'version']);
-    t.match(res.json.Version, /^\d+\.\d+\.\d+/);
+    t.match(res.json.Version, /^1\.23\.0\+forgekit-\d+\.\d+\.\d+/, 'a Gitea-compatible version, forgekit as build metadata');
+    t.equal(res.json.version, res.json.Version);
     t.ok(res.headers.get('x-request-id'));
   });
 
-  t.test('404: unknown path, empty body', async (t) => {
+  t.test('404: unknown path, a JSON body with the one fixed message', async (t) => {
     for (const p of ['/nope', '/version/', '/VERSION', '//version']) {
       const res = await f.request('GET', p);
       t.equal(res.status, 404, p);
-      t.equal(res.text, '', `${p} has an empty body`);
+      t.match(res.headers.get('content-type'), /^application\/json; charset=utf-8/);
+      t.same(res.json, { message: "The target couldn't be found.", url: `${f.url}/api/swagger` }, `${p} has the JSON 404 body`);
     }
     const outside = await f.request('GET', '/not-api', { root: true });
     t.equal(outside.status, 404);
@@ -215,7 +217,7 @@ t.test('a disabled plugin answers 404 like any unknown path', async (t) => {
   t.teardown(() => f.close());
   const res = await f.request('GET', '/version');
   t.equal(res.status, 404);
-  t.equal(res.text, '');
+  t.match(res.json, { message: "The target couldn't be found.", url: String });
 });
 
 t.test('a broken dependency stops the boot with a clear message', async (t) => {

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 export interface GitResult { code: number; stdout: string; stderr: string }
 
 /** Runs git with a private HOME, no system config, no prompts and a fixed identity; never rejects. */
-export function runGit(args: string[], options: { home: string; cwd?: string }): Promise<GitResult> {
+export function runGit(args: string[], options: { home: string; cwd?: string; env?: Record<string, string> }): Promise<GitResult> {
   return new Promise((resolve) => {
     execFile('git', args, {
       cwd: options.cwd,
@@ -15,6 +15,7 @@ export function runGit(args: string[], options: { home: string; cwd?: string }):
         PATH: process.env.PATH, HOME: options.home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', LANG: 'C', LC_ALL: 'C',
         GIT_AUTHOR_NAME: 'Test Author', GIT_AUTHOR_EMAIL: 'author@example.com',
         GIT_COMMITTER_NAME: 'Test Author', GIT_COMMITTER_EMAIL: 'author@example.com',
+        ...options.env,
       },
     }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as any).code === 'number' ? (err as any).code : 1) : 0;

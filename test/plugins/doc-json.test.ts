@@ -48,8 +48,8 @@ t.test('through HTTP', async (t) => {
   const bob = await f.createUser({ username: 'jsonbob' });
 
   t.test('/users/search: each viewer sees emails as toApi says, and a changed account is served changed', async (t) => {
-    const search = async (token?: string) => (await f.request('GET', '/users/search?q=jsonbob', { token })).json;
-    const searchBoth = async (token?: string) => (await f.request('GET', '/users/search?q=json&limit=50', { token })).json as any[];
+    const search = async (token?: string) => (await f.request('GET', '/users/search?q=jsonbob', { token })).json.data;
+    const searchBoth = async (token?: string) => (await f.request('GET', '/users/search?q=json&limit=50', { token })).json.data as any[];
     const emailOf = (list: any[], login: string) => list.find((u) => u.login === login)?.email;
     for (let round = 0; round < 2; round++) {
       // Twice: the second round is served from the cache and must be the same.

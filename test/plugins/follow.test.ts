@@ -44,7 +44,7 @@ t.test('follow', async (t) => {
   t.test('PUT /user/following/{username}: unknown user 404 empty, anonymous 401', async (t) => {
     const res = await f.request('PUT', '/user/following/nobody-here', { token: alice.token });
     t.equal(res.status, 404);
-    t.equal(res.text, '');
+    t.match(res.json, { message: "The target couldn't be found.", url: String });
     t.equal((await f.request('PUT', '/user/following/bob')).status, 401);
     const bad = await f.request('PUT', '/user/following/bob', { headers: { Authorization: 'token not-a-token' } });
     t.equal(bad.status, 401, 'invalid credentials');
@@ -56,10 +56,10 @@ t.test('follow', async (t) => {
     t.equal(yes.text, '');
     const no = await f.request('GET', '/user/following/alice', { token: bob.token });
     t.equal(no.status, 404);
-    t.equal(no.text, '');
+    t.match(no.json, { message: "The target couldn't be found.", url: String });
     const unknown = await f.request('GET', '/user/following/nobody-here', { token: bob.token });
     t.equal(unknown.status, 404);
-    t.equal(unknown.text, '');
+    t.match(unknown.json, { message: "The target couldn't be found.", url: String });
     t.equal((await f.request('GET', '/user/following/bob')).status, 401);
   });
 
@@ -68,13 +68,13 @@ t.test('follow', async (t) => {
     t.equal((await f.request('GET', '/users/ALICE/following/Bob', { token: carol.token })).status, 204);
     const no = await f.request('GET', '/users/bob/following/alice');
     t.equal(no.status, 404);
-    t.equal(no.text, '');
+    t.match(no.json, { message: "The target couldn't be found.", url: String });
     const unknownUser = await f.request('GET', '/users/nobody-here/following/bob');
     t.equal(unknownUser.status, 404);
-    t.equal(unknownUser.text, '');
+    t.match(unknownUser.json, { message: "The target couldn't be found.", url: String });
     const unknownTarget = await f.request('GET', '/users/alice/following/nobody-here');
     t.equal(unknownTarget.status, 404);
-    t.equal(unknownTarget.text, '');
+    t.match(unknownTarget.json, { message: "The target couldn't be found.", url: String });
   });
 
   t.test('GET /user/followers and /user/following: the caller\'s lists', async (t) => {
@@ -109,7 +109,7 @@ t.test('follow', async (t) => {
     for (const p of ['/users/nobody-here/followers', '/users/nobody-here/following']) {
       const res = await f.request('GET', p);
       t.equal(res.status, 404, p);
-      t.equal(res.text, '', `${p}: empty body`);
+      t.match(res.json, { message: "The target couldn't be found.", url: String }, `${p}: the fixed 404 body`);
     }
     t.equal((await f.request('GET', '/users/bob/followers?page=abc')).status, 422, 'bad page');
   });
@@ -127,7 +127,7 @@ t.test('follow', async (t) => {
     t.equal((await f.request('DELETE', '/user/following/carol', { token: carol.token })).status, 204, 'yourself: no-op');
     const unknown = await f.request('DELETE', '/user/following/nobody-here', { token: carol.token });
     t.equal(unknown.status, 404);
-    t.equal(unknown.text, '');
+    t.match(unknown.json, { message: "The target couldn't be found.", url: String });
     t.equal((await f.request('DELETE', '/user/following/bob')).status, 401);
   });
 

@@ -321,14 +321,14 @@ t.test('HTTP', async (t) => {
     t.same(res.json, sub, 'the same object as inside its primary');
     res = await forge.request('GET', `/user/gpg_keys/${ids.rsa.id}`, { token: bob.token });
     t.equal(res.status, 404, 'another user');
-    t.equal(res.text, '');
+    t.match(res.json, { message: "The target couldn't be found.", url: String });
     res = await forge.request('GET', `/user/gpg_keys/${sub.id}`, { token: bob.token });
     t.equal(res.status, 404, 'another user\'s subkey');
     res = await forge.request('GET', `/user/gpg_keys/${ids.rsa.id}`, { token: forge.admin.token });
     t.equal(res.status, 200, 'a site admin');
     res = await forge.request('GET', '/user/gpg_keys/987654', { token: alice.token });
     t.equal(res.status, 404);
-    t.equal(res.text, '');
+    t.match(res.json, { message: "The target couldn't be found.", url: String });
     t.equal((await forge.request('GET', `/user/gpg_keys/${ids.rsa.id}`)).status, 401, 'anonymous');
   });
 
@@ -345,7 +345,7 @@ t.test('HTTP', async (t) => {
     t.same(res.json, []);
     res = await forge.request('GET', '/users/nobody-here/gpg_keys');
     t.equal(res.status, 404);
-    t.equal(res.text, '');
+    t.match(res.json, { message: "The target couldn't be found.", url: String });
   });
 
   t.test('GET /{username}.gpg: the armored keys', async (t) => {

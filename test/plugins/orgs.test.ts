@@ -60,7 +60,7 @@ t.test('organizations and teams', async (t) => {
     t.equal(res.json.username, 'Acme');
     const missing = await f.request('GET', '/orgs/no-such-org');
     t.equal(missing.status, 404);
-    t.equal(missing.text, '');
+    t.match(missing.json, { message: "The target couldn't be found.", url: String });
     t.equal((await f.request('GET', '/orgs/olga')).status, 404, 'a user is not an organization');
   });
 

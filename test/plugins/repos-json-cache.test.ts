@@ -109,7 +109,7 @@ t.test('through HTTP: lists follow every change and show each caller its own per
   t.equal((await f.request('PUT', '/repos/alice/secret/collaborators/bob', { token: alice.token, json: { permission: 'write' } })).status, 204);
 
   const list = async (token?: string) => (await f.request('GET', '/users/alice/repos', token ? { token } : {})).json as any[];
-  const cache = (f.forge.service('repos') as unknown as { json: RepoJsonCache }).json;
+  const cache = (f.forge.service('repos') as unknown as { render: { json: RepoJsonCache } }).render.json;
   const view = (rows: any[]) => rows.map((r) => `${r.name}:${r.permissions.admin ? 'a' : ''}${r.permissions.push ? 'w' : ''}${r.permissions.pull ? 'r' : ''}:${r.owner.email}`);
   let builds = 0;
   for (let round = 1; round <= 2; round++) {

@@ -5,7 +5,8 @@ import { startForge } from '../helpers/forge.js';
 import { definePlugin } from '../../core/plugin.js';
 import type { Doc } from '../../core/store/port.js';
 import { REPOS, type Repos } from '../../plugins/repos/service.js';
-import { GRAM_DF_COLLECTION, SEARCH_COLLECTION, searchDocOf, trigramsOf } from '../../plugins/repos/search-index.js';
+import { GRAM_DF_COLLECTION, SEARCH_COLLECTION, searchDocOf } from '../../plugins/repos/search-index.js';
+import { trigramsOf } from '../../plugins/lib/grams.js';
 
 /** Test-only plugin: hands the repos service to the test (to read query plans and to simulate a failure). */
 function holder() {

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { checkBranchName, checkRepoName } from '../../plugins/repos/names.js';
 import { ANONYMOUS, modeOf, permissionsOf, type Grants } from '../../plugins/repos/access.js';
-import { gramsOf, lookupGrams, rarestGram, trigramsOf } from '../../plugins/repos/search-index.js';
+import { gramsOf, lookupGrams, rarestGram, trigramsOf } from '../../plugins/lib/grams.js';
 import { compareLight, mergeWindow, sliceSorted } from '../../plugins/repos/listing.js';
 import { repoUrls, sshUrl } from '../../plugins/repos/convert.js';
 import { ACCESS } from '../../schemas/services.js';

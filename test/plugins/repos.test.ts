@@ -8,11 +8,12 @@ import {
   REPO_CREATED, REPO_DELETED, REPO_UPDATED,
   type RepoInitOptions, type RepoRecord, type RepoStorageProvider, type ReposService, type UsersService,
 } from '../../schemas/services.js';
+import { REPO_SETTING_NAMES } from '../../schemas/resources.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const REPO_KEYS = ['clone_url', 'created_at', 'default_branch', 'description', 'empty', 'fork', 'forks_count', 'full_name',
   'html_url', 'id', 'mirror', 'name', 'open_issues_count', 'owner', 'parent', 'permissions', 'private', 'size', 'ssh_url',
-  'stars_count', 'updated_at', 'watchers_count', 'website'];
+  'stars_count', 'updated_at', 'watchers_count', 'website', ...REPO_SETTING_NAMES].sort();
 
 /** rel → URL of a Link header. */
 function links(header: string | null): Record<string, URL> {
@@ -86,7 +87,7 @@ t.test('repositories', async (t) => {
     const res = await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'Hello', description: 'Hi there' } });
     t.equal(res.status, 201);
     const r = res.json;
-    t.same(Object.keys(r).sort(), REPO_KEYS, 'exactly the spec fields');
+    t.same(Object.keys(r).sort(), REPO_KEYS, 'exactly the spec fields and the settings');
     t.match(r, {
       id: Number, name: 'Hello', full_name: 'alice/Hello', description: 'Hi there', empty: true, private: false, fork: false,
       parent: null, mirror: false, size: 0, html_url: `${f.url}/alice/Hello`, clone_url: `${f.url}/alice/Hello.git`,
@@ -170,7 +171,7 @@ t.test('repositories', async (t) => {
     for (const path of ['/repos/alice/nope', '/repos/nobody-here/hello', '/repos/alice/secret']) {
       const miss = await f.request('GET', path);
       t.equal(miss.status, 404, path);
-      t.equal(miss.text, '', 'empty body');
+      t.match(miss.json, { message: "The target couldn't be found.", url: String }, 'one fixed message: missing and private read the same');
     }
     t.equal((await f.request('GET', '/repos/alice/secret', { token: bob.token })).status, 404, 'private: 404 for a stranger, not 403');
     t.equal((await f.request('GET', '/repos/alice/SECRET', { token: alice.token })).status, 200);
@@ -218,6 +219,33 @@ t.test('repositories', async (t) => {
     t.equal((await f.request('DELETE', '/repos/alice/secret/collaborators/nobody-here', { token: alice.token })).status, 422);
     t.equal((await f.request('DELETE', '/repos/alice/secret/collaborators/bob')).status, 401);
     t.equal((await put('bob', { permission: 'write' })).status, 204, 'lower again');
+  });
+
+  t.test('PATCH /repos/{owner}/{repo}: merge settings are stored, read back and checked together', async (t) => {
+    const made = await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'merge-flags' } });
+    t.equal(made.status, 201);
+    t.match(made.json, {
+      allow_merge_commits: true, allow_rebase: true, allow_rebase_explicit: true, allow_squash_merge: true,
+      allow_fast_forward_only_merge: true, allow_rebase_update: true, default_merge_style: 'merge',
+      default_delete_branch_after_merge: false, has_issues: true, has_pull_requests: true, has_wiki: true,
+    }, "Gitea's defaults for a new repository");
+    const changed = await f.request('PATCH', '/repos/alice/merge-flags', {
+      token: alice.token, json: { allow_merge_commits: false, allow_rebase: false, default_merge_style: 'squash', default_delete_branch_after_merge: true },
+    });
+    t.equal(changed.status, 200);
+    t.match(changed.json, { allow_merge_commits: false, allow_rebase: false, allow_squash_merge: true, default_merge_style: 'squash', default_delete_branch_after_merge: true });
+    const read = await f.request('GET', '/repos/alice/merge-flags');
+    t.match(read.json, { allow_merge_commits: false, allow_rebase: false, default_merge_style: 'squash' }, 'stored');
+    const list = await f.request('GET', '/repos/search?q=merge-flags');
+    t.match(list.json.data[0], { allow_merge_commits: false, default_merge_style: 'squash' }, 'lists show the stored settings too');
+    const off = await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { allow_squash_merge: false } });
+    t.equal(off.status, 422, 'the default merge style must stay allowed');
+    t.match(off.json.message, /default_merge_style/);
+    t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { default_merge_style: 'octopus' } })).status, 422);
+    t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { allow_rebase: 'yes' } })).status, 422);
+    t.equal((await f.request('GET', '/repos/alice/merge-flags')).json.allow_squash_merge, true, 'a refused PATCH changes nothing');
+    t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: bob.token, json: { allow_rebase: true } })).status, 403);
+    t.equal((await f.request('DELETE', '/repos/alice/merge-flags', { token: alice.token })).status, 204);
   });
 
   t.test('PATCH /repos/{owner}/{repo}', async (t) => {

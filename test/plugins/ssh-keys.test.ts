@@ -269,12 +269,12 @@ t.test('HTTP', async (t) => {
     t.equal(res.json.key, pubLine('ed25519'));
     res = await forge.request('GET', `/user/keys/${id}`, { token: bob.token });
     t.equal(res.status, 404, 'another user');
-    t.equal(res.text, '', 'empty body');
+    t.match(res.json, { message: "The target couldn't be found.", url: String }, 'the fixed 404 body');
     res = await forge.request('GET', `/user/keys/${id}`, { token: forge.admin.token });
     t.equal(res.status, 200, 'a site admin sees every key');
     res = await forge.request('GET', '/user/keys/999999', { token: alice.token });
     t.equal(res.status, 404);
-    t.equal(res.text, '');
+    t.match(res.json, { message: "The target couldn't be found.", url: String }, 'missing reads the same as invisible');
     t.equal((await forge.request('GET', `/user/keys/${id}`)).status, 401, 'anonymous');
     t.ok([400, 404, 422].includes((await forge.request('GET', '/user/keys/abc', { token: alice.token })).status), 'a non-numeric id is a 4xx');
   });
@@ -290,7 +290,7 @@ t.test('HTTP', async (t) => {
     t.match(res.headers.get('link') ?? '', /rel="next"/);
     res = await forge.request('GET', '/users/no-such-user/keys');
     t.equal(res.status, 404);
-    t.equal(res.text, '');
+    t.match(res.json, { message: "The target couldn't be found.", url: String });
   });
 
   t.test('GET /{username}.keys: one key per line', async (t) => {

@@ -66,7 +66,7 @@ t.test('stars', async (t) => {
     for (const p of ['/user/starred/alice/secret', '/user/starred/alice/nothing', '/user/starred/nobody-here/pub']) {
       const res = await f.request('PUT', p, { token: bob.token });
       t.equal(res.status, 404, p);
-      t.equal(res.text, '', `${p}: empty body`);
+      t.match(res.json, { message: "The target couldn't be found.", url: String }, `${p}: the fixed 404 body`);
     }
     t.equal(await starsCount(f, 'alice/secret'), 0, 'the private repository was not starred');
     t.equal(await userStars(f, bob.id), 1);
@@ -79,7 +79,7 @@ t.test('stars', async (t) => {
     t.equal(yes.text, '');
     const no = await f.request('GET', '/user/starred/bob/tools', { token: bob.token });
     t.equal(no.status, 404);
-    t.equal(no.text, '');
+    t.match(no.json, { message: "The target couldn't be found.", url: String });
     t.equal((await f.request('GET', '/user/starred/alice/secret', { token: bob.token })).status, 404, 'unreadable');
     t.equal((await f.request('GET', '/user/starred/nobody-here/x', { token: bob.token })).status, 404, 'unknown');
     t.equal((await f.request('GET', '/user/starred/alice/pub')).status, 401);
@@ -96,7 +96,7 @@ t.test('stars', async (t) => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const res = await f.request(method, '/user/starred/alice/secret', { token: carol.token });
       t.equal(res.status, 404, method);
-      t.equal(res.text, '', `${method}: empty body`);
+      t.match(res.json, { message: "The target couldn't be found.", url: String }, `${method}: the fixed 404 body`);
     }
     const mine = await f.request('GET', '/user/starred', { token: carol.token });
     t.same(mine.json, [], 'hidden from her own list once unreadable');
@@ -140,7 +140,7 @@ t.test('stars', async (t) => {
     t.same(names(asAdmin), ['alice/pub', 'bob/tools', 'alice/secret'], 'site admins see all');
     const unknown = await f.request('GET', '/users/nobody-here/starred');
     t.equal(unknown.status, 404);
-    t.equal(unknown.text, '');
+    t.match(unknown.json, { message: "The target couldn't be found.", url: String });
     t.equal((await f.request('GET', '/users/carol/starred?limit=x')).status, 422);
   });
 

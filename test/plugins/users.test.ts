@@ -1,7 +1,7 @@
 // users + admin plugins through HTTP: profiles, email visibility, search, emails, admin user management.
 import t from 'tap';
 import { startForge } from '../helpers/forge.js';
-import { internalized } from '../../plugins/users/grams.js';
+import { internalized } from '../../plugins/lib/grams.js';
 
 t.test('users and admin', async (t) => {
   const f = await startForge();
@@ -29,36 +29,41 @@ t.test('users and admin', async (t) => {
     t.equal((await f.request('GET', '/users/alice', { token: f.admin.token })).json.email, 'alice@example.com', 'admin');
     const missing = await f.request('GET', '/users/nobody-here');
     t.equal(missing.status, 404);
-    t.equal(missing.text, '');
+    t.match(missing.json, { message: "The target couldn't be found.", url: String });
   });
 
   t.test('GET /users/search', async (t) => {
     for (let i = 0; i < 12; i++) await f.createUser({ username: `searchme${i}` });
-    const empty = await f.request('GET', '/users/search?q=');
-    t.same(empty.json, []);
+    const all = await f.request('GET', '/users/search?q=&limit=50');
+    t.equal(all.json.ok, true);
+    t.ok(all.json.data.length >= 13, 'an empty query lists every account, paged (Gitea)');
+    t.equal(all.headers.get('x-total-count'), String(all.json.data.length));
+    t.same(all.json.data.map((u: any) => u.id), [...all.json.data.map((u: any) => u.id)].sort((a: number, b: number) => a - b), 'in id order');
     const res = await f.request('GET', '/users/search?q=SEARCHME');
     t.equal(res.status, 200);
-    t.equal(res.json.length, 10, 'default limit 10');
+    t.same(Object.keys(res.json).sort(), ['data', 'ok'], 'the {ok, data} envelope gitea-js and the Go SDK decode');
+    t.equal(res.json.ok, true);
+    t.equal(res.json.data.length, 10, 'default limit 10');
     t.equal(res.headers.get('x-total-count'), '12');
     t.match(res.headers.get('link'), /rel="next"/);
-    t.ok(res.json.every((u: any) => u.email === ''), 'no emails for anonymous callers');
+    t.ok(res.json.data.every((u: any) => u.email === ''), 'no emails for anonymous callers');
     const page2 = await f.request('GET', '/users/search?q=searchme&page=2&limit=5');
-    t.same(page2.json.map((u: any) => u.login), ['searchme5', 'searchme6', 'searchme7', 'searchme8', 'searchme9'], 'account order, paged');
+    t.same(page2.json.data.map((u: any) => u.login), ['searchme5', 'searchme6', 'searchme7', 'searchme8', 'searchme9'], 'account order, paged');
     t.match(page2.headers.get('link'), /q=searchme/, 'the Link header keeps the query');
     const short = await f.request('GET', '/users/search?q=HME&page=3&limit=5');
-    t.same(short.json.map((u: any) => u.login), ['searchme10', 'searchme11'], 'a short query is answered by the gram index, paged');
+    t.same(short.json.data.map((u: any) => u.login), ['searchme10', 'searchme11'], 'a short query is answered by the gram index, paged');
     t.equal(short.headers.get('x-total-count'), '12');
     const org = await f.request('POST', '/orgs', { token: alice.token, json: { username: 'searchme-org' } });
     t.equal(org.status, 201);
     const noOrgs = await f.request('GET', '/users/search?q=searchme&limit=50');
-    t.notOk(noOrgs.json.some((u: any) => u.login === 'searchme-org'), 'organizations are not users');
-    t.equal(noOrgs.json.length, 12);
+    t.notOk(noOrgs.json.data.some((u: any) => u.login === 'searchme-org'), 'organizations are not users');
+    t.equal(noOrgs.json.data.length, 12);
     const capped = await f.request('GET', '/users/search?q=e&limit=500');
-    t.ok(capped.json.length <= 50, 'limit capped at 50');
+    t.ok(capped.json.data.length <= 50, 'limit capped at 50');
     const byFullName = await f.request('GET', '/users/search?q=lic');
-    t.ok(byFullName.json.some((u: any) => u.login === 'Alice'));
+    t.ok(byFullName.json.data.some((u: any) => u.login === 'Alice'));
     const literal = await f.request('GET', `/users/search?q=${encodeURIComponent('.*')}`);
-    t.same(literal.json, [], 'regex metacharacters are literal text');
+    t.same(literal.json.data, [], 'regex metacharacters are literal text');
     const bad = await f.request('GET', '/users/search?q=a&page=x');
     t.equal(bad.status, 422);
   });
@@ -70,7 +75,7 @@ t.test('users and admin', async (t) => {
     await f.createUser({ username: 'n123x' });
     await f.createUser({ username: 'a__proto__b' });
     await f.createUser({ username: 'constructor7' });
-    const search = async (q: string) => ((await f.request('GET', `/users/search?q=${encodeURIComponent(q)}`)).json as any[]).map((u) => u.login);
+    const search = async (q: string) => ((await f.request('GET', `/users/search?q=${encodeURIComponent(q)}`)).json.data as any[]).map((u) => u.login);
     t.same(await search('123'), ['n123x'], 'a digit-only gram');
     t.same(await search('23'), ['n123x'], 'two digits');
     t.same(await search('__proto__'), ['a__proto__b'], 'a longer query');

@@ -60,11 +60,11 @@ t.test('watch', async (t) => {
     t.match(yes.json.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'RFC 3339');
     const no = await f.request('GET', '/repos/alice/pub/subscription', { token: bob.token });
     t.equal(no.status, 404, 'not watching');
-    t.equal(no.text, '');
+    t.match(no.json, { message: "The target couldn't be found.", url: String });
     for (const p of ['/repos/alice/secret/subscription', '/repos/alice/nothing/subscription', '/repos/nobody-here/pub/subscription']) {
       const res = await f.request('GET', p, { token: bob.token });
       t.equal(res.status, 404, p);
-      t.equal(res.text, '', `${p}: empty body`);
+      t.match(res.json, { message: "The target couldn't be found.", url: String }, `${p}: the fixed 404 body`);
     }
     t.equal((await f.request('GET', '/repos/alice/pub/subscription')).status, 401, 'anonymous');
   });
@@ -85,7 +85,7 @@ t.test('watch', async (t) => {
     for (const p of ['/repos/alice/secret/subscription', '/repos/alice/nothing/subscription']) {
       const denied = await f.request('PUT', p, { token: bob.token });
       t.equal(denied.status, 404, p);
-      t.equal(denied.text, '');
+      t.match(denied.json, { message: "The target couldn't be found.", url: String });
     }
     t.equal(await watchers(f, 'alice/secret'), 1, 'nothing stored for the unreadable repository');
     t.equal((await f.request('PUT', '/repos/alice/pub/subscription')).status, 401);
@@ -150,7 +150,7 @@ t.test('watch', async (t) => {
     t.equal(collab.headers.get('x-total-count'), '2');
     const unknown = await f.request('GET', '/users/nobody-here/subscriptions');
     t.equal(unknown.status, 404);
-    t.equal(unknown.text, '');
+    t.match(unknown.json, { message: "The target couldn't be found.", url: String });
   });
 
   t.test('a repository made private vanishes from others\' subscription lists and counts', async (t) => {

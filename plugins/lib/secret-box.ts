@@ -1,6 +1,6 @@
-// Mirror credentials must be usable again (git needs them at every sync), so they cannot be hashed: they are sealed
-// with AES-256-GCM under a key kept beside the repositories (0600), so a copy of the documents alone (a MongoDB
-// dump, a leaked store file) does not reveal them.
+// Secrets that must be usable again (mirror credentials, webhook secrets and authorization headers) cannot be hashed:
+// they are sealed with AES-256-GCM under a key kept in the data directory (0600), so a copy of the documents alone (a
+// MongoDB dump, a leaked store file) does not reveal them.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';

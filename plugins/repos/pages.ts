@@ -1,0 +1,141 @@
+// Paged repository lists in name order (case-insensitive, ties by id): an owner's, the caller's, a team's, the forks
+// of a repository. A page is read from the store at its offset when it can be, else merged from a sorted head and
+// the few extra repositories the caller reaches by grants (listing.ts).
+import type { Caller } from '../../core/plugin.js';
+import type { Collection, Filter } from '../../core/store/port.js';
+import { ACCESS, type Account, type RepoRecord, type TeamRecord } from '../../schemas/services.js';
+import type { Grants } from './access.js';
+import { recordsByIds, type RepoAccess, type TeamRepoRecord } from './repo-access.js';
+import { mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
+
+export interface PageRequest {
+  skip: number;
+  limit: number;
+}
+
+export interface PageResult {
+  repos: RepoRecord[];
+  total: number;
+  /** The caller's complete grants when the page was chosen with them: rendering the page reuses them. */
+  grants?: Grants;
+}
+
+const LIGHT = { projection: { id: 1, lowerName: 1 } } as const;
+
+export class RepoPages {
+  constructor(
+    private readonly repos: Collection<RepoRecord>,
+    private readonly teamRepos: Collection<TeamRepoRecord>,
+    private readonly access: RepoAccess,
+  ) {}
+
+  /** Records for ids, in the given order, skipping ids that no longer exist. */
+  async inOrder(ids: number[]): Promise<RepoRecord[]> {
+    const map = await recordsByIds(this.repos, ids);
+    return ids.map((id) => map.get(id)).filter((r): r is RepoRecord => r !== undefined);
+  }
+
+  /** `GET /repos/{owner}/{repo}/forks`: the forks of `parentId` the caller can read, oldest first. */
+  async forksOf(caller: Caller | null, parentId: number, page: PageRequest): Promise<PageResult> {
+    const rows = await this.repos.find({ forkId: parentId }, { sort: { id: 1 }, projection: { id: 1, ownerId: 1, private: 1 } });
+    let visible = rows.map((r) => r.id);
+    if (caller?.isAdmin !== true) {
+      const privateIds = rows.filter((r) => r.private).map((r) => r.id);
+      const readable = privateIds.length ? await this.access.readableIds(caller, privateIds) : new Set<number>();
+      visible = rows.filter((r) => !r.private || readable.has(r.id)).map((r) => r.id);
+    }
+    return this.pageOfIds({ ids: visible.slice(page.skip, page.skip + page.limit), total: visible.length });
+  }
+
+  /** `GET /users/{username}/repos`: that owner's repositories the caller can read. */
+  async listOwnedBy(caller: Caller | null, owner: Account, page: PageRequest): Promise<PageResult> {
+    // The complete grants (not scoped to the owner): a fork's parent may belong to anyone, and rendering reuses them.
+    const grants = await this.access.modeGrants(caller);
+    const ownerMode = grants.ownerModes.get(owner.id) ?? ACCESS.none;
+    if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId: owner.id }, [], page)), grants };
+    const extras = caller ? await this.access.privateReadable(caller, grants, owner.id) : [];
+    return { ...(await this.sortedPage({ ownerId: owner.id, private: false }, extras, page)), grants };
+  }
+
+  /** `GET /user/repos`: everything the caller owns or reaches through an organization, a team or a collaboration. */
+  async listForCaller(caller: Caller, page: PageRequest): Promise<PageResult> {
+    const grants = await this.access.grants(caller);
+    const owners = [...grants.ownerModes.keys()];
+    const ownerSet = new Set(owners);
+    const extraIds = [...grants.repoModes.keys()];
+    const extras = extraIds.length
+      ? ((await this.repos.find({ id: { $in: extraIds } }, { projection: { id: 1, lowerName: 1, ownerId: 1 } })) as any[])
+        .filter((r) => !ownerSet.has(r.ownerId))
+      : [];
+    const filter = owners.length === 1 ? { ownerId: owners[0] } : { ownerId: { $in: owners } };
+    return { ...(await this.sortedPage(filter, extras, page)), grants };
+  }
+
+  /** The team's repositories in name order: all of the org's for `includes_all_repositories` teams. */
+  async teamRepoPage(team: TeamRecord, page: PageRequest): Promise<PageResult> {
+    if (team.includesAllRepos) return this.sortedPage({ ownerId: team.orgId }, [], page);
+    const ids = (await this.teamRepos.find({ teamId: team.id }, { projection: { repoId: 1 } })).map((r) => r.repoId);
+    const rows = ids.length ? await this.repos.find({ id: { $in: ids } }, LIGHT) : [];
+    return this.pageOfIds(sliceSorted(rows as Light[], page.skip, page.limit));
+  }
+
+  /** A page of `filter` (served by the store in name order) merged with `extras`, which are disjoint from it. */
+  async sortedPage(filter: Filter, extras: Light[], page: PageRequest): Promise<PageResult> {
+    const [window, total] = await Promise.all([extras.length ? null : this.windowInOrder(filter, page), this.repos.count(filter)]);
+    if (window) return { repos: window, total };
+    const head = await this.headInOrder(filter, page.skip + page.limit);
+    // The head rows are the records: only extras on the page are read again.
+    return this.pageOfRecords(mergeWindow(head, total, extras, page.skip, page.limit), head);
+  }
+
+  /**
+   * The page of `filter` alone, read from the store at its offset (a covered index walk jumps there) instead of
+   * from the start; null when a name crosses either edge of the page (then only the head settles the id order).
+   */
+  private async windowInOrder(filter: Filter, page: PageRequest): Promise<RepoRecord[] | null> {
+    if (page.skip === 0) return null;
+    // One row either side of the page shows whether a name is shared across an edge.
+    const rows = await this.repos.find(filter, { sort: { lowerName: 1 }, skip: page.skip - 1, limit: page.limit + 2 });
+    if (rows.length === 0) return [];
+    if (rows.length > 1 && rows[0]!.lowerName === rows[1]!.lowerName) return null;
+    if (rows.length === page.limit + 2 && rows[page.limit]!.lowerName === rows[page.limit + 1]!.lowerName) return null;
+    return orderTies(rows.slice(1, page.limit + 1));
+  }
+
+  /**
+   * The first `n` matches of `filter` in (lowerName, id) order. The store sorts by the single field `lowerName` (so
+   * the embedded adapter can walk an index and stop early, and MongoDB can use an index for the sort); the matches
+   * that tie with the last one are then fetched by equality, so the id tie-break is exact.
+   */
+  private async headInOrder(filter: Filter, n: number): Promise<RepoRecord[]> {
+    // One more than needed: when it sorts after the n-th, nothing ties with the n-th beyond the head.
+    const head = await this.repos.find(filter, { sort: { lowerName: 1 }, limit: n + 1 });
+    if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return orderTies(head.slice(0, n));
+    // The n-th name has more repositories than the head holds: the slots it fills go to the lowest ids of all of
+    // them (the store picks them by id; names can be shared by hundreds of owners).
+    const last = head[n - 1]!.lowerName;
+    const before = head.filter((r) => r.lowerName !== last);
+    return [...orderTies(before), ...(await this.repos.find({ ...filter, lowerName: last }, { sort: { id: 1 }, limit: n - before.length }))];
+  }
+
+  async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {
+    return { repos: await this.inOrder(ids), total };
+  }
+
+  /** Like pageOfIds, with the records already in hand taken as they are (only the others are read). */
+  private async pageOfRecords({ ids, total }: { ids: number[]; total: number }, known: RepoRecord[]): Promise<PageResult> {
+    // Without extras the page is a run of the head itself.
+    const at = ids.length ? known.findIndex((r) => r.id === ids[0]) : -1;
+    if (at >= 0 && ids.every((id, i) => known[at + i]?.id === id)) return { repos: known.slice(at, at + ids.length), total };
+    const byId = new Map<number, RepoRecord>();
+    for (const r of known) byId.set(r.id, r);
+    const missing = ids.filter((id) => !byId.has(id));
+    if (missing.length) for (const [id, r] of await recordsByIds(this.repos, missing)) byId.set(id, r);
+    const repos: RepoRecord[] = [];
+    for (const id of ids) {
+      const r = byId.get(id);
+      if (r) repos.push(r);
+    }
+    return { repos, total };
+  }
+}

@@ -1,0 +1,140 @@
+// Who may do what on a repository: the caller's grants (own account, organization teams, team repository lists,
+// collaborations) loaded from the store, and the access questions answered with them (rules: access.ts).
+import { fail } from '../../core/errors.js';
+import type { Caller, PluginContext } from '../../core/plugin.js';
+import type { Collection, Filter } from '../../core/store/port.js';
+import { ACCESS, type AccessMode, type Account, type OrgsService, type RepoRecord, type TeamRecord, type UsersService } from '../../schemas/services.js';
+import { ANONYMOUS, collaboratorMode, modeOf, raise, teamMode, type AccessTarget, type Grants } from './access.js';
+import type { Light } from './listing.js';
+
+export type CollaboratorPermission = 'read' | 'write' | 'admin';
+
+export interface CollaborationRecord {
+  [key: string]: unknown;
+  repoId: number;
+  userId: number;
+  permission: CollaboratorPermission;
+  createdAt: string;
+}
+
+export interface TeamRepoRecord {
+  [key: string]: unknown;
+  teamId: number;
+  orgId: number;
+  repoId: number;
+  createdAt: string;
+}
+
+/** Records by id (ids that no longer exist are absent). */
+export async function recordsByIds(repos: Collection<RepoRecord>, ids: number[]): Promise<Map<number, RepoRecord>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await repos.find({ id: { $in: unique } });
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+export class RepoAccess {
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly repos: Collection<RepoRecord>,
+    private readonly collaborations: Collection<CollaborationRecord>,
+    private readonly teamRepos: Collection<TeamRepoRecord>,
+  ) {}
+
+  private get users(): UsersService {
+    return this.ctx.services.get('users');
+  }
+
+  private get orgs(): OrgsService {
+    return this.ctx.services.get('orgs');
+  }
+
+  /**
+   * Everything that gives the caller access, from the orgs plugin (Owners and other teams) and this plugin's
+   * team repository lists and collaborations. `scope` narrows the loading to some owners / repositories when the
+   * answer is needed for a few repositories only; the rule applied afterwards (`modeOf`) is the same.
+   */
+  async grants(caller: Caller | null, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
+    if (!caller) return ANONYMOUS;
+    const grants: Grants = { userId: caller.id, admin: caller.isAdmin, ownerModes: new Map(), repoModes: new Map() };
+    grants.ownerModes.set(caller.id, ACCESS.owner);
+    const teams = await this.orgs.teamsOf(caller.id, scope?.ownerIds);
+    const listed: TeamRecord[] = [];
+    for (const team of teams) {
+      if (team.includesAllRepos) raise(grants.ownerModes, team.orgId, teamMode(team.permission));
+      else listed.push(team);
+    }
+    const repoScope = scope?.repoIds ? [...new Set(scope.repoIds)] : undefined;
+    if (listed.length) {
+      const byTeam = new Map(listed.map((t) => [t.id, t]));
+      const rows = repoScope
+        ? (await this.teamRepos.find({ repoId: { $in: repoScope } })).filter((r) => byTeam.has(r.teamId))
+        : await this.teamRepos.find({ teamId: { $in: [...byTeam.keys()] } });
+      for (const row of rows) raise(grants.repoModes, row.repoId, teamMode(byTeam.get(row.teamId)!.permission));
+    }
+    const collabFilter: Filter = repoScope ? { userId: caller.id, repoId: { $in: repoScope } } : { userId: caller.id };
+    for (const row of await this.collaborations.find(collabFilter)) raise(grants.repoModes, row.repoId, collaboratorMode(row.permission));
+    return grants;
+  }
+
+  async accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode> {
+    if (!caller) return modeOf(ANONYMOUS, repo);
+    if (caller.isAdmin) return ACCESS.owner;
+    return modeOf(await this.grants(caller, { ownerIds: [repo.ownerId], repoIds: [repo.id] }), repo);
+  }
+
+  async resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }> {
+    const owner = await this.users.byName(ownerName);
+    if (!owner) throw fail.notFound();
+    const repo = await this.repos.findOne({ ownerId: owner.id, lowerName: name.toLowerCase() });
+    if (!repo) throw fail.notFound();
+    const mode = await this.accessMode(caller, repo);
+    // Unreadable is indistinguishable from missing: never a 403 that would confirm a private repository exists.
+    if (mode < ACCESS.read) throw fail.notFound();
+    if (mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository`);
+    return { repo, owner, mode };
+  }
+
+  async readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>> {
+    const records = [...(await recordsByIds(this.repos, ids)).values()];
+    const grants = await this.grantsFor(caller, records);
+    return new Set(records.filter((r) => modeOf(grants, r) >= ACCESS.read).map((r) => r.id));
+  }
+
+  async grantsFor(caller: Caller | null, targets: AccessTarget[]): Promise<Grants> {
+    // A site admin's mode does not depend on memberships: skip loading them.
+    if (caller?.isAdmin) return { ...ANONYMOUS, userId: caller.id, admin: true };
+    return this.grants(caller, { ownerIds: targets.map((t) => t.ownerId), repoIds: targets.map((t) => t.id) });
+  }
+
+  /** The caller's complete grants; a site admin's decide every mode by themselves (nothing to load). */
+  async modeGrants(caller: Caller | null): Promise<Grants> {
+    return caller?.isAdmin ? { ...ANONYMOUS, userId: caller.id, admin: true } : this.grants(caller);
+  }
+
+  /** Private repositories the caller reads, as light rows (all of them for a site admin). */
+  async privateReadable(caller: Caller | null, grants: Grants, ownerId?: number): Promise<Array<Light & AccessTarget>> {
+    if (!caller) return [];
+    const projection = { id: 1, lowerName: 1, ownerId: 1, private: 1 } as const;
+    if (grants.admin) return this.repos.find(ownerId === undefined ? { private: true } : { ownerId, private: true }, { projection }) as any;
+    const owners = [...grants.ownerModes.keys()].filter((id) => ownerId === undefined || id === ownerId);
+    const out = new Map<number, Light & AccessTarget>();
+    if (owners.length) {
+      const filter = owners.length === 1 ? { ownerId: owners[0], private: true } : { ownerId: { $in: owners }, private: true };
+      for (const r of await this.repos.find(filter, { projection }) as any[]) out.set(r.id, r);
+    }
+    const ids = [...grants.repoModes.keys()].filter((id) => !out.has(id));
+    if (ids.length) {
+      for (const r of await this.repos.find({ id: { $in: ids } }, { projection }) as any[]) {
+        if (r.private && (ownerId === undefined || r.ownerId === ownerId)) out.set(r.id, r);
+      }
+    }
+    return [...out.values()].filter((r) => modeOf(grants, r) >= ACCESS.read);
+  }
+
+  async privateReadableIds(caller: Caller | null): Promise<number[]> {
+    const grants = await this.grants(caller);
+    return (await this.privateReadable(caller, grants)).map((r) => r.id).sort((a, b) => a - b);
+  }
+}

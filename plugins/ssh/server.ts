@@ -1,0 +1,276 @@
+// The SSH server: public-key authentication against users' keys and deploy keys, then exactly one thing per
+// session — git's transport services on one repository. Shells, PTYs, forwarding, agent, X11, subsystems and
+// environment variables other than GIT_PROTOCOL are refused and logged. Limits: authentication attempts, a login
+// grace time, idle and total connection time, concurrent connections and channels.
+import type { ChildProcess } from 'node:child_process';
+import net, { type AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from 'ssh2';
+import { acceptedEnv, CommandError, parseGitCommand } from './command.js';
+import { GitBridge, RefusedError, type SshIdentity } from './git-bridge.js';
+import { fingerprintOf, type HostKey } from './host-keys.js';
+
+/** Ends git and the helpers it started (its own process group, as the git plugin spawns it). */
+function killGroup(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+export interface SshSettings {
+  port: number | null;
+  host: string;
+  hostKeyDir: string;
+  maxAuthAttempts: number;
+  loginGraceMs: number;
+  idleTimeoutMs: number;
+  maxConnectionMs: number;
+  maxConnections: number;
+  maxChannelsPerConnection: number;
+}
+
+/**
+ * The listening side. forgekit owns the TCP server and hands each socket to ssh2 (`injectSocket`): the connection
+ * cap and the login grace time apply from the first byte, before ssh2 has finished (or even started) a handshake,
+ * so half-open or silent connections cannot pile up.
+ */
+export class SshServer {
+  private readonly ssh: ssh2.Server;
+  private tcp: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  /** Login grace timers of connections that have not authenticated yet, by remote `address:port`. */
+  private readonly unauthenticated = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    hostKeys: HostKey[],
+    private readonly settings: SshSettings,
+    private readonly bridge: GitBridge,
+    private readonly log: Logger,
+  ) {
+    this.ssh = new ssh2.Server({ hostKeys: hostKeys.map((k) => k.privateKey), ident: 'forgekit' }, (client, info) => {
+      const key = `${info.ip}:${info.port}`;
+      new SshConnection(client, info.ip, settings, bridge, log).run(() => this.loggedIn(key));
+    });
+    this.ssh.on('error', (err: Error) => log.error({ err }, 'ssh server error'));
+  }
+
+  get connections(): number {
+    return this.sockets.size;
+  }
+
+  async listen(host: string): Promise<AddressInfo> {
+    const tcp = net.createServer((socket) => this.admit(socket));
+    this.tcp = tcp;
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('error', reject);
+      tcp.listen(this.settings.port ?? 0, host, () => {
+        tcp.off('error', reject);
+        resolve();
+      });
+    });
+    tcp.on('error', (err) => this.log.error({ err }, 'ssh listener error'));
+    return tcp.address() as AddressInfo;
+  }
+
+  async close(): Promise<void> {
+    const tcp = this.tcp;
+    this.tcp = null;
+    for (const socket of this.sockets) socket.destroy();
+    if (tcp) await new Promise<void>((resolve) => tcp.close(() => resolve()));
+  }
+
+  private admit(socket: net.Socket): void {
+    socket.on('error', (err) => this.log.debug({ err: err.message }, 'ssh socket error'));
+    const remote = `${socket.remoteAddress}:${socket.remotePort}`;
+    if (this.sockets.size >= this.settings.maxConnections) {
+      this.log.warn({ remote }, 'ssh: too many connections, refused');
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    const grace = setTimeout(() => {
+      this.log.info({ remote }, 'ssh: not authenticated in time, connection closed');
+      socket.destroy();
+    }, this.settings.loginGraceMs);
+    this.unauthenticated.set(remote, grace);
+    socket.once('close', () => {
+      clearTimeout(grace);
+      this.unauthenticated.delete(remote);
+      this.sockets.delete(socket);
+    });
+    this.ssh.injectSocket(socket);
+  }
+
+  private loggedIn(remote: string): void {
+    clearTimeout(this.unauthenticated.get(remote));
+    this.unauthenticated.delete(remote);
+  }
+}
+
+/** One client connection: its authentication, its channels, its git processes and its timers. */
+class SshConnection {
+  private identity: SshIdentity | null = null;
+  private attempts = 0;
+  private channels = 0;
+  private readonly children = new Set<ChildProcess>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private idle!: NodeJS.Timeout;
+
+  constructor(
+    private readonly client: Connection,
+    private readonly remote: string,
+    private readonly settings: SshSettings,
+    private readonly bridge: GitBridge,
+    private readonly log: Logger,
+  ) {}
+
+  /** `onReady` runs once the client has authenticated (the listener stops its login grace timer). */
+  run(onReady: () => void): void {
+    const { client, settings } = this;
+    const end = (why: string) => () => {
+      this.log.info({ remote: this.remote, why }, 'ssh: connection ended by the server');
+      client.end();
+    };
+    this.idle = setTimeout(end('idle'), settings.idleTimeoutMs);
+    this.timers.push(this.idle, setTimeout(end('connection time limit'), settings.maxConnectionMs));
+    // Errors of one connection (malformed traffic, resets) end that connection and nothing else.
+    client.on('error', (err: Error) => this.log.debug({ err: err.message, remote: this.remote }, 'ssh connection error'));
+    client.on('authentication', (ctx) => {
+      this.idle.refresh();
+      void this.authenticate(ctx).catch((err) => {
+        this.log.error({ err, remote: this.remote }, 'ssh: authentication failed with an error');
+        ctx.reject();
+      });
+    });
+    client.on('ready', () => {
+      onReady();
+      client.on('session', (accept, reject) => {
+        if (this.channels >= settings.maxChannelsPerConnection) return this.refuse('too many sessions', reject);
+        this.channels++;
+        this.session(accept());
+      });
+      client.on('tcpip', (_accept, reject) => this.refuse('port forwarding (direct-tcpip)', reject));
+      client.on('openssh.streamlocal', (_accept, reject) => this.refuse('socket forwarding', reject));
+      client.on('request', (_accept, reject, name) => this.refuse(`global request ${name}`, reject));
+    });
+    client.on('close', () => {
+      for (const timer of this.timers) clearTimeout(timer);
+      for (const child of this.children) killGroup(child);
+    });
+  }
+
+  private who(): string {
+    const id = this.identity;
+    return !id ? 'unauthenticated' : id.kind === 'user' ? id.caller.login : `deploy key ${id.fingerprint}`;
+  }
+
+  private refuse(what: string, reject?: () => void): void {
+    this.log.warn({ remote: this.remote, who: this.who(), what }, 'ssh: refused');
+    reject?.();
+  }
+
+  private async authenticate(ctx: AuthContext): Promise<void> {
+    if (ctx.method === 'none') return ctx.reject(['publickey']);
+    if (++this.attempts > this.settings.maxAuthAttempts) {
+      this.refuse('too many authentication attempts');
+      ctx.reject();
+      this.client.end();
+      return;
+    }
+    if (ctx.method !== 'publickey') return ctx.reject(['publickey']);
+    const identity = await this.bridge.identify(fingerprintOf(ctx.key.data));
+    if (!identity) return ctx.reject(['publickey']);
+    if (ctx.signature) {
+      const key = ssh2.utils.parseKey(ctx.key.data);
+      if (key instanceof Error || key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) !== true) return ctx.reject(['publickey']);
+      this.identity = identity;
+      this.log.info({ remote: this.remote, who: this.who() }, 'ssh: authenticated');
+    }
+    // Without a signature the client only asks whether the key would do; accepting makes it sign.
+    ctx.accept();
+  }
+
+  private session(session: Session): void {
+    const env: Record<string, string> = {};
+    session.on('env', (accept, reject, info) => {
+      if (acceptedEnv(info.key, info.val)) {
+        env[info.key] = info.val;
+        accept?.();
+      } else {
+        this.refuse(`environment variable ${info.key.slice(0, 64)}`, reject);
+      }
+    });
+    session.on('pty', (_accept, reject) => this.refuse('a terminal (pty)', reject));
+    session.on('x11', (_accept, reject) => this.refuse('X11 forwarding', reject));
+    session.on('auth-agent', (_accept, reject) => this.refuse('agent forwarding', reject));
+    session.on('subsystem', (_accept, reject, info) => this.refuse(`subsystem ${info.name}`, reject));
+    session.on('sftp', (_accept, reject) => this.refuse('sftp', reject));
+    session.on('signal', (_accept, reject) => reject?.());
+    session.on('window-change', (_accept, reject) => reject?.());
+    session.on('shell', (accept) => {
+      this.refuse('a shell');
+      const who = this.identity?.kind === 'user' ? this.identity.caller.login : 'there';
+      this.finish(accept(), 1, `Hi ${who}! You've successfully authenticated, but forgekit does not provide shell access.`);
+    });
+    session.on('exec', (accept, _reject, info) => {
+      void this.exec(accept(), info.command, env);
+    });
+  }
+
+  /** Tells the client why (on stderr, as git shows it) and closes the channel with an exit status. */
+  private finish(channel: ServerChannel, code: number, message?: string): void {
+    if (message) channel.stderr.write(`forgekit: ${message}\n`);
+    channel.exit(code);
+    channel.end();
+  }
+
+  private async exec(channel: ServerChannel, command: string, env: Record<string, string>): Promise<void> {
+    const identity = this.identity;
+    if (!identity) return this.finish(channel, 1, 'not authenticated');
+    try {
+      const parsed = parseGitCommand(command);
+      const target = await this.bridge.authorize(identity, parsed);
+      const before = target.write ? await this.bridge.beforePush(target) : null;
+      const code = await this.pipe(channel, this.bridge.spawn(parsed, target, env));
+      if (target.write) {
+        try {
+          await this.bridge.afterPush(target, before);
+        } catch (err) {
+          this.log.error({ err }, 'ssh: updating the repository after a push failed');
+        }
+      }
+      this.log.info({ remote: this.remote, who: this.who(), service: parsed.service, repo: `${parsed.owner}/${parsed.repo}`, code }, 'ssh: git');
+      this.finish(channel, code);
+    } catch (err) {
+      if (err instanceof CommandError || err instanceof RefusedError) {
+        this.refuse(`command ${JSON.stringify(command.slice(0, 200))}: ${err.message}`);
+        return this.finish(channel, 1, err.message);
+      }
+      this.log.error({ err, remote: this.remote }, 'ssh: git command failed');
+      this.finish(channel, 1, 'internal error');
+    }
+  }
+
+  /** Streams the channel into git and git's output back; any traffic keeps the connection from idling out. */
+  private pipe(channel: ServerChannel, child: ChildProcess): Promise<number> {
+    this.children.add(child);
+    const touch = () => this.idle.refresh();
+    channel.on('data', touch);
+    child.stdout!.on('data', touch);
+    child.stdin!.on('error', () => undefined); // git may stop reading early (it refused the request)
+    channel.pipe(child.stdin!);
+    child.stdout!.pipe(channel, { end: false });
+    child.stderr!.pipe(channel.stderr, { end: false });
+    channel.on('close', () => killGroup(child));
+    return new Promise((resolve) => {
+      child.once('error', () => resolve(128));
+      child.once('close', (code) => {
+        this.children.delete(child);
+        resolve(code ?? 128);
+      });
+    });
+  }
+}
