@@ -19,6 +19,8 @@ export interface ForgeConfig {
   bodyLimit: number;
   shutdownTimeoutMs: number;
   compactIntervalMs: number;
+  /** node:http server options (ms; 0 = off / unlimited). */
+  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
   pagination: { defaultLimit: number; maxLimit: number };
   admin: { username: string; password: string; email: string };
   disabledPlugins: string[];

@@ -176,6 +176,61 @@ export interface Urls {
   readonly docs: string;
 }
 
+/** One compiled route as the kernel serves it: the API description and the metrics are built from these. */
+export interface RouteInfo {
+  /** The plugin that declared the route. */
+  readonly plugin: string;
+  readonly method: HttpMethod;
+  /** The full route template as served, e.g. `/api/v1/repos/:owner/:repo` (never a raw URL). */
+  readonly path: string;
+  readonly def: RouteDef;
+}
+
+/** What a before-route hook sees besides `req`/`res`. */
+export interface BeforeRouteInfo {
+  /** The request id (also the `X-Request-Id` header of a kernel-written reply). */
+  readonly id: string;
+  /** The request path: mount prefix removed, no query string. */
+  readonly path: string;
+  readonly method: string;
+}
+
+/**
+ * Runs for every request before the router (e.g. a CORS preflight `OPTIONS`). Return true when the hook answered
+ * the request itself (it wrote and ended `res`): routing, auth and the handler are skipped, and the request is
+ * logged and observed with `res.statusCode`. Return false to continue; a hook may still `res.setHeader(...)` headers
+ * that every reply of this request then carries. Synchronous on purpose: it runs on every request.
+ */
+export type BeforeRouteHook = (req: IncomingMessage, res: ServerResponse, info: BeforeRouteInfo) => boolean;
+
+/** What the kernel reports once per finished request (not for requests handed to an embedder's `next`). */
+export interface FinishedRequest {
+  readonly method: string;
+  /** The matched route's template (`RouteInfo.path`), or null when no route matched (404, 405, a before-route hook). */
+  readonly route: string | null;
+  /** The plugin owning the matched route, or null. */
+  readonly plugin: string | null;
+  readonly status: number;
+  /** Milliseconds from the request's arrival to its reply being handed to node:http. */
+  readonly ms: number;
+}
+
+/** Called once per finished request (metrics). Synchronous and cheap: it runs on every request; it must not throw. */
+export type RequestObserver = (request: FinishedRequest) => void;
+
+/**
+ * The kernel's extension points for plugins (see "Kernel stages" in the README). Hooks are registered from a plugin's
+ * `start` (before the server answers anything); several registrations of one kind run in registration order.
+ */
+export interface KernelHooks {
+  /** Every compiled route, in declaration order (plugins in start order). Read-only. */
+  routes(): readonly RouteInfo[];
+  /** Adds a stage before routing (CORS preflight). */
+  beforeRoute(hook: BeforeRouteHook): void;
+  /** Adds an observer of finished requests (metrics per route template). */
+  onRequestFinished(observer: RequestObserver): void;
+}
+
 export interface PluginContext<T = Record<string, any>> {
   readonly name: string;
   readonly config: ForgeConfig;
@@ -190,6 +245,8 @@ export interface PluginContext<T = Record<string, any>> {
   readonly events: EventBus;
   readonly auth: AuthRegistry;
   readonly urls: Urls;
+  /** The kernel's extension points: the compiled route list, a before-route stage, a finished-request observer. */
+  readonly kernel: KernelHooks;
   /**
    * A serializer compiled from a schema (which may `$ref` the shared resource schemas), for plugins that serialise
    * pieces of a response themselves and answer with `type: 'json-text'`. Compile at start, not per request.

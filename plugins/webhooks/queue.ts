@@ -7,8 +7,9 @@ import type { WebhookQueueStats } from '../../schemas/contracts/webhooks.js';
 import { send } from './sender.js';
 import type { DeliveryRecord, HookRecord, Webhooks } from './service.js';
 
-/** Pending rows looked at per scan (the oldest first); hooks with later rows are picked up by the next scan. */
-const SCAN_BATCH = 1000;
+/** Pending rows read per page of a scan (the oldest first), and the most pages one scan reads. */
+const SCAN_BATCH = 500;
+const SCAN_PAGES = 20;
 
 export class DeliveryQueue {
   private pending = 0;
@@ -87,22 +88,29 @@ export class DeliveryQueue {
 
   private async scan(): Promise<void> {
     const { concurrency } = this.service.settings;
-    const rows = await this.service.deliveries.find({ state: 'pending' }, { sort: { id: 1 }, limit: SCAN_BATCH });
     const now = Date.now();
     const seen = new Set<number>();
     let wake = Infinity;
-    for (const row of rows) {
-      if (this.stopping) return;
-      // Only the oldest pending row of a hook may go; a busy hook waits for its current one.
-      if (seen.has(row.hookId)) continue;
-      seen.add(row.hookId);
-      if (this.busyHooks.has(row.hookId)) continue;
-      if (row.nextAttemptAt > now) {
-        wake = Math.min(wake, row.nextAttemptAt);
-        continue;
+    let after = 0;
+    // Pages of pending rows, oldest first, until every slot is taken: hooks blocked by a retrying delivery cannot
+    // starve hooks whose rows come later.
+    for (let page = 0; page < SCAN_PAGES && this.busyHooks.size < concurrency; page++) {
+      const rows = await this.service.deliveries.find({ state: 'pending', id: { $gt: after } }, { sort: { id: 1 }, limit: SCAN_BATCH });
+      for (const row of rows) {
+        if (this.stopping) return;
+        after = row.id;
+        // Only the oldest pending row of a hook may go; a busy hook waits for its current one.
+        if (seen.has(row.hookId)) continue;
+        seen.add(row.hookId);
+        if (this.busyHooks.has(row.hookId)) continue;
+        if (row.nextAttemptAt > now) {
+          wake = Math.min(wake, row.nextAttemptAt);
+          continue;
+        }
+        if (this.busyHooks.size >= concurrency) break;
+        this.begin(row);
       }
-      if (this.busyHooks.size >= concurrency) break;
-      this.begin(row);
+      if (rows.length < SCAN_BATCH) break;
     }
     if (wake !== Infinity) this.wakeAt(wake);
   }

@@ -280,10 +280,10 @@ export class Webhooks implements WebhooksService {
     const chosen = only ? candidates : candidates.filter((h) => h.events.includes(out.type) && branchPasses(h.branchFilter, out.branch));
     if (chosen.length === 0) return 0;
     const payload = JSON.stringify(out.payload, null, 2);
-    return this.record(chosen.map((h) => ({ hook: h, type: out.type, payload, redeliveryOf: 0 })));
+    return (await this.record(chosen.map((h) => ({ hook: h, type: out.type, payload, redeliveryOf: 0 })))).length;
   }
 
-  async record(items: Array<{ hook: HookRecord; type: HookEventType; payload: string; redeliveryOf: number }>): Promise<number> {
+  async record(items: Array<{ hook: HookRecord; type: HookEventType; payload: string; redeliveryOf: number }>): Promise<DeliveryRecord[]> {
     const now = nowRfc3339();
     const rows: DeliveryRecord[] = [];
     for (const { hook, type, payload, redeliveryOf } of items) {
@@ -306,15 +306,14 @@ export class Webhooks implements WebhooksService {
         durationMs: 0,
       });
     }
-    await this.deliveries.insertMany(rows);
-    this.queue.added(rows.length);
-    return rows.length;
+    const stored = await this.deliveries.insertMany(rows);
+    this.queue.added(stored.length);
+    return stored;
   }
 
   /** A finished delivery sent again: a new delivery row (new UUID) with the same payload. */
   async redeliver(hook: HookRecord, delivery: DeliveryRecord): Promise<DeliveryRecord> {
-    await this.record([{ hook, type: delivery.type, payload: delivery.payload, redeliveryOf: delivery.id }]);
-    const [row] = await this.deliveries.find({ hookId: hook.id }, { sort: { id: -1 }, limit: 1 });
+    const [row] = await this.record([{ hook, type: delivery.type, payload: delivery.payload, redeliveryOf: delivery.id }]);
     return row!;
   }
 

@@ -26,7 +26,7 @@ t.test('every error code is used and documented', async (t) => {
   for (const code of Object.keys(ERROR_CODES)) if (new RegExp(`['"]${code}['"]`).test(text)) used.add(code);
   for (const [helper, code] of Object.entries(HELPERS)) if (new RegExp(`fail\\.${helper}\\(`).test(text)) used.add(code);
   // INTERNAL is what the edge answers for any unexpected throw.
-  if (/status = 500/.test(readFileSync(path.join(PACKAGE_ROOT, 'core', 'kernel.ts'), 'utf8'))) used.add('INTERNAL');
+  if (/status = 500/.test(readFileSync(path.join(PACKAGE_ROOT, 'core', 'http', 'error-reply.ts'), 'utf8'))) used.add('INTERNAL');
   const readme = readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
   for (const [code, info] of Object.entries(ERROR_CODES)) {
     t.ok(used.has(code), `${code} is raised somewhere`);

@@ -9,10 +9,19 @@ export interface Received {
   body: string;
 }
 
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 export class Receiver {
   readonly received: Received[] = [];
-  /** The status to answer a request with (default 200); return null to hold the request open without answering. */
-  respond: (r: Received) => number | null = () => 200;
+  /**
+   * The answer to a request (default 200): a status, a full answer, or null to hold the request open without
+   * answering (until `release()` or close).
+   */
+  respond: (r: Received) => number | Answer | null = () => 200;
   private server: http.Server | undefined;
   private readonly held: http.ServerResponse[] = [];
   private waiters: Array<{ test: () => boolean; resolve: () => void }> = [];
@@ -25,9 +34,10 @@ export class Receiver {
       req.on('end', () => {
         const r: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
         this.received.push(r);
-        const status = this.respond(r);
-        if (status === null) this.held.push(res);
-        else res.writeHead(status, { 'Content-Type': 'text/plain', 'X-Receiver': 'yes' }).end(`answer ${status}`);
+        const answer = this.respond(r);
+        if (answer === null) this.held.push(res);
+        else if (typeof answer === 'number') res.writeHead(answer, { 'Content-Type': 'text/plain', 'X-Receiver': 'yes' }).end(`answer ${answer}`);
+        else res.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
         this.check();
       });
     });
@@ -56,6 +66,11 @@ export class Receiver {
   /** Resolves once at least `n` requests arrived. */
   count(n: number): Promise<Received[]> {
     return this.until((all) => all.length >= n);
+  }
+
+  /** Answers every held request with 200. */
+  release(): void {
+    for (const res of this.held.splice(0)) res.writeHead(200).end('released');
   }
 
   async close(): Promise<void> {

@@ -223,8 +223,8 @@ t.test('markup', async (t) => {
 
   t.test('pathological input renders in bounded time through HTTP', async (t) => {
     // Its own server with a 30 s render limit: plain markdown still switches engines after 2 s, but a loaded CI
-    // machine (2 cores, other test files running) must not turn a slow linear render into a 422. The bound below
-    // separates linear work (seconds at worst) from a quadratic path (minutes).
+    // machine (2 cores, other test files running) must not turn a slow linear render into a 422. That limit is the
+    // bound: a quadratic path (minutes) is stopped by the server's own timer and answers 422, so a 200 is the proof.
     const f = await startForge({ config: { rootUrl: ROOT, plugins: { markup: { timeoutMs: 30_000 } } } });
     t.teardown(() => f.close());
     const cases: Record<string, string> = {
@@ -242,7 +242,6 @@ t.test('markup', async (t) => {
         const res = mode === 'raw' ? await raw(f, text) : await md(f, { Text: text, Mode: 'gfm', Context: 'o/r' });
         const ms = performance.now() - started;
         t.equal(res.status, 200, `${name} (${mode}, ${text.length} chars) in ${ms.toFixed(0)} ms`);
-        t.ok(ms < 25_000, `${name} (${mode}) answered in bounded time`);
       }
     }
     t.equal((await f.request('GET', '/version')).status, 200, 'the server is still fine');
@@ -254,14 +253,14 @@ t.test('markup', async (t) => {
     const strict = await startForge({ config: { plugins: { markup: { timeoutMs: 1000 } } } });
     t.teardown(() => strict.close());
     const slow = '[ a_'.repeat(250_000);
-    const started = performance.now();
     const [res, version] = await Promise.all([
       strict.request('POST', '/markdown', { json: { Text: slow, Mode: 'gfm' } }),
       strict.request('GET', '/version'),
     ]);
     t.equal(res.status, 422);
+    // The refusal names the time limit: the pool's own timer stopped the render (it needs about 10 s unstopped). No
+    // wall-clock bound here: on a loaded machine the request's round trip says nothing about the limit.
     t.match(res.json, { message: /^Text: the document did not render within 1000 ms/ });
-    t.ok(performance.now() - started < 5000, 'refused promptly');
     t.equal(version.status, 200, 'other requests are served meanwhile');
     t.equal((await strict.request('POST', '/markdown', { json: { Text: '# ok '.repeat(2000), Mode: 'gfm' } })).status, 200, 'the next document renders');
   });

@@ -1,0 +1,43 @@
+// The kernel's extension points (`ctx.kernel` of every plugin): the compiled route list, a stage before routing and
+// an observer of finished requests. Several registrations of a kind are composed into one function when registered,
+// so the dispatcher makes one null check per request and walks no list (nothing at all when nobody registered).
+import type { Logger } from 'pino';
+import type { BeforeRouteHook, KernelHooks, RequestObserver, RouteInfo } from '../plugin.js';
+
+export class Hooks implements KernelHooks {
+  /** The composed before-route stage, or null. Read by the dispatcher on every request. */
+  beforeRouteHook: BeforeRouteHook | null = null;
+  /** The composed finished-request observer, or null. Read by the dispatcher on every request. */
+  observer: RequestObserver | null = null;
+  private list: readonly RouteInfo[] = [];
+
+  constructor(private readonly log: Logger) {}
+
+  /** Set once, when the routes are compiled (before any plugin starts). */
+  setRoutes(list: readonly RouteInfo[]): void {
+    this.list = list;
+  }
+
+  routes(): readonly RouteInfo[] {
+    return this.list;
+  }
+
+  beforeRoute(hook: BeforeRouteHook): void {
+    const previous = this.beforeRouteHook;
+    this.beforeRouteHook = previous === null ? hook : (req, res, info) => previous(req, res, info) || hook(req, res, info);
+  }
+
+  onRequestFinished(observer: RequestObserver): void {
+    const log = this.log;
+    // An observer's failure is logged and never reaches the request (its reply has already been handed over).
+    const guarded: RequestObserver = (request) => {
+      try {
+        observer(request);
+      } catch (err) {
+        log.error({ err }, 'request observer failed');
+      }
+    };
+    const previous = this.observer;
+    this.observer = previous === null ? guarded : (request) => { previous(request); guarded(request); };
+  }
+}
