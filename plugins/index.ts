@@ -21,13 +21,18 @@ import watch from './watch/index.js';
 import git from './git/index.js';
 import markup from './markup/index.js';
 import issues from './issues/index.js';
+import health from './health/index.js';
+import metricsPlugin, { createMetricsPlugin } from './metrics/index.js';
+import { ForgeMetrics } from './metrics/instrument.js';
+import { createStore } from '../core/store/index.js';
+import { pino } from 'pino';
 import statuses from './statuses/index.js';
 import webhooks from './webhooks/index.js';
 import deployKeys from './deploy-keys/index.js';
 import ssh from './ssh/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin];
 
 export type ForgeOptions = Partial<KernelOptions>;
 
@@ -39,13 +44,26 @@ export type ForgeOptions = Partial<KernelOptions>;
 export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   const schemas = [...RESOURCE_SCHEMAS, ...(options.schemas ?? [])];
   // Plugin packages named in the configuration join the given plugins and go through the same loader checks.
-  const packages = await loadPluginPackages(loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} }).loadPlugins);
+  const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
+  const packages = await loadPluginPackages(config.loadPlugins);
   const given = [...(options.plugins ?? builtinPlugins), ...packages.flatMap((pkg) => pkg.plugins)];
   // The API description is built from the plugins actually served: the api-docs plugin gets the final list.
   let plugins: Plugin<any>[] = given;
   plugins = given.map((p) => (p === apiDocs ? createApiDocs(routeSource(() => plugins, schemas, options)) : p));
+  // Metrics on: route handlers and the store are instrumented, and the metrics plugin serves the registry. Off: nothing
+  // is wrapped, so metrics cost nothing.
+  let store = options.store;
+  const metricsOn = config.plugins.metrics?.enabled === true && !config.disabledPlugins.includes('metrics') && plugins.includes(metricsPlugin);
+  if (metricsOn) {
+    const metrics = new ForgeMetrics();
+    store = metrics.instrumentStore(store ?? createStore(
+      { dataDir: config.dataDir, mongodbUri: config.mongodbUri, compactIntervalMs: config.compactIntervalMs },
+      options.logger ?? pino({ level: config.logLevel, base: { name: 'forgekit' } }),
+    ));
+    plugins = metrics.instrumentPlugins(plugins.map((p) => (p === metricsPlugin ? createMetricsPlugin(metrics) : p)), config.apiPrefix);
+  }
   try {
-    return await createKernel({ ...options, plugins, schemas });
+    return await createKernel({ ...options, plugins, schemas, ...(store ? { store } : {}) });
   } catch (err) {
     throw namePackageIn(err, packages);
   }
