@@ -4,6 +4,7 @@ import { resolvePluginSettings, type ForgeConfig } from './config.js';
 import type { AuthRegistry, EventBus, JsonSchema, KernelHooks, Plugin, PluginContext, ServiceRegistry, Urls } from './plugin.js';
 import type { SerializerFactory } from './serialize.js';
 import type { Store } from './store/port.js';
+import { collectionOwners, scopedStore } from './store/scoped.js';
 
 export interface ContextDeps {
   config: ForgeConfig;
@@ -21,13 +22,15 @@ export interface ContextDeps {
 /** One frozen context per plugin, in the given (start) order. Settings are validated here: a bad one fails the boot. */
 export function createPluginContexts(plugins: readonly Plugin[], deps: ContextDeps): Map<string, PluginContext> {
   const enabled = new Set(plugins.map((p) => p.name));
+  // Each plugin's ctx.store reaches only the collections it declares (core/store/scoped.ts).
+  const owners = collectionOwners(plugins);
   const contexts = new Map<string, PluginContext>();
   for (const plugin of plugins) {
     contexts.set(plugin.name, Object.freeze({
       name: plugin.name,
       config: deps.config,
       settings: resolvePluginSettings(plugin.name, plugin.settings, deps.config),
-      store: deps.store,
+      store: scopedStore(deps.store, plugin.name, owners),
       log: deps.log.child({ plugin: plugin.name }),
       services: serviceRegistryFor(plugin, enabled, deps.services),
       events: deps.events,

@@ -283,5 +283,19 @@ export function cleanUpdate(update: Update): Update {
     }
     out[op] = clean;
   }
+  assertNoConflicts(out);
   return out as Update;
+}
+
+/** MongoDB refuses an update touching one path twice, or a path and its parent (`a` and `a.b`), across operators. */
+function assertNoConflicts(update: Record<string, Record<string, unknown>>): void {
+  const paths = Object.values(update).flatMap((arg) => Object.keys(arg));
+  if (paths.length < 2) return;
+  // Updates name a handful of paths: every pair is checked.
+  for (let i = 0; i < paths.length; i++) {
+    for (let j = i + 1; j < paths.length; j++) {
+      const [a, b] = paths[i]!.length <= paths[j]!.length ? [paths[i]!, paths[j]!] : [paths[j]!, paths[i]!];
+      if (a === b || b.startsWith(`${a}.`)) throw new TypeError(`updating the path ${JSON.stringify(b)} would create a conflict at ${JSON.stringify(a)}`);
+    }
+  }
 }

@@ -8,13 +8,8 @@ import type { FollowRow } from './convert.js';
 
 export const FOLLOWS = 'follows';
 
-/**
- * No single-field index on `id`, on purpose: the embedded store would walk it (in id order, across every user's rows)
- * to serve `sort: {id: -1}` when it guesses that is cheaper, and for a user whose relations are old a page would then
- * read most of the collection. Without it a page is always the user's own rows through their index. Single rows are
- * addressed by their unique pair instead.
- */
 export const FOLLOW_INDEXES: IndexSpec[] = [
+  { fields: { id: 1 }, unique: true },
   // The pair is the relation: the unique index is what makes concurrent PUTs count once.
   { fields: { followerId: 1, followingId: 1 }, unique: true },
   // Lists: one side's rows, newest first.

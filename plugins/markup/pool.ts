@@ -59,6 +59,20 @@ interface Reply {
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 
+/** Takes the slot's job (if any) off it and stops its timer. */
+function finish(slot: Slot): Pending | null {
+  const job = slot.job;
+  slot.job = null;
+  clearTimeout(slot.timer);
+  slot.timer = undefined;
+  return job;
+}
+
+/** An idle worker does not keep the process alive; a busy or starting one does. */
+function idle(slot: Slot): void {
+  if (slot.ready && slot.job === null) slot.worker.unref();
+}
+
 export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
   const { size, rootUrl, timeoutMs, heapMb = 512 } = poolOptions;
   const fallbackAfterMs = poolOptions.fallbackAfterMs ?? Math.min(2000, Math.floor(timeoutMs / 2));
@@ -66,19 +80,6 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
   const slots: Slot[] = [];
   let nextId = 1;
   let closed = false;
-
-  function finish(slot: Slot): Pending | null {
-    const job = slot.job;
-    slot.job = null;
-    clearTimeout(slot.timer);
-    slot.timer = undefined;
-    return job;
-  }
-
-  /** An idle worker does not keep the process alive; a busy or starting one does. */
-  function idle(slot: Slot): void {
-    if (slot.ready && slot.job === null) slot.worker.unref();
-  }
 
   /** A worker that dies before it is ready would die again: fail the waiting documents instead of respawning. */
   function failedToStart(slot: Slot, err: Error): void {

@@ -232,6 +232,30 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     await store.close();
   });
 
+  t.test('a sort-order walk that the filter makes long gives way to the index access (old rows of one user)', async (t) => {
+    // The single-field `id` index invites walking every user's rows in id order for `{uid} sort {id: -1}`; the walk's
+    // estimate assumes the user's rows are spread over the ids, but these are the oldest 2,000 of 22,000 rows.
+    const store = await openEmbedded(dir);
+    await store.ensureCollection({ name: 'rel', indexes: [{ fields: { id: 1 }, unique: true }, { fields: { uid: 1 } }] });
+    await store.ensureCollection({ name: 'natural', indexes: [{ fields: { id: 1 }, unique: true }, { fields: { uid: 1, id: -1 } }, { fields: { uid: 1 } }] });
+    const rows = Array.from({ length: 22_000 }, (_, i) => ({ id: i + 1, uid: i < 2000 ? 1 : 2 + (i % 50), repoId: i }));
+    for (const name of ['rel', 'natural']) await store.collection(name).insertMany(rows);
+    const rel = store.collection('rel');
+    const page = { sort: { id: -1 as const }, skip: 20, limit: 10 };
+    const plan = await rel.explain({ uid: 1 }, page);
+    t.equal(plan.returned, 10);
+    t.ok(plan.examined <= 2 * 2000, `at most twice the user's rows are examined, not the collection (${plan.examined})`);
+    t.same((await rel.find({ uid: 1 }, page)).map((r) => r.id), Array.from({ length: 10 }, (_, i) => 1980 - i), 'the right rows');
+    const residual = await rel.explain({ uid: 1, repoId: { $nin: [1999, 1998] } }, page);
+    t.ok(residual.examined <= 2 * 2000, `the same with a condition left to check (${residual.examined})`);
+    t.same((await rel.find({ uid: 1, repoId: { $nin: [1999, 1998] } }, page)).map((r) => r.id), Array.from({ length: 10 }, (_, i) => 1978 - i));
+    const spread = await rel.explain({ uid: 7 }, { sort: { id: -1 }, limit: 10 });
+    t.ok(spread.examined <= 600, `rows spread over the ids still take the walk, which stops early (${spread.examined})`);
+    // With the compound index as well (the natural set), the page is a jump in it.
+    t.same(await store.collection('natural').explain({ uid: 1 }, page), { index: 'uid_1_id_-1', examined: 10, returned: 10 });
+    await store.close();
+  });
+
   t.test('reads hand out frozen stored versions, the same object until the document changes', async (t) => {
     const store = await openEmbedded(dir);
     await store.ensureCollection({ name: 'docs', indexes: [{ fields: { id: 1 }, unique: true }] });

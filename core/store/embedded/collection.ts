@@ -440,8 +440,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       const walk = walkOf(plan.walks, v, skip, limit, planned);
       if (walk && walk.cost <= planned) {
         if (!walk.covered) bindValues(template, v);
-        this.runWalk(walk, v, skip, limit, stats, out);
-        return out;
+        // The walk's cost is an estimate (matches spread evenly over its range): it may examine as many documents
+        // as the access would, and when the window is not full by then the access serves the query instead, so
+        // matches bunched at the far end of the range (a user's old rows in an id walk) cost at most twice.
+        if (this.runWalk(walk, v, skip, limit, stats, out, planned)) return out;
+        out.length = 0;
       }
       const exact = access?.exact === true;
       if (!exact) bindValues(template, v);
@@ -452,10 +455,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         if (exact || match(doc, v)) matched.push(doc);
         return false;
       };
-      if (access) {
-        stats.index = access.index;
-        access.each(gather);
-      } else for (const doc of this.primary!.values()) gather(doc);
+      stats.index = access ? access.index : null;
+      if (access) access.each(gather);
+      else for (const doc of this.primary!.values()) gather(doc);
       return sortWindow(matched, sort, skip, limit);
     }
     const exact = access?.exact === true;
@@ -481,24 +483,30 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     return out;
   }
 
-  private runWalk(walk: Walk, v: Values, skip: number, limit: number, stats: Stats, out: Stored[]): void {
+  /** Reads the walk's window into `out`; false when an uncovered walk examined `budget` documents first. */
+  private runWalk(walk: Walk, v: Values, skip: number, limit: number, stats: Stats, out: Stored[], budget = Infinity): boolean {
     const { index, dir, start, end, residual } = walk;
     stats.index = index.name;
     // Ranks count in ascending key order; a descending walk counts from the end.
     const from = dir === 1 ? start : index.entries - end;
     if (walk.covered) {
       const n = end - start - skip;
-      if (n <= 0) return;
+      if (n <= 0) return true;
       index.walk(dir, from + skip, limit > 0 ? Math.min(limit, n) : n, (doc) => {
         out.push(doc);
         return false;
       });
       stats.examined += out.length;
-      return;
+      return true;
     }
     let skipped = 0;
     let examined = 0;
+    let exhausted = false;
     index.walk(dir, from, end - start, (doc) => {
+      if (examined >= budget) {
+        exhausted = true;
+        return true;
+      }
       examined++;
       if (!residual(doc, v)) return false;
       if (skipped < skip) {
@@ -509,6 +517,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       return limit > 0 && out.length >= limit;
     });
     stats.examined += examined;
+    return !exhausted;
   }
 
   /** A query's matching stored versions, and the shape it was served by. */
