@@ -154,6 +154,8 @@ export interface ReposService {
   byId(id: number): Promise<RepoRecord | null>;
   byIds(ids: number[]): Promise<Map<number, RepoRecord>>;
   accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode>;
+  /** Ids of the repository's collaborators (any permission). */
+  collaboratorIds(repo: RepoRecord): Promise<number[]>;
   /**
    * Looks up owner/name for the caller. Missing or unreadable → 404 (never 403); readable but below `minimum`
    * → 403. Returns the record, its owner and the caller's mode.
