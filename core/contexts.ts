@@ -47,10 +47,10 @@ export function createPluginContexts(plugins: readonly Plugin[], deps: ContextDe
 function serviceRegistryFor(plugin: Plugin, enabled: Set<string>, services: Map<string, unknown>): ServiceRegistry {
   const allowed = new Set([plugin.name, ...(plugin.dependencies ?? []), ...(plugin.optionalDependencies ?? [])]);
   return {
-    get<T>(name: string): T {
+    get(name: string): any {
       if (!allowed.has(name)) throw new Error(`plugin "${plugin.name}" asked for the service of "${name}", which it does not declare as a dependency`);
       if (!services.has(name)) throw new Error(`plugin "${name}" exposes no service (needed by "${plugin.name}")`);
-      return services.get(name) as T;
+      return services.get(name);
     },
     has: (name: string) => allowed.has(name) && enabled.has(name) && services.get(name) !== undefined,
   };

@@ -27,7 +27,7 @@ import { Hooks } from './http/hooks.js';
 import { createRequestLog } from './http/request-log.js';
 import { LogBatcher } from './http/log-batcher.js';
 import { createReplyBatch } from './http/reply-batch.js';
-import type { JsonSchema, Plugin, RouteInfo, Urls } from './plugin.js';
+import type { ForgeServices, JsonSchema, Plugin, RouteInfo, Urls } from './plugin.js';
 import type { Store } from './store/port.js';
 import { createStore } from './store/index.js';
 
@@ -60,6 +60,8 @@ export interface Forge {
   /** Dispatches a request in-process (no socket), for tests and embedders. */
   inject(options: InjectOptions | string): Promise<InjectResponse>;
   /** The service a plugin exposed (e.g. `users` for the CLI); throws when the plugin is not enabled. */
+  service<K extends keyof ForgeServices>(pluginName: K): ForgeServices[K];
+  /** Untyped form, for a service not declared in `ForgeServices`. */
   service<T>(pluginName: string): T;
   /** Every compiled route (plugin, method, full path template, definition), as `ctx.kernel.routes()` gives plugins. */
   routes(): readonly RouteInfo[];
@@ -138,9 +140,9 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     handler,
     listen: lifecycle.listen,
     close: lifecycle.close,
-    service<T>(name: string): T {
+    service(name: string): any {
       if (!services.has(name) || services.get(name) === undefined) throw new Error(`plugin "${name}" is not enabled or exposes no service`);
-      return services.get(name) as T;
+      return services.get(name);
     },
     routes: () => routes.list,
     inject(opts) {

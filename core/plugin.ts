@@ -61,14 +61,25 @@ export interface Reply {
   headers?: Record<string, string | number | string[]>;
 }
 
-export interface RequestContext<P = any, Q = any, B = any> {
+/**
+ * The caller a route's auth level guarantees: none on public routes, maybe one on optional routes, always one on
+ * user, basic and admin routes (the kernel answers 401/403 before the handler runs otherwise).
+ */
+export type CallerOf<A extends AuthLevel> = A extends 'public' ? null : A extends 'optional' ? Caller | null : Caller;
+
+/**
+ * What a handler gets, typed by the route's validated params `P`, query `Q`, body `B` and auth level `A` (on a
+ * `user`/`basic`/`admin` route `rc.caller` is a `Caller`, never null). The types of `P`, `Q` and `B` are the ones the
+ * route's schemas guarantee after validation and coercion; keep them beside the schemas.
+ */
+export interface RequestContext<P = any, Q = any, B = any, A extends AuthLevel = AuthLevel> {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly id: string;
   readonly params: P;
   readonly query: Q;
   readonly body: B;
-  readonly caller: Caller | null;
+  readonly caller: CallerOf<A>;
   readonly log: Logger;
   /** The owning plugin's context: store, settings, services. */
   readonly app: PluginContext;
@@ -78,18 +89,27 @@ export interface RequestContext<P = any, Q = any, B = any> {
   readonly rawQuery: string;
 }
 
+/** The request context of a route that requires a signed-in caller (`user`, `basic` or `admin`). */
+export type SignedInContext<P = any, Q = any, B = any> = RequestContext<P, Q, B, 'user' | 'basic' | 'admin'>;
+
 /** A handler returns a Reply, or undefined when it wrote the response itself (stream routes). */
-export type Handler<P = any, Q = any, B = any> = (rc: RequestContext<P, Q, B>) => Promise<Reply | void>;
+export type Handler<P = any, Q = any, B = any, A extends AuthLevel = AuthLevel> = (rc: RequestContext<P, Q, B, A>) => Promise<Reply | void>;
 
 /** Gitea's token scope categories; a route's access is `read:<category>` for GET, `write:<category>` otherwise. */
 export type ScopeCategory =
   | 'activitypub' | 'admin' | 'issue' | 'misc' | 'notification' | 'organization' | 'package' | 'repository' | 'user';
 
-export interface RouteDef {
+/**
+ * One route. `A` is its auth level, `P`/`Q`/`B` the types its params, querystring and body schemas guarantee: the
+ * handler's `rc` is typed by them, and a handler that needs a signed-in caller does not fit a public or optional
+ * route (a compile error). A plugin's `routes` list is a list of `AnyRoute`, so each literal is checked against its
+ * own `auth`; `defineRoute` types an inline handler's params, query and body.
+ */
+export interface RouteDef<A extends AuthLevel = AuthLevel, P = any, Q = any, B = any> {
   method: HttpMethod;
   /** find-my-way path, e.g. `/repos/:owner/:repo`. */
   path: string;
-  auth: AuthLevel;
+  auth: A;
   /**
    * Gitea's operationId for this operation (e.g. `repoGetContents`), so generated clients keep their method names;
    * the API description uses it. Routes Gitea does not have get a forgekit name in the same style.
@@ -113,7 +133,18 @@ export interface RouteDef {
    */
   concurrency?: number | ((config: ForgeConfig) => number);
   schema?: RouteSchemas;
-  handler: Handler;
+  handler: Handler<P, Q, B, A>;
+}
+
+/** A route of any auth level: each member's handler is checked against that member's own level. */
+export type AnyRoute = { [A in AuthLevel]: RouteDef<A> }[AuthLevel];
+
+/**
+ * Typing helper for a route with an inline handler: `defineRoute<'user', { id: number }>({ … handler: async (rc) =>
+ * … rc.params.id … rc.caller.login })`. Returns its argument unchanged.
+ */
+export function defineRoute<A extends AuthLevel, P = any, Q = any, B = any>(route: RouteDef<A, P, Q, B>): RouteDef<A, P, Q, B> {
+  return route;
 }
 
 /**
@@ -137,9 +168,16 @@ export interface ForgeServices {}
 export interface ForgeEvents {}
 
 export interface ServiceRegistry {
-  /** The service a dependency (or this plugin itself) exposed from `start`. Throws for anything else. */
+  /**
+   * The service a dependency (or this plugin itself) exposed from `start`, typed by `ForgeServices`. Throws for a
+   * plugin that is not a declared dependency. A third-party plugin declares its service in the map the same way the
+   * built-ins do (declaration merging), so the untyped form below is a fallback.
+   */
   get<K extends keyof ForgeServices>(pluginName: K): ForgeServices[K];
-  /** Untyped form, for a plugin whose service is not in the map (third-party plugins during migration). */
+  /**
+   * Untyped form, only for a service no file declares in `ForgeServices` (an optional dependency whose plugin is
+   * not part of this build). Every built-in uses the typed form; prefer declaring the service in the map.
+   */
   get<T>(pluginName: string): T;
   /** Whether an optional dependency is enabled and exposes a service. */
   has(pluginName: string): boolean;
@@ -183,7 +221,7 @@ export interface RouteInfo {
   readonly method: HttpMethod;
   /** The full route template as served, e.g. `/api/v1/repos/:owner/:repo` (never a raw URL). */
   readonly path: string;
-  readonly def: RouteDef;
+  readonly def: AnyRoute;
 }
 
 /** What a before-route hook sees besides `req`/`res`. */
@@ -271,7 +309,7 @@ export interface Plugin<S = unknown, T = any> {
   collections?: CollectionSpec[];
   /** Shared JSON schemas (each with an `$id`) this plugin contributes for `$ref`s. */
   schemas?: JsonSchema[];
-  routes?: RouteDef[];
+  routes?: AnyRoute[];
   /** Runs after the store is open and dependencies have started; returns this plugin's service. */
   start?(ctx: PluginContext<T>): Promise<S> | S;
   /** Runs at shutdown, in reverse start order. */

@@ -50,8 +50,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // The API description is built from the plugins actually served: the api-docs plugin gets the final list.
   let plugins: Plugin<any>[] = given;
   plugins = given.map((p) => (p === apiDocs ? createApiDocs(routeSource(() => plugins, schemas, options)) : p));
-  // Metrics on: route handlers and the store are instrumented, and the metrics plugin serves the registry. Off: nothing
-  // is wrapped, so metrics cost nothing.
+  // Metrics on: the store is instrumented, the metrics plugin observes finished requests (the kernel's hook) and serves
+  // the registry. Off: nothing is wrapped or observed, so metrics cost nothing.
   let store = options.store;
   const metricsOn = config.plugins.metrics?.enabled === true && !config.disabledPlugins.includes('metrics') && plugins.includes(metricsPlugin);
   if (metricsOn) {
@@ -60,7 +60,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       { dataDir: config.dataDir, mongodbUri: config.mongodbUri, compactIntervalMs: config.compactIntervalMs },
       options.logger ?? pino({ level: config.logLevel, base: { name: 'forgekit' } }),
     ));
-    plugins = metrics.instrumentPlugins(plugins.map((p) => (p === metricsPlugin ? createMetricsPlugin(metrics) : p)), config.apiPrefix);
+    plugins = plugins.map((p) => (p === metricsPlugin ? createMetricsPlugin(metrics) : p));
   }
   try {
     return await createKernel({ ...options, plugins, schemas, ...(store ? { store } : {}) });

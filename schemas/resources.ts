@@ -28,12 +28,34 @@ export const UserSchema = {
   properties: {
     id: { type: 'integer' },
     login: { type: 'string' },
+    // Local accounts sign in with their login: Gitea's login_name (external source name) and source_id are empty.
+    login_name: { type: 'string' },
+    source_id: { type: 'integer' },
     full_name: { type: 'string' },
     email: { type: 'string' },
     avatar_url: { type: 'string' },
+    html_url: { type: 'string' },
+    language: { type: 'string' },
+    // is_admin, last_login, active and prohibit_login show to the account itself and site admins (Gitea's rule);
+    // everyone else reads false / null / true / false.
+    is_admin: { type: 'boolean' },
+    last_login: nullableTimestamp,
+    created: timestamp,
+    restricted: { type: 'boolean' },
+    active: { type: 'boolean' },
+    prohibit_login: { type: 'boolean' },
+    location: { type: 'string' },
+    website: { type: 'string' },
+    description: { type: 'string' },
+    visibility: { type: 'string', enum: ['public', 'limited', 'private'] },
+    followers_count: { type: 'integer' },
+    following_count: { type: 'integer' },
+    starred_repos_count: { type: 'integer' },
     username: { type: 'string' },
   },
-  required: ['id', 'login', 'full_name', 'email', 'avatar_url', 'username'],
+  required: ['id', 'login', 'login_name', 'source_id', 'full_name', 'email', 'avatar_url', 'html_url', 'language', 'is_admin',
+    'last_login', 'created', 'restricted', 'active', 'prohibit_login', 'location', 'website', 'description', 'visibility',
+    'followers_count', 'following_count', 'starred_repos_count', 'username'],
 } as const;
 
 export const UserListSchema = { $id: 'forgekit/UserList', type: 'array', items: { $ref: 'forgekit/User' } } as const;
@@ -56,32 +78,51 @@ function repositoryProperties(parent: Record<string, unknown>) {
     empty: { type: 'boolean' },
     private: { type: 'boolean' },
     fork: { type: 'boolean' },
+    template: { type: 'boolean' },
     parent,
     mirror: { type: 'boolean' },
     size: { type: 'integer' },
+    language: { type: 'string' },
+    languages_url: { type: 'string' },
     html_url: { type: 'string' },
+    url: { type: 'string' },
+    link: { type: 'string' },
     ssh_url: { type: 'string' },
     clone_url: { type: 'string' },
+    original_url: { type: 'string' },
     website: { type: 'string' },
     stars_count: { type: 'integer' },
     forks_count: { type: 'integer' },
     watchers_count: { type: 'integer' },
     open_issues_count: { type: 'integer' },
+    open_pr_counter: { type: 'integer' },
+    release_counter: { type: 'integer' },
     default_branch: { type: 'string' },
+    archived: { type: 'boolean' },
     created_at: timestamp,
     updated_at: timestamp,
+    // null while the repository is not archived (never the zero time).
+    archived_at: nullableTimestamp,
     permissions: { $ref: 'forgekit/Permission' },
     // Settings (plugins/repos/settings.ts): stored, PATCHable, defaults for records made before they existed.
     ...REPO_SETTING_PROPERTIES,
     // Mirrors only: when the last sync finished and its error, if it failed (null otherwise).
     mirror_updated: nullableTimestamp,
     mirror_error: { type: ['string', 'null'] },
+    avatar_url: { type: 'string' },
+    internal: { type: 'boolean' },
+    mirror_interval: { type: 'string' },
+    object_format_name: { type: 'string', enum: ['sha1', 'sha256'] },
+    topics: { type: 'array', items: { type: 'string' } },
+    licenses: { type: 'array', items: { type: 'string' } },
   } as const;
 }
 
-const repositoryRequired = ['id', 'owner', 'name', 'full_name', 'description', 'empty', 'private', 'fork', 'parent', 'mirror', 'size',
-  'html_url', 'ssh_url', 'clone_url', 'website', 'stars_count', 'forks_count', 'watchers_count', 'open_issues_count',
-  'default_branch', 'created_at', 'updated_at', 'permissions', ...REPO_SETTING_NAMES] as const;
+const repositoryRequired = ['id', 'owner', 'name', 'full_name', 'description', 'empty', 'private', 'fork', 'template', 'parent',
+  'mirror', 'size', 'language', 'languages_url', 'html_url', 'url', 'link', 'ssh_url', 'clone_url', 'original_url', 'website',
+  'stars_count', 'forks_count', 'watchers_count', 'open_issues_count', 'open_pr_counter', 'release_counter', 'default_branch',
+  'archived', 'created_at', 'updated_at', 'archived_at', 'permissions', ...REPO_SETTING_NAMES, 'avatar_url', 'internal',
+  'mirror_interval', 'object_format_name', 'topics', 'licenses'] as const;
 
 export const RepositorySchema = {
   $id: 'forgekit/Repository',
@@ -127,6 +168,10 @@ export const PublicKeySchema = {
     title: { type: 'string' },
     fingerprint: { type: 'string' },
     created_at: timestamp,
+    // Only for the key's owner and site admins (Gitea's appendPrivateInformation).
+    key_type: { type: 'string' },
+    read_only: { type: 'boolean' },
+    user: { $ref: 'forgekit/User' },
   },
   required: ['id', 'key', 'url', 'title', 'fingerprint', 'created_at'],
 } as const;

@@ -30,9 +30,26 @@ export interface Account {
 export interface ApiUser {
   id: number;
   login: string;
+  login_name: string;
+  source_id: number;
   full_name: string;
   email: string;
   avatar_url: string;
+  html_url: string;
+  language: string;
+  is_admin: boolean;
+  last_login: string | null;
+  created: string;
+  restricted: boolean;
+  active: boolean;
+  prohibit_login: boolean;
+  location: string;
+  website: string;
+  description: string;
+  visibility: 'public' | 'limited' | 'private';
+  followers_count: number;
+  following_count: number;
+  starred_repos_count: number;
   username: string;
 }
 
@@ -162,6 +179,12 @@ export interface ReposService {
    */
   resolve(caller: Caller | null, owner: string, name: string, minimum?: AccessMode):
     Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }>;
+  /**
+   * Throws 403 when the repository is archived (read-only, decisions.md): every operation that changes its content
+   * (git push, file edits, issues, releases, mirror syncs) calls this after `resolve`. Settings stay editable
+   * (`PATCH {archived:false}` unarchives).
+   */
+  assertWritable(repo: RepoRecord): void;
   /** Which of these repository ids the caller can read (for list filtering). */
   readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>>;
   /** The owner's fork of a repository, if it has one. */
@@ -188,7 +211,7 @@ export interface ReposService {
    * read back. `storage` overrides the registered provider's functions for this one call (forks clone instead).
    */
   create(owner: Account, input: {
-    name: string; description?: string; private?: boolean; website?: string; defaultBranch?: string;
+    name: string; description?: string; private?: boolean; website?: string; defaultBranch?: string; template?: boolean;
     fork?: boolean; forkId?: number | null; mirror?: boolean; init?: RepoInitOptions;
   }, creator: Caller | null, storage?: Partial<RepoStorageProvider>): Promise<RepoRecord>;
   /**

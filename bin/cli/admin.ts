@@ -15,7 +15,7 @@ Works on the data of a stopped server (the embedded store is locked while a serv
 async function withForge<T>(run: (forge: Forge, users: UsersService) => Promise<T>): Promise<T> {
   const forge = await openForge();
   try {
-    return await run(forge, forge.service<UsersService>('users'));
+    return await run(forge, forge.service('users'));
   } finally {
     await forge.close();
   }

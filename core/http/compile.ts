@@ -2,7 +2,7 @@
 // finds in the router's store (validators, serializers, body limit, gate), so nothing is compiled per request.
 import type { ForgeConfig } from '../config.js';
 import { checkDuplicateRoutes, PluginLoadError } from '../loader.js';
-import type { Plugin, PluginContext, RouteDef, RouteInfo } from '../plugin.js';
+import type { AnyRoute, Plugin, PluginContext, RouteInfo } from '../plugin.js';
 import { Router } from '../router.js';
 import type { SerializerFactory, Serializer } from '../serialize.js';
 import type { CompiledInput, SchemaRegistry } from '../validation.js';
@@ -36,7 +36,7 @@ export interface CompileDeps {
 }
 
 /** The path a route is served at: under the API prefix unless it mounts at the root. */
-export function fullPathOf(def: RouteDef, apiPrefix: string): string {
+export function fullPathOf(def: AnyRoute, apiPrefix: string): string {
   if (def.mount === 'root') return def.path;
   return apiPrefix + (def.path === '/' ? '' : def.path);
 }
@@ -66,7 +66,7 @@ export function compileRoutes(plugins: readonly Plugin[], deps: CompileDeps): Co
   return { router, list };
 }
 
-function compileRoute(plugin: string, def: RouteDef, { config, registry, serializers, contexts }: CompileDeps): CompiledRoute {
+function compileRoute(plugin: string, def: AnyRoute, { config, registry, serializers, contexts }: CompileDeps): CompiledRoute {
   const schema = def.schema ?? {};
   const concurrency = typeof def.concurrency === 'function' ? def.concurrency(config) : def.concurrency ?? 0;
   return {

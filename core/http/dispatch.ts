@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth.js';
 import { ForgeError } from '../errors.js';
-import type { Caller, PluginContext, RequestContext } from '../plugin.js';
+import type { Caller, Handler, PluginContext, RequestContext } from '../plugin.js';
 import type { Router } from '../router.js';
 import { hasBody, isJsonMediaType, mediaType, readBody } from './body.js';
 import type { CompiledRoute } from './compile.js';
@@ -137,7 +137,8 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       // 2f: the handler; stage 3: its reply.
       const apiPath = route.def.mount === 'root' ? path : path.slice(apiPrefix.length) || '/';
       const rc = new HandlerContext(req, res, id, params, query, body, caller, route.app, apiPath, rawQuery, reqLog);
-      const reply = await route.def.handler(rc);
+      // The auth stage guaranteed the caller the route's level promises its handler's type (CallerOf<auth>).
+      const reply = await (route.def.handler as Handler)(rc);
       if (reply) {
         sendReply(res, id, route, reply);
         status = reply.status;

@@ -2,7 +2,6 @@
 import { definePlugin, type PluginContext } from '../../core/plugin.js';
 import { usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import type { UsersService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 
 const createUserBody = {
@@ -26,7 +25,7 @@ async function bootstrapAdmin(ctx: PluginContext): Promise<void> {
   const { username, password, email } = ctx.config.admin;
   if (!username) return;
   if (!password || !email) throw new Error('FORGEKIT_ADMIN_USERNAME needs FORGEKIT_ADMIN_PASSWORD and FORGEKIT_ADMIN_EMAIL');
-  const users = ctx.services.get<UsersService>('users');
+  const users = ctx.services.get('users');
   if (await users.byName(username)) return;
   await users.createUser({ username, password, email, isAdmin: true });
   ctx.log.info({ username }, 'created the first site administrator');

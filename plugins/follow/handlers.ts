@@ -12,7 +12,7 @@ interface PageQuery { page?: number; limit?: number }
 const NO_CONTENT: Reply = { status: 204 };
 
 function follows(rc: Rc<any, any>): Follows {
-  return rc.app.services.get<Follows>('follow');
+  return rc.app.services.get('follow');
 }
 
 async function list(rc: Rc<any>, side: FollowSide, uid: number): Promise<Reply> {

@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { listQuery, nameParam, paramsSchema, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, type Account } from '../../schemas/services.js';
+import { ACCOUNT_DELETED } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { FOLLOW_INDEXES, FOLLOWS, Follows } from './service.js';
 
@@ -15,7 +15,7 @@ export default definePlugin<Follows>({
   collections: [{ name: FOLLOWS, indexes: FOLLOW_INDEXES }],
   start(ctx) {
     const service = new Follows(ctx);
-    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     return service;
   },
   routes: [

@@ -43,7 +43,7 @@ export class Follows {
   }
 
   private get users(): UsersService {
-    return this.ctx.services.get<UsersService>('users');
+    return this.ctx.services.get('users');
   }
 
   async isFollowing(followerId: number, followingId: number): Promise<boolean> {
@@ -108,5 +108,12 @@ export class Follows {
     }
     for (const [id, n] of followersDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowers', -n);
     for (const [id, n] of followingDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowing', -n);
+  }
+}
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    follow: Follows;
   }
 }

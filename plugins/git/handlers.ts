@@ -11,7 +11,7 @@ type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 type OwnerRepo = { owner: string; repo: string };
 
 function git(rc: Rc): GitService {
-  return rc.app.services.get<GitService>('git');
+  return rc.app.services.get('git');
 }
 
 async function one(rc: Rc, repo: RepoRecord): Promise<Record<string, unknown>> {
@@ -155,6 +155,7 @@ export async function migrate(rc: Rc<unknown, unknown, MigrateBody>): Promise<Re
 export async function mirrorSync(rc: Rc<OwnerRepo>): Promise<Reply> {
   const { repo } = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.write);
   if (!repo.mirror) throw fail.badRequest('Repository is not a mirror');
+  repos(rc).assertWritable(repo);
   git(rc).requestSync(repo.id);
   return { status: 200 };
 }

@@ -3,7 +3,7 @@
 import { definePlugin, type JsonSchema } from '../../core/plugin.js';
 import { listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { REPO_UPDATED, type RepoRecord, type ReposService } from '../../schemas/services.js';
+import { REPO_UPDATED } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { MIRRORS, GitService } from './service.js';
 import * as smart from './smart-http.js';
@@ -69,8 +69,8 @@ export default definePlugin<GitService>({
   async start(ctx) {
     const service = new GitService(ctx);
     await service.start();
-    ctx.services.get<ReposService>('repos').setStorage(service);
-    ctx.events.on(REPO_UPDATED, async ({ repo, before }: { repo: RepoRecord; before: RepoRecord }) => {
+    ctx.services.get('repos').setStorage(service);
+    ctx.events.on(REPO_UPDATED, async ({ repo, before }) => {
       try {
         await service.onRepoUpdated(repo, before);
       } catch (err) {
@@ -81,7 +81,7 @@ export default definePlugin<GitService>({
   },
   async stop(ctx) {
     // The kernel has already let in-flight requests finish; what is left is background syncs.
-    await ctx.services.get<GitService>('git').stop(Math.min(ctx.config.shutdownTimeoutMs, 10_000));
+    await ctx.services.get('git').stop(Math.min(ctx.config.shutdownTimeoutMs, 10_000));
   },
   routes: [
     {

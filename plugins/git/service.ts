@@ -65,11 +65,11 @@ export class GitService implements RepoStorageProvider {
   }
 
   get repos(): ReposService {
-    return this.ctx.services.get<ReposService>('repos');
+    return this.ctx.services.get('repos');
   }
 
   get users(): UsersService {
-    return this.ctx.services.get<UsersService>('users');
+    return this.ctx.services.get('users');
   }
 
   async start(): Promise<void> {
@@ -359,10 +359,18 @@ export class GitService implements RepoStorageProvider {
     try {
       const found = await this.repos.resolve(caller, owner, name, write ? ACCESS.write : ACCESS.read);
       if (write && found.repo.mirror) throw fail.forbidden('this repository is a mirror: pushing is not allowed');
+      if (write) this.repos.assertWritable(found.repo);
       return found;
     } catch (err) {
       if (!caller && err instanceof ForgeError && (err.status === 404 || err.status === 403)) throw fail.unauthorized();
       throw err;
     }
+  }
+}
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    git: GitService;
   }
 }

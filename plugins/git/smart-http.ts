@@ -21,7 +21,7 @@ const NO_CACHE = {
 };
 
 function git(rc: Rc<any>): GitService {
-  return rc.app.services.get<GitService>('git');
+  return rc.app.services.get('git');
 }
 
 /** The `:repo` segment arrives as `name.git`; the bare name is accepted too. */

@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, type Account } from '../../schemas/services.js';
+import { ACCOUNT_DELETED } from '../../schemas/services.js';
 import * as h from './handlers.js';
 
 const idParams = paramsSchema({ id: idParam });
@@ -33,7 +33,7 @@ export default definePlugin({
     { operationId: 'userListGpgKeysArmored', summary: 'The given user\'s GPG public keys, ASCII-armored', method: 'GET', path: '/:username.gpg', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
   ],
   start(ctx) {
-    ctx.events.on(ACCOUNT_DELETED, async ({ account }: { account: Account }) => {
+    ctx.events.on(ACCOUNT_DELETED, async ({ account }) => {
       await ctx.store.collection(h.COLLECTION).deleteMany({ ownerId: account.id });
     });
   },

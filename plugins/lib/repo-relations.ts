@@ -67,11 +67,11 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
   }
 
   get repos(): ReposService {
-    return this.ctx.services.get<ReposService>('repos');
+    return this.ctx.services.get('repos');
   }
 
   get users(): UsersService {
-    return this.ctx.services.get<UsersService>('users');
+    return this.ctx.services.get('users');
   }
 
   async get(uid: number, repoId: number): Promise<Row | null> {

@@ -12,7 +12,7 @@ export interface MarkdownOption {
 }
 
 function markup(rc: RequestContext): MarkupService {
-  return rc.app.services.get<MarkupService>('markup');
+  return rc.app.services.get('markup');
 }
 
 export async function renderMarkdown(rc: RequestContext<unknown, unknown, MarkdownOption>) {

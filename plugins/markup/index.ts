@@ -31,7 +31,7 @@ export default definePlugin<MarkupService>({
     return createMarkupService(ctx.urls.root, readSettings(ctx.settings));
   },
   async stop(ctx) {
-    await ctx.services.get<MarkupService>('markup').close();
+    await ctx.services.get('markup').close();
   },
   routes: [
     {

@@ -54,3 +54,10 @@ export function createMarkupService(rootUrl: string, settings: MarkupSettings): 
     },
   };
 }
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    markup: MarkupService;
+  }
+}

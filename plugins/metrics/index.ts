@@ -30,6 +30,10 @@ export function createMetricsPlugin(metrics?: ForgeMetrics) {
   return definePlugin<undefined, MetricsSettings>({
     name: 'metrics',
     settings: METRICS_SETTINGS,
+    start(ctx) {
+      if (metrics && ctx.settings.enabled) ctx.kernel.onRequestFinished(metrics.observe);
+      return undefined;
+    },
     routes: [
       {
         operationId: 'getMetrics', summary: 'Prometheus metrics (when enabled; Bearer token when configured)',

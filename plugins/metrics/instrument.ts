@@ -3,8 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import client from 'prom-client';
-import { isForgeError } from '../../core/errors.js';
-import type { Handler, Plugin, RouteDef } from '../../core/plugin.js';
+import type { RequestObserver } from '../../core/plugin.js';
 import type { Collection, Store } from '../../core/store/port.js';
 
 const STORE_OPERATIONS = new Set(['findOne', 'find', 'count', 'insertOne', 'insertMany', 'updateOne', 'updateMany', 'findOneAndUpdate', 'findOneAndDelete', 'deleteOne', 'deleteMany']);
@@ -52,7 +51,7 @@ export class ForgeMetrics {
     this.registry.registerMetric({
       name: 'forgekit_http_request_duration_seconds',
       get: async () => ({
-        name: 'forgekit_http_request_duration_seconds', help: 'Time in the route handler, by method and route template', type: 'histogram', aggregator: 'sum',
+        name: 'forgekit_http_request_duration_seconds', help: 'Time from arrival to reply, by method and route template', type: 'histogram', aggregator: 'sum',
         values: routes.filter((r) => r.count > 0).flatMap((r) => {
           const labels = { method: r.method, route: r.route };
           let cumulative = 0;
@@ -87,28 +86,22 @@ export class ForgeMetrics {
     });
   }
 
-  /** The plugins with every route handler timed under its template (`/api/v1/repos/:owner/:repo`). */
-  instrumentPlugins(plugins: Plugin<any>[], apiPrefix: string): Plugin<any>[] {
-    return plugins.map((plugin) => (plugin.routes?.length ? { ...plugin, routes: plugin.routes.map((def) => this.instrumentRoute(def, apiPrefix)) } : plugin));
-  }
+  /**
+   * The kernel's finished-request observer: every request by method, route template (`unmatched` for 404/405 without a
+   * route) and status, timed from arrival to reply. Plain counters per template; samples are made at scrape time.
+   */
+  readonly observe: RequestObserver = (r) => {
+    const key = r.route === null ? `${r.method} ` : `${r.method} ${r.route}`;
+    let stats = this.byKey.get(key);
+    if (!stats) {
+      stats = new RouteStats(r.method, r.route ?? 'unmatched');
+      this.byKey.set(key, stats);
+      this.routes.push(stats);
+    }
+    stats.observe(r.status, r.ms);
+  };
 
-  private instrumentRoute(def: RouteDef, apiPrefix: string): RouteDef {
-    const route = (def.mount === 'root' ? '' : apiPrefix) + (def.path === '/' && def.mount !== 'root' ? '' : def.path);
-    const stats = new RouteStats(def.method, route);
-    this.routes.push(stats);
-    const inner = def.handler;
-    // The handler's own promise is returned: no extra async layer, the outcome is read on the side.
-    const handler: Handler = (rc) => {
-      const started = performance.now();
-      const result = inner(rc);
-      result.then(
-        (reply) => stats.observe(reply ? reply.status : rc.res.statusCode, performance.now() - started),
-        (err) => stats.observe(isForgeError(err) ? err.status : 500, performance.now() - started),
-      );
-      return result;
-    };
-    return { ...def, handler };
-  }
+  private readonly byKey = new Map<string, RouteStats>();
 
   /** The store with every collection operation timed (documents pass through untouched). */
   instrumentStore(store: Store): Store {

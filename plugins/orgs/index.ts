@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, nameParam, paramsSchema } from '../../schemas/common.js';
 import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, type Account, type OrgsService } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, type OrgsService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { OrganizationListSchema, OrganizationSchema, TeamListSchema, TeamSchema, createOrgBody, createTeamBody } from './schemas.js';
 import { Orgs, TEAMS, TEAM_MEMBERS } from './service.js';
@@ -39,7 +39,7 @@ export default definePlugin<OrgsService>({
   ],
   start(ctx) {
     const service = new Orgs(ctx);
-    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     return service;
   },
   routes: [

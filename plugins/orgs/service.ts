@@ -37,7 +37,7 @@ export class Orgs implements OrgsService {
   }
 
   get users(): UsersService {
-    return this.ctx.services.get<UsersService>('users');
+    return this.ctx.services.get('users');
   }
 
   // ---- OrgsService ----

@@ -10,11 +10,12 @@ type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 type OwnerRepo = { owner: string; repo: string };
 
 function repos(rc: Rc): Repos {
-  return rc.app.services.get<Repos>('repos');
+  // This plugin's own implementation: more than the ReposService contract other plugins see.
+  return rc.app.services.get('repos') as Repos;
 }
 
 function orgs(rc: Rc): OrgsService {
-  return rc.app.services.get<OrgsService>('orgs');
+  return rc.app.services.get('orgs');
 }
 
 async function one(rc: Rc, repo: RepoRecord): Promise<Record<string, unknown>> {
@@ -39,6 +40,8 @@ interface CreateRepoBody {
   gitignores?: string;
   license?: string;
   readme?: string;
+  default_branch?: string;
+  template?: boolean;
 }
 
 async function createFor(rc: Rc<unknown, unknown, CreateRepoBody>, owner: Account): Promise<Reply> {
@@ -48,6 +51,9 @@ async function createFor(rc: Rc<unknown, unknown, CreateRepoBody>, owner: Accoun
     name: b.name,
     description: b.description,
     private: b.private,
+    // Honoured by auto_init (the first commit's branch) and by the first push's HEAD.
+    defaultBranch: b.default_branch,
+    template: b.template,
     init: {
       autoInit,
       gitignores: b.gitignores ?? '',
@@ -88,6 +94,8 @@ interface EditRepoBody {
   website?: string;
   private?: boolean;
   default_branch?: string;
+  archived?: boolean;
+  template?: boolean;
 }
 
 /** PATCH /repos/{owner}/{repo} — admin access. */
@@ -98,6 +106,8 @@ export async function editRepo(rc: Rc<OwnerRepo, unknown, EditRepoBody>): Promis
     website: rc.body.website,
     private: rc.body.private,
     defaultBranch: rc.body.default_branch,
+    archived: rc.body.archived,
+    template: rc.body.template,
     settings: rc.body as unknown as Record<string, unknown>,
   });
   return { status: 200, body: await one(rc, updated) };

@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
 import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, TEAM_DELETED, type Account, type ReposService, type TeamRecord } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, TEAM_DELETED, type ReposService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { collaboratorBody, createRepoBody, editRepoBody, searchQuery } from './schemas.js';
 import { GRAM_DF_COLLECTION, GRAM_DF_INDEXES, SEARCH_COLLECTION, SEARCH_INDEXES } from './search-index.js';
@@ -40,8 +40,8 @@ export default definePlugin<ReposService>({
   ],
   start(ctx) {
     const service = new Repos(ctx);
-    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
-    ctx.events.on(TEAM_DELETED, ({ team }: { team: TeamRecord }) => service.onTeamDeleted(team));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
+    ctx.events.on(TEAM_DELETED, ({ team }) => service.onTeamDeleted(team));
     return service;
   },
   routes: [

@@ -14,6 +14,10 @@ export const createRepoBody: JsonSchema = {
     gitignores: { type: 'string', maxLength: 1024 },
     license: { type: 'string', maxLength: 255 },
     readme: { type: 'string', maxLength: 255 },
+    default_branch: { type: 'string', minLength: 1, maxLength: 255 },
+    template: { type: 'boolean' },
+    // Only SHA-1 repositories exist here; asking for sha256 is a 422 rather than a silent sha1.
+    object_format_name: { type: 'string', enum: ['sha1'] },
   },
   required: ['name'],
 };
@@ -26,6 +30,8 @@ export const editRepoBody: JsonSchema = {
     website: { type: 'string', maxLength: 255 },
     private: { type: 'boolean' },
     default_branch: { type: 'string', minLength: 1, maxLength: 255 },
+    archived: { type: 'boolean' },
+    template: { type: 'boolean' },
     ...settingsBodyProperties,
   },
 };

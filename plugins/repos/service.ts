@@ -64,6 +64,7 @@ export interface CreateInput {
   private?: boolean;
   website?: string;
   defaultBranch?: string;
+  template?: boolean;
   fork?: boolean;
   forkId?: number | null;
   mirror?: boolean;
@@ -97,7 +98,7 @@ export class Repos implements ReposService {
     this.collaborations = ctx.store.collection<CollaborationRecord>(COLLABORATIONS);
     this.teamRepos = ctx.store.collection<TeamRepoRecord>(TEAM_REPOS);
     this.nameIndex = new NameIndex(ctx.store.collection<SearchDoc>(SEARCH_COLLECTION), ctx.store.collection<GramDfDoc>(GRAM_DF_COLLECTION));
-    this.urls = repoUrls(ctx.urls.root, ctx.settings.ssh);
+    this.urls = repoUrls(ctx.urls.root, ctx.settings.ssh, ctx.urls.api);
     this.access = new RepoAccess(ctx, this.repos, this.collaborations, this.teamRepos);
     this.render = new RepoRender(ctx, this.repos, this.access, this.urls);
     this.pages = new RepoPages(this.repos, this.teamRepos, this.access);
@@ -141,6 +142,10 @@ export class Repos implements ReposService {
   resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read):
     Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }> {
     return this.access.resolve(caller, ownerName, name, minimum);
+  }
+
+  assertWritable(repo: RepoRecord): void {
+    if (repo.archived === true) throw fail.forbidden('this repository is archived: it is read-only');
   }
 
   readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>> {
@@ -233,6 +238,7 @@ export class Repos implements ReposService {
       updatedAt: now,
       mirrorUpdated: null,
       mirrorError: null,
+      template: input.template === true,
     };
     try {
       await this.repos.insertOne(record);
@@ -260,11 +266,16 @@ export class Repos implements ReposService {
   }
 
   async update(repo: RepoRecord, changes: {
-    description?: string; website?: string; private?: boolean; defaultBranch?: string;
+    description?: string; website?: string; private?: boolean; defaultBranch?: string; archived?: boolean; template?: boolean;
     /** EditRepoOption settings by API name (plugins/repos/settings.ts); other keys are ignored. */
     settings?: Record<string, unknown>;
   }): Promise<RepoRecord> {
     const set: Partial<RepoRecord> = {};
+    if (changes.template !== undefined) set.template = changes.template;
+    if (changes.archived !== undefined && changes.archived !== (repo.archived === true)) {
+      set.archived = changes.archived;
+      set.archivedAt = changes.archived ? nowRfc3339() : null;
+    }
     if (changes.settings) {
       const result = settingChanges(repo, changes.settings);
       if ('problem' in result) throw fail.validation(...result.problem);

@@ -6,8 +6,8 @@ import { nowRfc3339 } from '../../core/time.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
 import { DocJson, perApp } from '../lib/doc-json.js';
 import { deletableKey, ownerListHandlers, readableKey } from '../lib/owned-keys.js';
-import { accountOr404, me } from '../lib/request.js';
-import { toApiKey, type SshKeyDoc } from './convert.js';
+import { accountOr404, me, users } from '../lib/request.js';
+import { toApiKey, toApiKeyPrivate, type SshKeyDoc } from './convert.js';
 
 export { COLLECTION } from './service.js';
 import { COLLECTION } from './service.js';
@@ -25,14 +25,30 @@ const keyJson = perApp((app) => {
   return new DocJson<SshKeyDoc>((doc) => serialize(toApiKey(doc, app.urls)));
 });
 
-async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> {
+/** The owner and site admins see Gitea's private information (key_type, read_only, user); others the public key. */
+async function listFor(rc: Rc<any, PageQuery & { fingerprint?: string }>, ownerId: number): Promise<Reply> {
   const win = pageWindow(rc.query, rc.app.config.pagination);
-  const filter = { ownerId };
+  const filter: Record<string, unknown> = { ownerId };
+  if (rc.query.fingerprint) filter.fingerprint = rc.query.fingerprint;
   const [docs, total] = await Promise.all([
     keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
     keys(rc).count(filter),
   ]);
-  return { status: 200, type: 'json-text', body: keyJson(rc.app).list(docs), headers: pageHeaders(rc, total, win) };
+  const headers = pageHeaders(rc, total, win);
+  if (rc.caller && (rc.caller.id === ownerId || rc.caller.isAdmin)) {
+    const owner = await users(rc).byId(ownerId);
+    if (owner) {
+      const apiOwner = users(rc).toApi(owner, rc.caller);
+      return { status: 200, body: docs.map((d) => toApiKeyPrivate(d, rc.app.urls, apiOwner)), headers };
+    }
+  }
+  return { status: 200, type: 'json-text', body: keyJson(rc.app).list(docs), headers };
+}
+
+/** A single key as its owner (or a site admin) sees it. */
+async function privateKey(rc: Rc<any, any, any>, doc: SshKeyDoc) {
+  const owner = await users(rc).byId(doc.ownerId);
+  return owner ? toApiKeyPrivate(doc, rc.app.urls, users(rc).toApi(owner, rc.caller)) : toApiKey(doc, rc.app.urls);
 }
 
 /** GET /user/keys — the caller's keys, id ascending; GET /users/{username}/keys — anyone's (public data). */
@@ -41,7 +57,7 @@ export const { listMine, listOfUser } = ownerListHandlers(listFor);
 /** GET /user/keys/{id} — another user's key is a 404 (site admins see every key). */
 export async function getMine(rc: Rc<{ id: number }>): Promise<Reply> {
   const doc = await readableKey(keys(rc), rc.params.id, me(rc));
-  return { status: 200, body: toApiKey(doc, rc.app.urls) };
+  return { status: 200, body: await privateKey(rc, doc) };
 }
 
 /** POST /user/keys — parse natively, refuse with the reason, store the normalised line. */
@@ -76,7 +92,7 @@ export async function create(rc: Rc<{}, {}, { title: string; key: string }>): Pr
     throw err;
   }
   const stored = await col.findOne({ id: doc.id });
-  return { status: 201, body: toApiKey(stored ?? doc, rc.app.urls) };
+  return { status: 201, body: await privateKey(rc, stored ?? doc) };
 }
 
 /** DELETE /user/keys/{id} — 404 when missing, 403 for another user's key unless the caller is a site admin. */

@@ -48,7 +48,7 @@ export class GitBridge {
   constructor(private readonly services: ServiceRegistry) {}
 
   private get git(): GitHost {
-    return this.services.get<GitHost>('git');
+    return this.services.get('git');
   }
 
   /** The identity behind a key fingerprint: a user's key first, else its deploy grants; null when unknown. */

@@ -7,7 +7,7 @@ import type { Stars } from './service.js';
 const NO_CONTENT: Reply = { status: 204 };
 
 function stars(rc: RequestContext<unknown, unknown, unknown>): Stars {
-  return rc.app.services.get<Stars>('stars');
+  return rc.app.services.get('stars');
 }
 
 /**

@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED, type Account, type RepoRecord } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { STAR_INDEXES, STARS, Stars } from './service.js';
 
@@ -15,9 +15,9 @@ export default definePlugin<Stars>({
   collections: [{ name: STARS, indexes: STAR_INDEXES }],
   start(ctx) {
     const service = new Stars(ctx);
-    ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
-    ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
-    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));
+    ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     return service;
   },
   routes: [

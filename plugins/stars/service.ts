@@ -30,3 +30,10 @@ export class Stars extends RepoRelations<StarRow> {
     await this.remove(uid, repoId);
   }
 }
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    stars: Stars;
+  }
+}

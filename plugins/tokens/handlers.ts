@@ -4,9 +4,9 @@ import { fail } from '../../core/errors.js';
 import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import { users } from '../lib/request.js';
-import type { Tokens, TokenDoc } from './service.js';
+import type { TokenDoc } from './service.js';
 
-const tokens = (rc: RequestContext) => rc.app.services.get<Tokens>('tokens');
+const tokens = (rc: RequestContext) => rc.app.services.get('tokens');
 
 /** The path user, when the caller is that user or a site admin; 404 when unknown, 403 for anyone else. */
 async function pathUser(rc: RequestContext<{ username: string }>): Promise<Account> {
@@ -32,8 +32,13 @@ export async function createToken(rc: RequestContext<{ username: string }, unkno
   return { status: 201, body: { id: doc.id, name: doc.name, sha1: token, token_last_eight: doc.lastEight } };
 }
 
-export async function deleteToken(rc: RequestContext<{ username: string; id: number }>): Promise<Reply> {
+/** DELETE /users/{username}/tokens/{token} — by id, and when no token has that id, by name (Gitea); two of that name → 422. */
+export async function deleteToken(rc: RequestContext<{ username: string; id: string }>): Promise<Reply> {
   const account = await pathUser(rc);
-  if (!(await tokens(rc).delete(account.id, rc.params.id))) throw fail.notFound();
+  const key = rc.params.id;
+  if (/^[1-9][0-9]{0,15}$/.test(key) && (await tokens(rc).delete(account.id, Number(key)))) return { status: 204 };
+  const named = await tokens(rc).byName(account.id, key);
+  if (named.length > 1) throw fail.validation('token', `more than one token is named "${key}": delete it by id`);
+  if (named.length === 0 || !(await tokens(rc).delete(account.id, named[0]!.id))) throw fail.notFound();
   return { status: 204 };
 }

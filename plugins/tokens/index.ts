@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, nameParam, paramsSchema, usernameParams } from '../../schemas/common.js';
 import { AccessTokenSchema, AccessTokenListSchema, ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, type Account } from '../../schemas/services.js';
+import { ACCOUNT_DELETED } from '../../schemas/services.js';
 import { Tokens, TOKENS } from './service.js';
 import * as h from './handlers.js';
 
@@ -16,7 +16,7 @@ export default definePlugin<Tokens>({
   start(ctx) {
     const tokens = new Tokens(ctx);
     ctx.auth.provide({ token: (value) => tokens.verify(value) });
-    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => tokens.deleteAllOf(account.id));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }) => tokens.deleteAllOf(account.id));
     return tokens;
   },
   routes: [
@@ -38,8 +38,9 @@ export default definePlugin<Tokens>({
     },
     {
       operationId: 'userDeleteAccessToken', summary: 'delete an access token',
+      // Gitea's `{token}`: an id, or else the token's name.
       method: 'DELETE', path: '/users/:username/tokens/:id', auth: 'basic',
-      schema: { params: paramsSchema({ username: nameParam, id: idParam }) },
+      schema: { params: paramsSchema({ username: nameParam, id: { type: 'string', minLength: 1, maxLength: 255 } }) },
       handler: h.deleteToken,
     },
   ],

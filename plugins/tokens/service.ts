@@ -34,7 +34,7 @@ export class Tokens {
   }
 
   private get users(): UsersService {
-    return this.ctx.services.get<UsersService>('users');
+    return this.ctx.services.get('users');
   }
 
   async create(uid: number, name: string): Promise<{ doc: TokenDoc; token: string }> {
@@ -65,6 +65,11 @@ export class Tokens {
     return deleted !== null;
   }
 
+  /** An account's tokens with this name (names are not unique). */
+  byName(uid: number, name: string): Promise<TokenDoc[]> {
+    return this.tokens.find({ uid, name }, { limit: 2 });
+  }
+
   async deleteAllOf(uid: number): Promise<void> {
     await this.tokens.deleteMany({ uid });
     this.forget((entry) => entry.caller.id === uid);
@@ -86,5 +91,12 @@ export class Tokens {
 
   private forget(predicate: (entry: { caller: Caller; tokenId: number }) => boolean): void {
     for (const [key, entry] of this.cache) if (predicate(entry)) this.cache.delete(key);
+  }
+}
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    tokens: Tokens;
   }
 }

@@ -11,15 +11,43 @@ export function seesEmail(account: Account, viewer: Caller | null): boolean {
   return viewer !== null && (viewer.id === account.id || viewer.isAdmin);
 }
 
-/** The User with or without its email. */
-export function toApiUserShown(account: Account, showEmail: boolean, rootUrl: string): ApiUser {
+/**
+ * The User as a stranger sees it, or (`privileged`: the account itself, site admins) with its email and the account
+ * state Gitea shows only to them (is_admin, last_login, active, prohibit_login, language).
+ */
+export function toApiUserShown(account: Account, privileged: boolean, rootUrl: string): ApiUser {
   return {
     id: account.id,
     login: account.login,
+    login_name: '',
+    source_id: 0,
     full_name: account.fullName,
-    email: showEmail ? account.email : '',
-    // A fixed local avatar: a Gravatar URL would publish a hash of the (private) email address.
-    avatar_url: `${rootUrl}img/avatar_default.png`,
+    email: privileged ? account.email : '',
+    // A local avatar: a Gravatar URL would publish a hash of the (private) email address.
+    avatar_url: `${rootUrl}avatars/${account.id}`,
+    html_url: rootUrl + encodeURIComponent(account.login),
+    language: privileged ? (account.language as string | undefined) ?? '' : '',
+    is_admin: privileged ? account.isAdmin : false,
+    last_login: privileged ? (account.lastLogin as string | null | undefined) ?? null : null,
+    created: account.createdAt,
+    restricted: account.restricted === true,
+    active: privileged ? account.active !== false : true,
+    prohibit_login: privileged ? account.prohibitLogin === true : false,
+    location: account.location ?? '',
+    website: account.website ?? '',
+    description: account.description ?? '',
+    visibility: visibilityOf(account),
+    followers_count: account.numFollowers ?? 0,
+    following_count: account.numFollowing ?? 0,
+    starred_repos_count: account.numStars ?? 0,
     username: account.login,
   };
+}
+
+export type Visibility = 'public' | 'limited' | 'private';
+
+/** An account's visibility; records made before the setting existed are public. */
+export function visibilityOf(account: Account): Visibility {
+  const v = account.visibility;
+  return v === 'limited' || v === 'private' ? v : 'public';
 }

@@ -1,13 +1,16 @@
 // Users: the caller's profile, public profiles, user search and the caller's email addresses.
 import type { RequestContext, Reply } from '../../core/plugin.js';
-import { fail } from '../../core/errors.js';
+import { ForgeError, fail } from '../../core/errors.js';
 import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
 import { USERS } from './service.js';
 import { internalized, isWholeGram, rarestGram, trigramsOf } from '../lib/grams.js';
+import { AVATARS, AVATAR_MAX_BYTES, decodeBase64Image, identicon, sniffImage, type AvatarDoc } from './avatar.js';
+import { nowRfc3339 } from '../../core/time.js';
 
-const users = (rc: RequestContext) => rc.app.services.get<Users>('users');
+// This plugin's own implementation: more than the UsersService contract other plugins see.
+const users = (rc: RequestContext) => rc.app.services.get('users') as Users;
 
 export async function getCurrentUser(rc: RequestContext): Promise<Reply> {
   const account = await users(rc).byId(rc.caller!.id);
@@ -81,5 +84,43 @@ export async function deleteEmails(rc: RequestContext<unknown, unknown, { emails
   const account = await users(rc).byId(rc.caller!.id);
   if (!account) throw fail.notFound();
   await users(rc).removeEmails(account, rc.body.emails);
+  return { status: 204 };
+}
+
+// ---- avatars ----
+
+/** GET /avatars/{id} (site root) — the uploaded image, or the account's generated identicon. */
+export async function getAvatar(rc: RequestContext<{ id: number }>): Promise<Reply> {
+  const account = await users(rc).byId(rc.params.id);
+  if (!account) throw fail.notFound();
+  const uploaded = await rc.app.store.collection<AvatarDoc>(AVATARS).findOne({ uid: account.id });
+  const headers = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+  if (uploaded) return { status: 200, type: 'text', body: Buffer.from(uploaded.data, 'base64'), headers: { ...headers, 'Content-Type': uploaded.type } };
+  return { status: 200, type: 'text', body: identicon(account.id), headers: { ...headers, 'Content-Type': 'image/svg+xml' } };
+}
+
+/** POST /user/avatar — Gitea's UpdateUserAvatarOption: `image` is base64 PNG, JPEG, GIF or WebP (sniffed). */
+export async function updateAvatar(rc: RequestContext<unknown, unknown, string>): Promise<Reply> {
+  let body: unknown;
+  try {
+    body = JSON.parse(rc.body);
+  } catch (err) {
+    throw new ForgeError('BAD_JSON', `malformed JSON body: ${(err as Error).message}`);
+  }
+  const image = (body as { image?: unknown } | null)?.image;
+  if (typeof image !== 'string' || image === '') throw fail.validation('body.image', 'must be a non-empty string');
+  const bytes = decodeBase64Image(image);
+  if (!bytes) throw fail.validation('image', 'must be base64-encoded image data');
+  if (bytes.length > AVATAR_MAX_BYTES) throw fail.validation('image', `must be at most ${AVATAR_MAX_BYTES} bytes`);
+  const type = sniffImage(bytes);
+  if (!type) throw fail.validation('image', 'must be a PNG, JPEG, GIF or WebP image');
+  const doc: AvatarDoc = { uid: rc.caller!.id, type, data: bytes.toString('base64'), updatedAt: nowRfc3339() };
+  await rc.app.store.collection<AvatarDoc>(AVATARS).updateOne({ uid: doc.uid }, { $set: doc }, { upsert: true });
+  return { status: 204 };
+}
+
+/** DELETE /user/avatar — back to the generated identicon. */
+export async function deleteAvatar(rc: RequestContext): Promise<Reply> {
+  await rc.app.store.collection<AvatarDoc>(AVATARS).deleteOne({ uid: rc.caller!.id });
   return { status: 204 };
 }

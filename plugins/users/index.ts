@@ -1,9 +1,10 @@
 // The `users` plugin: accounts (users and organizations), profiles, user search, email addresses, password login.
 import { definePlugin } from '../../core/plugin.js';
-import { listQuery, usernameParams } from '../../schemas/common.js';
+import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
 import { UserSchema, UserListSchema, ref } from '../../schemas/resources.js';
 import { Users, USERS, EMAILS } from './service.js';
 import * as h from './handlers.js';
+import { AVATARS, AVATAR_MAX_BYTES } from './avatar.js';
 
 const EmailSchema = {
   $id: 'forgekit/Email',
@@ -43,6 +44,7 @@ export default definePlugin<Users>({
       name: EMAILS,
       indexes: [{ fields: { id: 1 }, unique: true }, { fields: { uid: 1 } }, { fields: { lowerEmail: 1 }, unique: true }],
     },
+    { name: AVATARS, indexes: [{ fields: { uid: 1 }, unique: true }] },
   ],
   start(ctx) {
     const users = new Users(ctx);
@@ -75,6 +77,25 @@ export default definePlugin<Users>({
       operationId: 'userDeleteEmail', summary: 'Delete email addresses',
       method: 'DELETE', path: '/user/emails', auth: 'user', body: 'json',
       schema: { body: emailsBody }, handler: h.deleteEmails,
+    },
+    {
+      operationId: 'userUpdateAvatar', summary: 'Update the authenticated user\'s avatar (base64 PNG, JPEG, GIF or WebP)', scope: 'user',
+      // Read as text and parsed as JSON by the handler whatever the Content-Type: gitea-js sends this body as
+      // text/plain (Gitea's swagger names no media type here) and Gitea accepts it.
+      method: 'POST', path: '/user/avatar', auth: 'user', body: 'text',
+      // base64 takes 4 bytes per 3; the decoded size is checked by the handler.
+      bodyLimit: Math.ceil((AVATAR_MAX_BYTES * 4) / 3) + 4096,
+      handler: h.updateAvatar,
+    },
+    {
+      operationId: 'userDeleteAvatar', summary: 'Delete the authenticated user\'s avatar (back to the generated one)', scope: 'user',
+      method: 'DELETE', path: '/user/avatar', auth: 'user', handler: h.deleteAvatar,
+    },
+    {
+      operationId: 'getAvatar', summary: 'The avatar image of an account (uploaded, or a generated identicon)',
+      method: 'GET', path: '/avatars/:id', auth: 'public', mount: 'root',
+      schema: { params: paramsSchema({ id: idParam }) },
+      handler: h.getAvatar,
     },
   ],
 });

@@ -6,7 +6,7 @@ import { toWatchInfo } from './convert.js';
 import type { Watches } from './service.js';
 
 function watches(rc: RequestContext<unknown, unknown, unknown>): Watches {
-  return rc.app.services.get<Watches>('watch');
+  return rc.app.services.get('watch');
 }
 
 /**

@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, REPO_CREATED, REPO_DELETED, REPO_UPDATED, type Account, type RepoRecord } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, REPO_CREATED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { WATCH_INDEXES, WATCHES, Watches } from './service.js';
 
@@ -16,11 +16,11 @@ export default definePlugin<Watches>({
   collections: [{ name: WATCHES, indexes: WATCH_INDEXES }],
   start(ctx) {
     const service = new Watches(ctx);
-    ctx.events.on(REPO_CREATED, ({ repo, owner, creatorId }: { repo: RepoRecord; owner?: Account; creatorId?: number | null }) =>
+    ctx.events.on(REPO_CREATED, ({ repo, owner, creatorId }) =>
       service.onRepoCreated(repo, owner, creatorId));
-    ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
-    ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
-    ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));
+    ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
+    ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     return service;
   },
   routes: [

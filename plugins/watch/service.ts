@@ -36,3 +36,10 @@ export class Watches extends RepoRelations<WatchRow> {
     if (typeof uid === 'number') await this.watch(uid, repo);
   }
 }
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** This plugin's own service (its handlers reach it through the registry); no other plugin depends on it. */
+    watch: Watches;
+  }
+}

@@ -65,7 +65,9 @@ export class Payloads {
     };
   }
 
-  async push(e: PushEvent): Promise<Outgoing> {
+  /** PushPayload; none for a deleted ref (Gitea sends only the delete event then). */
+  async push(e: PushEvent): Promise<Outgoing | null> {
+    if (e.after === ZERO_SHA) return null;
     const commits = e.commits.map((c) => this.commit(e.owner, e.repo, c));
     const pusher = await this.user(e.pusherId);
     const compare = e.before !== ZERO_SHA && e.after !== ZERO_SHA ? `${this.repoUrl(e.owner, e.repo)}/compare/${e.before}...${e.after}` : '';

@@ -8,7 +8,19 @@ interface GreetSettings {
   limits: { max: number };
 }
 
-const greet = definePlugin<{ hello(name: string): string }, GreetSettings>({
+interface GreetService {
+  hello(name: string): string;
+  heard(): number;
+}
+
+// A third-party plugin declares its service in the typed map exactly as the built-ins do.
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    greet: GreetService;
+  }
+}
+
+const greet = definePlugin<GreetService, GreetSettings>({
   name: 'greet',
   settings: {
     type: 'object',
@@ -29,7 +41,7 @@ const greet = definePlugin<{ hello(name: string): string }, GreetSettings>({
     },
     handler: async (rc) => {
       await rc.app.events.emit('star.changed', { action: 'created', repo: { id: 1 } as never, senderId: 7 });
-      const service = rc.app.services.get<{ hello(n: string): string; heard(): number }>('greet');
+      const service = rc.app.services.get('greet');
       return { status: 200, body: { text: service.hello(rc.params.name), max: rc.app.settings.limits.max, heard: service.heard() } };
     },
   }],

@@ -10,7 +10,6 @@ import { pino } from 'pino';
 import { runGit, withAuth, exists, type GitResult } from '../helpers/git-client.js';
 import { freePort, startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { builtinPlugins, createForge } from '../../plugins/index.js';
-import type { GitService } from '../../plugins/git/service.js';
 import gitPlugin from '../../plugins/git/index.js';
 
 const plugins = builtinPlugins.some((p) => p.name === 'git') ? [] : [gitPlugin];
@@ -389,7 +388,7 @@ t.test('credentials never reach the logs', async (t) => {
   const mirrorToken = tokens.find((x: any) => x.name === 'mirror');
   t.equal((await api('DELETE', `/users/root/tokens/${mirrorToken.id}`, undefined, basic)).status, 204);
   t.equal((await api('POST', '/repos/root/m1/mirror-sync', undefined, basic)).status, 200);
-  const service = forge.service<GitService>('git');
+  const service = forge.service('git');
   await service.queue.idle();
   const repo = await (await api('GET', '/repos/root/m1', undefined, basic)).json();
   t.type(repo.mirror_error, 'string', 'the sync failed once the token was revoked');
@@ -407,7 +406,7 @@ t.test('shutdown during a sync is clean', async (t) => {
   const alice = await f.createUser({ username: 'alice' });
   const source = await makeSource();
   t.equal((await f.request('POST', '/repos/migrate', { token: alice.token, json: { clone_addr: source.bare, repo_name: 'm', mirror: true } })).status, 201);
-  const service = f.forge.service<GitService>('git');
+  const service = f.forge.service('git');
   t.equal((await f.request('POST', '/repos/alice/m/mirror-sync', { token: alice.token })).status, 200);
   const started = Date.now();
   await f.close();

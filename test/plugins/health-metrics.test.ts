@@ -31,6 +31,7 @@ t.test('metrics', async (t) => {
   await f.request('GET', `/repos/${alice.username}/one`);
   await f.request('GET', `/repos/${alice.username}/two`);
   await f.request('GET', '/repos/nobody/nothing');
+  await f.request('GET', '/no/such/path/secret-name');
 
   const denied = await f.request('GET', '/metrics', { root: true });
   t.equal(denied.status, 401, 'the token is required');
@@ -44,7 +45,8 @@ t.test('metrics', async (t) => {
   t.match(text, /forgekit_http_requests_total\{method="POST",route="\/api\/v1\/user\/repos",status="201"\} 2\n/);
   t.match(text, /forgekit_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/repos\/:owner\/:repo"\} \d+/);
   t.notMatch(text, new RegExp(alice.username), 'never a raw URL');
-  t.notMatch(text, /nobody/);
+  t.notMatch(text, /nobody|secret-name/);
+  t.match(text, /forgekit_http_requests_total\{method="GET",route="unmatched",status="404"\} 1\n/, 'requests no route matched are counted too');
   t.match(text, /forgekit_store_operation_duration_seconds_count\{collection="repos",operation="insertOne"\} 2\n/, 'store timings');
   t.match(text, /forgekit_git_processes \d+\n/);
   t.match(text, /forgekit_queue_depth\{queue="mirror_sync"\} 0\n/);

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { SerializerFactory } from '../../core/serialize.js';
 import { RESOURCE_SCHEMAS, UserSchema } from '../../schemas/resources.js';
-import { ACCESS, type AccessMode, type ApiRepository, type RepoRecord } from '../../schemas/services.js';
+import { ACCESS, type AccessMode, type ApiRepository, type ApiUser, type RepoRecord } from '../../schemas/services.js';
 import { RepoJsonCache } from '../../plugins/repos/json-cache.js';
 import { toApiRepo, repoUrls } from '../../plugins/repos/convert.js';
 import { startForge } from '../helpers/forge.js';
@@ -12,7 +12,12 @@ const factory = new SerializerFactory(RESOURCE_SCHEMAS as any);
 const serializeRepo = factory.compile({ $ref: 'forgekit/Repository' });
 const serializePermission = factory.compile({ $ref: 'forgekit/Permission' });
 const urls = repoUrls('http://127.0.0.1:3000/', undefined);
-const owner = { id: 7, login: 'alice', full_name: 'Alice', email: '', avatar_url: 'http://127.0.0.1:3000/img/avatar_default.png', username: 'alice' };
+const owner: ApiUser = {
+  id: 7, login: 'alice', login_name: '', source_id: 0, full_name: 'Alice', email: '', avatar_url: 'http://127.0.0.1:3000/avatars/7',
+  html_url: 'http://127.0.0.1:3000/alice', language: '', is_admin: false, last_login: null, created: '2026-11-22T10:42:52Z',
+  restricted: false, active: true, prohibit_login: false, location: '', website: '', description: '', visibility: 'public',
+  followers_count: 0, following_count: 0, starred_repos_count: 0, username: 'alice',
+};
 const USER_FIELDS = Object.keys(UserSchema.properties);
 const serializeUserText = factory.compile({ $ref: 'forgekit/User' });
 const ownerJson = serializeUserText(owner);

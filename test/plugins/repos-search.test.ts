@@ -15,7 +15,7 @@ function holder() {
     name: 'search-probe',
     dependencies: ['repos'],
     start(ctx) {
-      held.repos = ctx.services.get<Repos>('repos');
+      held.repos = ctx.services.get('repos') as Repos;
     },
   });
   return { plugin, held };

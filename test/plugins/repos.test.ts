@@ -6,14 +6,16 @@ import { builtinPlugins } from '../../plugins/index.js';
 import { definePlugin, type Plugin } from '../../core/plugin.js';
 import {
   REPO_CREATED, REPO_DELETED, REPO_UPDATED,
-  type RepoInitOptions, type RepoRecord, type RepoStorageProvider, type ReposService, type UsersService,
+  type RepoInitOptions, type RepoRecord, type RepoStorageProvider,
 } from '../../schemas/services.js';
 import { REPO_SETTING_NAMES } from '../../schemas/resources.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const REPO_KEYS = ['clone_url', 'created_at', 'default_branch', 'description', 'empty', 'fork', 'forks_count', 'full_name',
   'html_url', 'id', 'mirror', 'name', 'open_issues_count', 'owner', 'parent', 'permissions', 'private', 'size', 'ssh_url',
-  'stars_count', 'updated_at', 'watchers_count', 'website', ...REPO_SETTING_NAMES].sort();
+  'stars_count', 'updated_at', 'watchers_count', 'website', ...REPO_SETTING_NAMES, 'template', 'language', 'languages_url', 'url',
+  'link', 'original_url', 'open_pr_counter', 'release_counter', 'archived', 'archived_at', 'avatar_url', 'internal',
+  'mirror_interval', 'object_format_name', 'topics', 'licenses'].sort();
 
 /** rel → URL of a Link header. */
 function links(header: string | null): Record<string, URL> {
@@ -39,13 +41,13 @@ function reposProbe(storage?: RepoStorageProvider): { plugin: Plugin<unknown>; e
       ctx.events.on(REPO_CREATED, (p: any) => { events.push({ event: REPO_CREATED, repoId: p.repo.id, name: p.repo.name, ownerId: p.owner?.id ?? null, creatorId: p.creatorId }); });
       ctx.events.on(REPO_DELETED, (p: any) => { events.push({ event: REPO_DELETED, repoId: p.repo.id, name: p.repo.name, ownerId: p.owner?.id ?? null }); });
       ctx.events.on(REPO_UPDATED, (p: any) => { events.push({ event: REPO_UPDATED, repoId: p.repo.id, name: p.repo.name, ownerId: p.repo.ownerId, beforePrivate: p.before.private }); });
-      if (storage) ctx.services.get<ReposService>('repos').setStorage(storage);
+      if (storage) ctx.services.get('repos').setStorage(storage);
     },
     routes: [{
       method: 'POST', path: '/probe/forks/:owner/:repo', auth: 'user', body: 'json', bodyOptional: true,
       async handler(rc) {
-        const repos = rc.app.services.get<ReposService>('repos');
-        const users = rc.app.services.get<UsersService>('users');
+        const repos = rc.app.services.get('repos');
+        const users = rc.app.services.get('users');
         const { repo } = await repos.resolve(rc.caller, rc.params.owner, rc.params.repo);
         const target = rc.body?.organization ? await users.byName(rc.body.organization) : await users.byId(rc.caller!.id);
         const fork = await repos.create(target!, {
@@ -94,7 +96,7 @@ t.test('repositories', async (t) => {
       ssh_url: 'git@127.0.0.1:alice/Hello.git', website: '', stars_count: 0, forks_count: 0, open_issues_count: 0,
       default_branch: 'master', permissions: { admin: true, push: true, pull: true },
     });
-    t.same(r.owner, { id: alice.id, login: 'alice', full_name: '', email: alice.email, avatar_url: r.owner.avatar_url, username: 'alice' });
+    t.match(r.owner, { id: alice.id, login: 'alice', full_name: '', email: alice.email, avatar_url: r.owner.avatar_url, username: 'alice' });
     t.match(r.created_at, RFC3339);
     t.match(r.updated_at, RFC3339);
     t.ok(Math.abs(Date.parse(r.created_at) - Date.now()) < 60_000, 'a real timestamp');
@@ -245,6 +247,14 @@ t.test('repositories', async (t) => {
     t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { allow_rebase: 'yes' } })).status, 422);
     t.equal((await f.request('GET', '/repos/alice/merge-flags')).json.allow_squash_merge, true, 'a refused PATCH changes nothing');
     t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: bob.token, json: { allow_rebase: true } })).status, 403);
+    const archived = await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { archived: true, template: true } });
+    t.match(archived.json, { archived: true, archived_at: String, template: true }, 'archived and template are stored');
+    const unarchived = await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { archived: false } });
+    t.match(unarchived.json, { archived: false, archived_at: null }, 'settings stay editable: unarchived');
+    const made2 = await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'on-main', default_branch: 'main', auto_init: true } });
+    t.equal(made2.json.default_branch, 'main', 'default_branch honoured at creation');
+    t.equal((await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'sha', object_format_name: 'sha256' } })).status, 422, 'sha256 is refused, not silently sha1');
+    t.equal((await f.request('DELETE', '/repos/alice/on-main', { token: alice.token })).status, 204);
     t.equal((await f.request('DELETE', '/repos/alice/merge-flags', { token: alice.token })).status, 204);
   });
 

@@ -156,7 +156,7 @@ t.test('HTTP', async (t) => {
       t.equal(res.status, 201, `${name} → 201`);
       const facts = keygen(name);
       const body = res.json;
-      t.same(Object.keys(body).sort(), ['created_at', 'fingerprint', 'id', 'key', 'title', 'url']);
+      t.same(Object.keys(body).sort(), ['created_at', 'fingerprint', 'id', 'key', 'key_type', 'read_only', 'title', 'url', 'user'], "the owner's view carries Gitea's private information");
       t.ok(Number.isSafeInteger(body.id) && body.id > 0, 'integer id');
       t.equal(body.key, pubLine(name), 'the normalised line');
       t.equal(body.key.split(' ')[0], facts.type, 'type as ssh-keygen names it');
