@@ -1,11 +1,19 @@
 // Stored issues, comments, labels, milestones and reactions → Gitea's API objects (the only place they are shaped).
 import type { Caller } from '../../core/plugin.js';
+import { UserSchema } from '../../schemas/resources.js';
 import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
 import type { CommentRecord, IssueRecord, LabelRecord, MilestoneRecord } from '../../schemas/contracts/issues.js';
 import type { Issues, ReactionRecord } from './service.js';
 
 /** Gitea's stand-in for a deleted account. */
-export const GHOST: ApiUser = { id: -1, login: 'Ghost', full_name: '', email: '', avatar_url: '', username: 'Ghost' };
+export const GHOST: ApiUser = {
+  // Every field of the User schema at its zero value, then Gitea's ghost identity.
+  ...Object.fromEntries(Object.entries(UserSchema.properties as Record<string, { type?: unknown }>).map(([k, v]) => {
+    const type = Array.isArray(v.type) ? v.type[0] : v.type;
+    return [k, type === 'integer' || type === 'number' ? 0 : type === 'boolean' ? false : type === 'string' ? '' : null];
+  })),
+  id: -1, login: 'Ghost', full_name: '', email: '', avatar_url: '', username: 'Ghost',
+} as unknown as ApiUser;
 
 export interface RepoAndOwner {
   repo: RepoRecord;
