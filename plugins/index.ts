@@ -30,9 +30,10 @@ import statuses from './statuses/index.js';
 import webhooks from './webhooks/index.js';
 import deployKeys from './deploy-keys/index.js';
 import ssh from './ssh/index.js';
+import contents from './contents/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents];
 
 export type ForgeOptions = Partial<KernelOptions>;
 

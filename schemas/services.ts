@@ -203,8 +203,11 @@ export interface ReposService {
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
   incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void>;
-  /** Updates storage-derived fields (`empty`, `size`, mirror status) without touching `updatedAt` semantics. */
-  updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void>;
+  /**
+   * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push
+   * moved refs).
+   */
+  updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch' | 'updatedAt'>>): Promise<void>;
   /**
    * Creates a repository record plus its storage; validates the name (422) and uniqueness (409). With `forkId` the
    * parent's `numForks` is incremented here (callers must not). Emits `repo.created` before returning the record

@@ -1,4 +1,5 @@
 // The git capability: the storage provider behind every repository record, forks, migrations and mirror syncs.
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ForgeError, fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
@@ -11,6 +12,10 @@ import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from '
 import { SyncQueue } from './sync-queue.js';
 import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
+import { CatFilePool } from './cat-file.js';
+import { PushProcessor, readRefs } from './push.js';
+import type { GitRunOptions, GitService as GitServiceContract, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
+import type { PushTransport } from '../../schemas/events.js';
 
 export const MIRRORS = 'git_mirrors';
 
@@ -32,6 +37,10 @@ export interface GitSettings {
   timeoutMs: number;
   migrateAllowLocal: boolean;
   mirrorIntervalMs: number;
+  /** Repositories with live `git cat-file` readers at once. */
+  catFileMaxRepos: number;
+  /** A reader unused this long is closed. */
+  catFileIdleMs: number;
 }
 
 const DEFAULT_BRANCH = 'master';
@@ -39,13 +48,15 @@ const SYNC_CONCURRENCY = 2;
 /** How often the periodic sync looks for due mirrors (or the interval itself, when shorter). */
 const SCHEDULER_TICK_MS = 60_000;
 
-export class GitService implements RepoStorageProvider {
+export class GitService implements RepoStorageProvider, GitServiceContract {
   readonly settings: GitSettings;
   readonly runner: GitRunner;
   readonly storage: GitStorage;
   readonly templates = new Templates();
   readonly queue: SyncQueue;
   readonly mirrors: Collection<MirrorRecord>;
+  readonly catFiles: CatFilePool;
+  readonly pushes: PushProcessor;
   private timer: NodeJS.Timeout | undefined;
   private box: SecretBox | undefined;
 
@@ -56,12 +67,16 @@ export class GitService implements RepoStorageProvider {
       timeoutMs: s.timeoutMs ?? 600_000,
       migrateAllowLocal: s.migrateAllowLocal === true,
       mirrorIntervalMs: s.mirrorIntervalMs ?? 8 * 3600_000,
+      catFileMaxRepos: s.catFileMaxRepos ?? 32,
+      catFileIdleMs: s.catFileIdleMs ?? 60_000,
     };
     const dataDir = path.resolve(ctx.config.dataDir);
     this.runner = new GitRunner({ binary: this.settings.gitBinary, home: path.join(dataDir, 'git-home'), timeoutMs: this.settings.timeoutMs, log: ctx.log });
     this.storage = new GitStorage(this.runner, path.join(dataDir, 'repositories'), ctx.log);
     this.queue = new SyncQueue((id) => this.sync(id), SYNC_CONCURRENCY, ctx.log);
     this.mirrors = ctx.store.collection<MirrorRecord>(MIRRORS);
+    this.catFiles = new CatFilePool(this.runner, { maxRepos: this.settings.catFileMaxRepos, idleMs: this.settings.catFileIdleMs }, ctx.log);
+    this.pushes = new PushProcessor({ runner: this.runner, storage: this.storage, events: ctx.events, log: ctx.log, repos: () => this.repos });
   }
 
   get repos(): ReposService {
@@ -79,6 +94,7 @@ export class GitService implements RepoStorageProvider {
       SecretBox.open(path.join(path.resolve(this.ctx.config.dataDir), 'secrets', 'mirror-credentials.key')),
     ]);
     this.box = box;
+    this.catFiles.start();
     try {
       await this.storage.start();
     } catch (err) {
@@ -95,6 +111,7 @@ export class GitService implements RepoStorageProvider {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     const queueDone = this.queue.stop();
+    this.catFiles.close();
     await this.runner.stop(graceMs);
     await queueDone;
   }
@@ -133,8 +150,42 @@ export class GitService implements RepoStorageProvider {
 
   async remove(repo: RepoRecord, owner: Account): Promise<void> {
     this.queue.forget(repo.id);
+    this.catFiles.forget(this.repoDir(repo, owner));
     await this.mirrors.deleteOne({ repoId: repo.id });
     await this.storage.remove(this.repoDir(repo, owner));
+  }
+
+  // ---- the service other plugins use (schemas/contracts/git.ts) ----
+
+  run(dir: string, args: string[], options: GitRunOptions = {}): Promise<{ stdout: string; stderr: string }> {
+    return this.runner.run(['--git-dir', dir, ...args], options);
+  }
+
+  spawn(dir: string, args: string[], options: GitRunOptions = {}): ChildProcess {
+    return this.runner.spawn(['--git-dir', dir, ...args], options);
+  }
+
+  reader(dir: string): ObjectReader {
+    return this.catFiles.reader(dir);
+  }
+
+  async readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>> {
+    const account = owner ?? (await this.users.byId(repo.ownerId));
+    if (!account) return new Map();
+    return readRefs(this.runner, this.repoDir(repo, account));
+  }
+
+  addPushGuard(guard: PushGuard): void {
+    this.pushes.addGuard(guard);
+  }
+
+  checkPush(attempt: PushAttempt): Promise<string | null> {
+    return this.pushes.check(attempt);
+  }
+
+  async afterPush(repo: RepoRecord, owner: Account, before: Map<string, string>, pusherId: number | null, via: PushTransport): Promise<void> {
+    const fresh = (await this.repos.byId(repo.id)) ?? repo;
+    await this.pushes.afterPush(this.repoDir(fresh, owner), fresh, owner, before, pusherId, via);
   }
 
   // ---- helpers used by the handlers ----

@@ -8,6 +8,7 @@ import { fail, ForgeError } from '../../core/errors.js';
 import type { RequestContext } from '../../core/plugin.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
 import { gitMessage, killGroup } from './runner.js';
+import { CommandListError, readCommands, refusalReply, type ReceiveCommands } from './receive-commands.js';
 import type { GitService } from './service.js';
 
 type Service = 'upload-pack' | 'receive-pack';
@@ -94,13 +95,30 @@ async function rpc(rc: Rc, service: Service): Promise<void> {
     throw err;
   }
   const { repo, owner } = found;
-  const after = service === 'receive-pack'
-    ? async () => {
-      // Before the response ends, so a client that sees its push finish also sees `empty`/`size` updated.
-      const fresh = (await g.repos.byId(repo.id)) ?? repo;
-      await g.refresh(fresh, owner);
+  let after: (() => Promise<void>) | undefined;
+  if (service === 'receive-pack') {
+    const pusherId = rc.caller?.id ?? null;
+    const before = await g.readRefs(repo, owner);
+    let commands: ReceiveCommands;
+    try {
+      commands = await readCommands(input);
+    } catch (err) {
+      rc.res.setHeader('Connection', 'close');
+      if (err instanceof CommandListError) throw fail.badRequest(err.message);
+      throw err;
     }
-    : undefined;
+    const reason = await g.checkPush({ repo, owner, pusherId, via: 'http', updates: commands.updates });
+    if (reason) {
+      // git has not seen the request: drain what the client still sends (the pack), then answer as receive-pack would.
+      for await (const _ of commands.body) { /* discard */ }
+      rc.res.writeHead(200, { ...NO_CACHE, 'Content-Type': 'application/x-git-receive-pack-result' });
+      await new Promise<void>((resolve) => rc.res.end(refusalReply(commands.updates, commands.capabilities, reason), () => resolve()));
+      return;
+    }
+    input = commands.body;
+    // Before the response ends, so a client that sees its push finish also sees the record updated and events sent.
+    after = () => g.afterPush(repo, owner, before, pusherId, 'http');
+  }
   const args = [service, '--stateless-rpc'];
   if (service === 'upload-pack') args.push('--strict');
   args.push(g.repoDir(repo, owner));

@@ -4,6 +4,8 @@ import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/
 import { ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED } from '../../schemas/services.js';
 import * as h from './handlers.js';
+import { gpgKeysService } from './service.js';
+import type { GpgKeysService } from '../../schemas/contracts/gpg-keys.js';
 
 const idParams = paramsSchema({ id: idParam });
 const createBody = {
@@ -12,7 +14,7 @@ const createBody = {
   required: ['armored_public_key'],
 };
 
-export default definePlugin({
+export default definePlugin<GpgKeysService>({
   name: 'gpg-keys',
   dependencies: ['users'],
   collections: [{
@@ -36,5 +38,6 @@ export default definePlugin({
     ctx.events.on(ACCOUNT_DELETED, async ({ account }) => {
       await ctx.store.collection(h.COLLECTION).deleteMany({ ownerId: account.id });
     });
+    return gpgKeysService(ctx.store, h.COLLECTION);
   },
 });
