@@ -22,7 +22,7 @@ export class Authenticator implements AuthRegistry {
   async authenticate(req: IncomingMessage, query: Record<string, unknown>, level: AuthLevel): Promise<Caller | null> {
     if (level === 'public') return null;
     const credentials = extractCredentials(req, query);
-    const caller = credentials ? await this.verify(credentials) : null;
+    const caller = credentials ? await this.verify(credentials, req.socket?.remoteAddress ?? '') : null;
     switch (level) {
       case 'optional':
         return caller;
@@ -39,7 +39,7 @@ export class Authenticator implements AuthRegistry {
     }
   }
 
-  private async verify(credentials: Credentials): Promise<Caller> {
+  private async verify(credentials: Credentials, address: string): Promise<Caller> {
     const { token, password } = this.verifiers;
     if (credentials.kind === 'token') {
       const caller = token ? await token(credentials.token) : null;
@@ -56,7 +56,7 @@ export class Authenticator implements AuthRegistry {
       const caller = await token(login);
       if (caller) return caller;
     }
-    const caller = password && login ? await password(login, secret) : null;
+    const caller = password && login ? await password(login, secret, { address }) : null;
     if (!caller) throw invalid('invalid username or password');
     return caller;
   }

@@ -194,8 +194,11 @@ export interface EventBus {
 }
 
 export interface CredentialVerifiers {
-  /** Checks a login (user name or email) and password; resolves the caller or null. */
-  password?: (login: string, password: string) => Promise<Caller | null>;
+  /**
+   * Checks a login (user name or email) and password; resolves the caller or null. `client.address` is the peer's
+   * address (throttling); the verifier may throw a ForgeError (429 when sign-ins from there are locked).
+   */
+  password?: (login: string, password: string, client: { address: string }) => Promise<Caller | null>;
   /** Checks an access token value; resolves the caller or null. */
   token?: (token: string) => Promise<Caller | null>;
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { CollectionSpec, Doc, Store } from '../core/store/port.js';
 
 export interface Problem {
-  check: 'counter' | 'git' | 'orphan' | 'index';
+  check: 'counter' | 'git' | 'orphan' | 'index' | 'halfmade' | 'owner';
   /** One line saying what is wrong, e.g. `users #3 numStars is 2, 1 row counts`. */
   message: string;
   /** What `--fix` does about it; absent when it cannot be repaired automatically. */
@@ -158,6 +158,25 @@ export async function checkConsistency(options: ConsistencyOptions): Promise<Con
       checked.counter = (checked.counter ?? 0) + (await all(name)).length;
     }
     step('counters');
+  }
+
+  // Creates a crash interrupted (the repos and orgs plugins roll back / finish them when they start) and
+  // organizations without any owner (nobody but a site admin could reach their private repositories).
+  for (const repo of await all('repos')) {
+    if (repo.creating !== true) continue;
+    problems.push({ check: 'halfmade', message: `repos #${String(repo.id)} (${String(repo.name)}): a create was interrupted`, repair: 'rolled back when the server next starts' });
+  }
+  for (const intent of await all('org_intents')) {
+    problems.push({ check: 'halfmade', message: `organization ${String(intent.lowerName)}: a create was interrupted`, repair: 'finished (Owners team) when the server next starts' });
+  }
+  if (known.has('team_members')) {
+    const owned = new Set((await all('team_members')).filter((m) => m.owners === true).map((m) => m.orgId));
+    const unfinished = new Set((await all('org_intents')).map((i) => i.lowerName));
+    for (const org of await all('users')) {
+      if (org.type === 'org' && !owned.has(org.id) && !unfinished.has(org.lowerName)) {
+        problems.push({ check: 'owner', message: `organization ${String(org.login)} (#${String(org.id)}) has no owner` });
+      }
+    }
   }
 
   // Repository records against git directories (only when the git plugin keeps repositories here).

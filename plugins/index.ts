@@ -96,3 +96,4 @@ export type { ForgeConfig } from '../core/config.js';
 export type * from '../core/store/port.js';
 export { definePlugin } from '../core/plugin.js';
 export { ForgeError, ERROR_CODES } from '../core/errors.js';
+export { checkConsistency, type ConsistencyReport } from './consistency.js';

@@ -98,14 +98,38 @@ export interface UsersService {
   createOrg(input: NewOrgInput): Promise<Account>;
   /** Replaces a user's password (422 naming `password` when too short); signs out cached password checks. */
   setPassword(account: Account, password: string): Promise<void>;
-  /** Removes the account; emits `account.deleted` with `{ account }` first so owners of related rows clean up. */
-  deleteAccount(account: Account): Promise<void>;
+  /**
+   * Removes the account; emits `account.deleted` with `{ account }` first so owners of related rows clean up. Never
+   * cascades silently: when a deletion guard names a blocker (repositories it owns, organizations it alone owns)
+   * it throws 422 naming them; with `purge` the guards first remove what they can (repositories) and only what
+   * remains blocks.
+   */
+  deleteAccount(account: Account, options?: { purge?: boolean }): Promise<void>;
+  /** Registers what blocks (or, with purge, is removed before) an account's deletion; plugins call it at start. */
+  addDeletionGuard(guard: DeletionGuard): void;
   /** null when the name is acceptable, else the reason (charset, length, reserved, taken is not checked here). */
   checkName(name: string): string | null;
   /** Adds `delta` to a counter field (`numFollowers`, `numFollowing`, `numStars`) atomically. */
   incrementCounter(id: number, field: 'numFollowers' | 'numFollowing' | 'numStars', delta: number): Promise<void>;
   /** The account's email addresses: the primary (always verified) plus added ones. */
   emailsOf(userId: number): Promise<EmailAddress[]>;
+  /**
+   * Call AFTER storing a change to an account's password, admin flag, sign-in rights, name or primary email: cached
+   * sign-ins (passwords and tokens) of that account, and checks already running for it, stop counting at once.
+   */
+  credentialsChanged(uid: number): void;
+  /** The credential generation now: take it before reading what a credential check depends on. */
+  credentialStamp(): number;
+  /** False once the account changed (or was deleted) after `stamp` was taken: a result from then is stale. */
+  credentialsCurrent(uid: number, stamp: number): boolean;
+}
+
+/** A plugin's say in an account deletion (see `UsersService.deleteAccount`). */
+export interface DeletionGuard {
+  /** What still blocks deleting `account` (e.g. `owns repositories a/x, a/y`); empty when nothing does. */
+  blockers(account: Account, options: { purge: boolean }): Promise<string[]>;
+  /** With `purge`, removes what this guard's blockers would name (called only when no guard blocks a purge). */
+  purge?(account: Account): Promise<void>;
 }
 
 /** Event names emitted by the users plugin. */

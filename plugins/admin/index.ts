@@ -44,6 +44,10 @@ export default definePlugin({
       schema: { body: createUserBody, response: { 201: ref('forgekit/User') } },
       handler: h.createUser,
     },
-    { operationId: 'adminDeleteUser', summary: 'Delete a user', method: 'DELETE', path: '/admin/users/:username', auth: 'admin', schema: { params: usernameParams }, handler: h.deleteUser },
+    {
+      operationId: 'adminDeleteUser', summary: 'Delete a user', method: 'DELETE', path: '/admin/users/:username', auth: 'admin',
+      schema: { params: usernameParams, querystring: { type: 'object', properties: { purge: { type: 'boolean' } } } },
+      handler: h.deleteUser,
+    },
   ],
 });

@@ -1,7 +1,8 @@
 // Which clone addresses a migration (and every later mirror sync) may use: http(s) and git URLs to public hosts;
 // local paths and loopback/private addresses only when the operator allows them. Credentials never stay in the URL.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import ipaddr from 'ipaddr.js';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -87,6 +88,11 @@ export async function checkRemote(input: string, opts: RemoteCheckOptions): Prom
     const bad = addresses.find((a) => !isPublicAddress(a));
     if (bad !== undefined) throw new RemoteRefused('refers to a local or private network address, which this server does not allow');
   }
+  // git resolves a git:// host again itself (no way to pin it like curl's resolve list): a name could rebind to a
+  // local address after this check, so only an address literal is accepted there.
+  if (scheme === 'git' && !opts.allowLocal && !net.isIP(host)) {
+    throw new RemoteRefused('git:// URLs must name an IP address on this server (use https, or the address)');
+  }
   const remote: Remote = { url: url.toString(), kind: scheme === 'git' ? 'git' : 'http', username, password };
   if (scheme !== 'git' && !net.isIP(host)) {
     remote.pin = `${host}:${port}:${addresses.map((a) => (a.includes(':') ? `[${a}]` : a)).join(',')}`;
@@ -115,7 +121,42 @@ async function localPath(p: string, opts: RemoteCheckOptions): Promise<Remote> {
       throw new RemoteRefused("must not point into this server's own data directory");
     }
   }
+  await checkAlternates(real, opts.forbiddenRoots);
   return { url: real, kind: 'local' };
+}
+
+/** True when `p` is `root` or inside it (both real paths). */
+async function inside(p: string, roots: string[]): Promise<boolean> {
+  for (const root of roots) {
+    const realRoot = await realpath(root).catch(() => path.resolve(root));
+    const rel = path.relative(realRoot, p);
+    if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) return true;
+  }
+  return false;
+}
+
+/**
+ * A local repository may borrow objects through `objects/info/alternates` (one path per line, relative to its
+ * objects dir, followed recursively by git up to 5 levels): none of them may lead into the server's data dir, or a
+ * clone of it would carry other users' (private) objects.
+ */
+async function checkAlternates(repo: string, forbiddenRoots: string[]): Promise<void> {
+  const queue = [path.join(repo, 'objects'), path.join(repo, '.git', 'objects')];
+  const seen = new Set<string>();
+  for (let depth = 0; queue.length && depth < 64; depth++) {
+    const objects = queue.shift()!;
+    if (seen.has(objects)) continue;
+    seen.add(objects);
+    const text = await readFile(path.join(objects, 'info', 'alternates'), 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      const entry = line.trim();
+      if (!entry || entry.startsWith('#')) continue;
+      const target = path.resolve(objects, entry.replace(/^"(.*)"$/, '$1'));
+      const real = await realpath(target).catch(() => target);
+      if (await inside(real, forbiddenRoots)) throw new RemoteRefused("borrows objects (objects/info/alternates) from this server's own data directory");
+      queue.push(real);
+    }
+  }
 }
 
 function safeDecode(s: string): string {
@@ -126,37 +167,18 @@ function safeDecode(s: string): string {
   }
 }
 
-/** Ranges a migration must not reach unless the operator allows it: loopback, private, link-local, reserved… */
-const BLOCKED = new net.BlockList();
-for (const [net4, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net4, prefix, 'ipv4');
-for (const [net6, prefix] of [
-  ['::', 128], ['::1', 128], ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
-  ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) BLOCKED.addSubnet(net6, prefix, 'ipv6');
+/**
+ * True only for a globally routable unicast address, as ipaddr.js classifies it (its ranges follow the IANA special
+ * registries: loopback, private, link-local, carrier-grade NAT, documentation, 6to4, NAT64, IPv4-translated…).
+ * IPv4-mapped IPv6 addresses are judged by their IPv4 part; every other non-`unicast` range is refused.
+ */
+const IPV4_COMPATIBLE: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('::'), 96];
 
-/** True for a globally routable unicast address. IPv4-mapped IPv6 addresses are judged by their IPv4 part. */
 export function isPublicAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 4) return !BLOCKED.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const mapped = mappedIpv4(address);
-  if (mapped !== null) return isPublicAddress(mapped);
-  return !BLOCKED.check(address, 'ipv6');
-}
-
-function mappedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1]!, 16);
-    const lo = parseInt(hex[2]!, 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return null;
+  if (!ipaddr.isValid(address) || net.isIP(address) === 0) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  // ipaddr.js calls the deprecated IPv4-compatible block (::/96, e.g. ::7f00:1) unicast: it never is global.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return false;
+  return parsed.range() === 'unicast';
 }

@@ -57,7 +57,7 @@ export class GitRunner {
   }
 
   async start(): Promise<void> {
-    await mkdir(this.opts.home, { recursive: true });
+    await mkdir(this.opts.home, { recursive: true, mode: 0o700 });
   }
 
   /**

@@ -1,5 +1,5 @@
 // Bare repositories on disk: where they live, and the git operations that create, copy, fetch and measure them.
-import { access, mkdir, rm, rmdir } from 'node:fs/promises';
+import { access, chmod, mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GitError, type GitRunner } from './runner.js';
@@ -52,7 +52,11 @@ export class GitStorage {
   constructor(private readonly git: GitRunner, readonly root: string, private readonly log: Logger) {}
 
   async start(): Promise<void> {
-    await mkdir(this.root, { recursive: true });
+    // Repositories are private to the server's user whatever the umask: the data dir and this root are 0700, so
+    // nothing under them (git writes its files with the umask) is reachable by other local users.
+    await mkdir(this.root, { recursive: true, mode: 0o700 });
+    await chmod(path.dirname(this.root), 0o700);
+    await chmod(this.root, 0o700);
     const { stdout } = await this.git.run(['--version']);
     const m = /git version (\d+)\.(\d+)/.exec(stdout);
     this.initialBranchFlag = m !== null && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 28));
@@ -88,7 +92,7 @@ export class GitStorage {
       this.log.warn({ dir }, 'removing a stale repository directory that has no record');
       await rm(dir, { recursive: true, force: true });
     }
-    await mkdir(path.dirname(dir), { recursive: true });
+    await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   }
 
   /** `git init --bare` with HEAD on `branch`; no sample hooks (empty template). */

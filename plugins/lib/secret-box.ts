@@ -2,7 +2,7 @@
 // they are sealed with AES-256-GCM under a key kept in the data directory (0600), so a copy of the documents alone (a
 // MongoDB dump, a leaked store file) does not reveal them.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const VERSION = 'v1';
@@ -12,6 +12,9 @@ export class SecretBox {
 
   /** Loads the key from `file`, creating it (32 random bytes, mode 0600) on first use. */
   static async open(file: string): Promise<SecretBox> {
+    // Private whatever the umask (an older install's directory or key file is tightened here).
+    await chmod(path.dirname(file), 0o700).catch(() => undefined);
+    await chmod(file, 0o600).catch(() => undefined);
     try {
       const key = await readFile(file);
       if (key.length !== 32) throw new Error(`${file} is not a 32-byte key`);

@@ -34,6 +34,27 @@ export function readSettings(settings: Readonly<Record<string, unknown>>): Marku
   return { workers: pick('workers'), timeoutMs: pick('timeoutMs'), inlineMaxBytes: pick('inlineMaxBytes'), workerHeapMb: pick('workerHeapMb') };
 }
 
+/**
+ * Whether a document is cheap enough to render on the event loop. Bytes alone are not the cost: a small document
+ * dense in delimiters (`[a](` ×1000 is 4 KB and took ~40 ms inline) makes the parsers try and backtrack link,
+ * emphasis and HTML candidates. Prose and READMEs carry up to ~1 per 12 bytes (links, code); at most one per 8 bytes stays inline.
+ */
+export function rendersInline(text: string, inlineMaxBytes: number): boolean {
+  if (text.length > inlineMaxBytes) return false;
+  const budget = Math.max(16, inlineMaxBytes >> 3);
+  let delimiters = 0;
+  for (let i = 0; i < text.length; i++) {
+    switch (text.charCodeAt(i)) {
+      case 0x5b: case 0x5d: case 0x28: case 0x29: // [ ] ( )
+      case 0x2a: case 0x5f: case 0x60: case 0x7e: // * _ ` ~
+      case 0x3c: case 0x3e: case 0x21: case 0x7c: // < > ! |
+      case 0x5c: case 0x26: // \ &
+        if (++delimiters > budget) return false;
+    }
+  }
+  return true;
+}
+
 export function createMarkupService(rootUrl: string, settings: MarkupSettings): MarkupService {
   const inline = createMarkupRenderer({ rootUrl });
   const pool = settings.workers > 0
@@ -41,7 +62,7 @@ export function createMarkupService(rootUrl: string, settings: MarkupSettings): 
     : null;
   return {
     async render(text, options) {
-      if (!pool || text.length <= settings.inlineMaxBytes) return inline.render(text, options);
+      if (!pool || rendersInline(text, settings.inlineMaxBytes)) return inline.render(text, options);
       try {
         return await pool.render(text, options);
       } catch (err) {

@@ -5,7 +5,7 @@ import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, type OrgsService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { OrganizationListSchema, OrganizationSchema, TeamListSchema, TeamSchema, createOrgBody, createTeamBody } from './schemas.js';
-import { Orgs, TEAMS, TEAM_MEMBERS } from './service.js';
+import { Orgs, ORG_INTENTS, TEAMS, TEAM_MEMBERS } from './service.js';
 
 const orgParams = paramsSchema({ org: nameParam });
 const teamParams = paramsSchema({ id: idParam });
@@ -36,10 +36,13 @@ export default definePlugin<OrgsService>({
         { fields: { orgId: 1 } },
       ],
     },
+    { name: ORG_INTENTS, indexes: [{ fields: { id: 1 }, unique: true }] },
   ],
-  start(ctx) {
+  async start(ctx) {
     const service = new Orgs(ctx);
+    await service.finishUnfinished();
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
+    ctx.services.get('users').addDeletionGuard({ blockers: (account) => service.deletionBlockers(account) });
     return service;
   },
   routes: [

@@ -3,6 +3,7 @@ import { fail } from '../../core/errors.js';
 import type { PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
+import { crashPoint } from '../lib/crash-points.js';
 import {
   TEAM_DELETED,
   type Account,
@@ -16,6 +17,16 @@ import {
 export const TEAMS = 'teams';
 export const TEAM_MEMBERS = 'team_members';
 export const OWNERS_TEAM_NAME = 'Owners';
+/** Organization creates in progress (see `createOrg`): what the start-up pass finishes after a crash. */
+export const ORG_INTENTS = 'org_intents';
+
+export interface OrgIntent {
+  [key: string]: unknown;
+  id: number;
+  lowerName: string;
+  ownerId: number;
+  createdAt: string;
+}
 
 /** One row per (team, user). `owners` copies the team's isOwners flag so "is owner" is one indexed lookup. */
 export interface MembershipRecord {
@@ -30,8 +41,10 @@ export interface MembershipRecord {
 export class Orgs implements OrgsService {
   readonly teams: Collection<TeamRecord>;
   readonly members: Collection<MembershipRecord>;
+  private readonly intents: Collection<OrgIntent>;
 
   constructor(private readonly ctx: PluginContext) {
+    this.intents = ctx.store.collection<OrgIntent>(ORG_INTENTS);
     this.teams = ctx.store.collection<TeamRecord>(TEAMS);
     this.members = ctx.store.collection<MembershipRecord>(TEAM_MEMBERS);
   }
@@ -71,19 +84,71 @@ export class Orgs implements OrgsService {
 
   // ---- mutations behind the routes ----
 
-  /** Creates the organization account and its Owners team with `owner` in it; no half-made org is left behind. */
+  /**
+   * Creates the organization account and its Owners team with `owner` in it; no half-made org is left behind: an
+   * intent row (name, owner) is written first and removed last, and the start-up pass (`finishUnfinished`) completes
+   * or rolls back any organization a crash interrupted.
+   */
   async createOrg(input: NewOrgInput, owner: Account): Promise<Account> {
-    const org = await this.users.createOrg(input);
+    const intent: OrgIntent = { id: await this.ctx.store.nextId(ORG_INTENTS), lowerName: input.username.toLowerCase(), ownerId: owner.id, createdAt: nowRfc3339() };
+    await this.intents.insertOne(intent);
     try {
-      const team = await this.insertTeam(org.id, {
-        name: OWNERS_TEAM_NAME, description: '', permission: 'owner', includesAllRepos: true, isOwners: true,
-      });
-      await this.addMember(team, owner.id);
-    } catch (err) {
-      await this.users.deleteAccount(org);
-      throw err;
+      const org = await this.users.createOrg(input);
+      crashPoint('org.create:after-account');
+      try {
+        await this.ensureOwners(org.id, owner.id, 'org.create:after-team');
+      } catch (err) {
+        await this.users.deleteAccount(org);
+        throw err;
+      }
+      return org;
+    } finally {
+      await this.intents.deleteOne({ id: intent.id });
     }
-    return org;
+  }
+
+  /** The Owners team of `orgId` with `ownerId` in it (idempotent: either may already exist). */
+  private async ensureOwners(orgId: number, ownerId: number, point?: string): Promise<void> {
+    let team = await this.ownersTeam(orgId);
+    if (!team) {
+      team = await this.insertTeam(orgId, { name: OWNERS_TEAM_NAME, description: '', permission: 'owner', includesAllRepos: true, isOwners: true });
+      if (point) crashPoint(point);
+    }
+    await this.addMember(team, ownerId);
+  }
+
+  /**
+   * Start-up repair of organization creates a crash interrupted: an org that exists gets its Owners team and
+   * owner (finished, as the owner asked for it), unless the owner is gone (then the empty org is removed).
+   */
+  async finishUnfinished(): Promise<string[]> {
+    const done: string[] = [];
+    for (const intent of await this.intents.find({})) {
+      const org = await this.users.byName(intent.lowerName);
+      if (org && org.type === 'org' && !(await this.members.findOne({ orgId: org.id, owners: true }))) {
+        const owner = await this.users.byId(intent.ownerId);
+        if (owner) {
+          await this.ensureOwners(org.id, owner.id);
+          done.push(`organization ${org.login}: Owners team completed after a crash`);
+        } else {
+          await this.users.deleteAccount(org);
+          done.push(`organization ${org.login}: its creator is gone; the half-made organization was removed`);
+        }
+      }
+      await this.intents.deleteOne({ id: intent.id });
+    }
+    if (done.length) this.ctx.log.warn({ done }, 'orgs: repaired creates a crash interrupted');
+    return done;
+  }
+
+  /** Organizations without any owner (made by an older version, or by hand): reported, never guessed at. */
+  async ownerless(): Promise<string[]> {
+    const orgs = await this.ctx.store.collection<Account>('users').find({ type: 'org' }, { projection: { id: 1, login: 1 } });
+    const out: string[] = [];
+    for (const org of orgs) {
+      if (!(await this.members.findOne({ orgId: org.id, owners: true }))) out.push(`organization ${org.login} has no owner`);
+    }
+    return out;
   }
 
   async createTeam(orgId: number, input: { name: string; description?: string; permission: TeamPermission; includesAllRepos: boolean }): Promise<TeamRecord> {
@@ -184,6 +249,19 @@ export class Orgs implements OrgsService {
 
   async teamsOfOrg(orgId: number): Promise<TeamRecord[]> {
     return this.teams.find({ orgId }, { sort: { lowerName: 1, id: 1 } });
+  }
+
+  /** A user who is the only owner of organizations cannot be deleted: the organizations would be ownerless. */
+  async deletionBlockers(account: Account): Promise<string[]> {
+    if (account.type !== 'user') return [];
+    const ownerRows = await this.members.find({ userId: account.id, owners: true });
+    const alone: number[] = [];
+    for (const row of ownerRows) {
+      if ((await this.members.count({ teamId: row.teamId })) <= 1) alone.push(row.orgId);
+    }
+    if (alone.length === 0) return [];
+    const names = [...(await this.users.byIds(alone)).values()].map((o) => o.login).sort();
+    return [`is the last owner of ${names.length === 1 ? 'organization' : 'organizations'} ${names.join(', ')}; add another owner or delete ${names.length === 1 ? 'it' : 'them'} first`];
   }
 
   /** `account.deleted`: an organization takes its teams with it; a user leaves every team. */

@@ -187,7 +187,7 @@ async function managedTeamRepo(rc: Rc<{ id: number; org: string; repo: string }>
 export async function listTeamRepos(rc: Rc<{ id: number }>): Promise<Reply> {
   const team = await visibleTeam(rc, rc.params.id);
   const win = listWindow(rc);
-  return listReply(rc, await repos(rc).teamRepoPage(team, win), win);
+  return listReply(rc, await repos(rc).teamRepoPage(team, rc.caller!, win), win);
 }
 
 /** PUT /teams/{id}/repos/{org}/{repo} — idempotent 204. */

@@ -38,10 +38,15 @@ export default definePlugin<ReposService>({
       ],
     },
   ],
-  start(ctx) {
+  async start(ctx) {
     const service = new Repos(ctx);
+    await service.rollBackUnfinished();
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     ctx.events.on(TEAM_DELETED, ({ team }) => service.onTeamDeleted(team));
+    ctx.services.get('users').addDeletionGuard({
+      blockers: (account, { purge }) => service.deletionBlockers(account, purge),
+      purge: (account) => service.purgeOwnedBy(account),
+    });
     return service;
   },
   routes: [

@@ -4,7 +4,7 @@
 import type { Caller } from '../../core/plugin.js';
 import type { Collection, Filter } from '../../core/store/port.js';
 import { ACCESS, type Account, type RepoRecord, type TeamRecord } from '../../schemas/services.js';
-import type { Grants } from './access.js';
+import { modeOf, type AccessTarget, type Grants } from './access.js';
 import { recordsByIds, type RepoAccess, type TeamRepoRecord } from './repo-access.js';
 import { mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
 
@@ -49,12 +49,16 @@ export class RepoPages {
 
   /** `GET /users/{username}/repos`: that owner's repositories the caller can read. */
   async listOwnedBy(caller: Caller | null, owner: Account, page: PageRequest): Promise<PageResult> {
+    return this.listOwnedById(caller, owner.id, page);
+  }
+
+  private async listOwnedById(caller: Caller | null, ownerId: number, page: PageRequest): Promise<PageResult> {
     // The complete grants (not scoped to the owner): a fork's parent may belong to anyone, and rendering reuses them.
     const grants = await this.access.modeGrants(caller);
-    const ownerMode = grants.ownerModes.get(owner.id) ?? ACCESS.none;
-    if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId: owner.id }, [], page)), grants };
-    const extras = caller ? await this.access.privateReadable(caller, grants, owner.id) : [];
-    return { ...(await this.sortedPage({ ownerId: owner.id, private: false }, extras, page)), grants };
+    const ownerMode = grants.ownerModes.get(ownerId) ?? ACCESS.none;
+    if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId }, [], page)), grants };
+    const extras = caller ? await this.access.privateReadable(caller, grants, ownerId) : [];
+    return { ...(await this.sortedPage({ ownerId, private: false }, extras, page)), grants };
   }
 
   /** `GET /user/repos`: everything the caller owns or reaches through an organization, a team or a collaboration. */
@@ -72,11 +76,16 @@ export class RepoPages {
   }
 
   /** The team's repositories in name order: all of the org's for `includes_all_repositories` teams. */
-  async teamRepoPage(team: TeamRecord, page: PageRequest): Promise<PageResult> {
-    if (team.includesAllRepos) return this.sortedPage({ ownerId: team.orgId }, [], page);
+  async teamRepoPage(team: TeamRecord, caller: Caller, page: PageRequest): Promise<PageResult> {
+    // Only what the caller reads: a team id is no window onto repositories its viewer cannot read.
+    if (team.includesAllRepos) return this.listOwnedById(caller, team.orgId, page);
+    const grants = await this.access.modeGrants(caller);
     const ids = (await this.teamRepos.find({ teamId: team.id }, { projection: { repoId: 1 } })).map((r) => r.repoId);
-    const rows = ids.length ? await this.repos.find({ id: { $in: ids } }, LIGHT) : [];
-    return this.pageOfIds(sliceSorted(rows as Light[], page.skip, page.limit));
+    const rows = ids.length
+      ? ((await this.repos.find({ id: { $in: ids } }, { projection: { id: 1, lowerName: 1, ownerId: 1, private: 1 } })) as unknown as Array<Light & AccessTarget>)
+      : [];
+    const readable = rows.filter((r) => modeOf(grants, r) >= ACCESS.read);
+    return { ...(await this.pageOfIds(sliceSorted(readable, page.skip, page.limit))), grants };
   }
 
   /** A page of `filter` (served by the store in name order) merged with `extras`, which are disjoint from it. */

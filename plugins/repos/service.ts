@@ -33,6 +33,7 @@ import { GRAM_DF_COLLECTION, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type 
 export type { CollaborationRecord, CollaboratorPermission, TeamRepoRecord } from './repo-access.js';
 export type { PageRequest, PageResult } from './pages.js';
 export type { RepoListOptions } from './render.js';
+import { crashPoint } from '../lib/crash-points.js';
 
 export const REPOS = 'repos';
 export const COLLABORATIONS = 'collaborations';
@@ -240,16 +241,21 @@ export class Repos implements ReposService {
       mirrorError: null,
       template: input.template === true,
     };
+    // Crash safety: the record carries `creating` until its storage exists and the parent's fork count is raised;
+    // a crash in between leaves a record that the start-up pass (`rollBackUnfinished`) removes.
+    record.creating = true;
     try {
       await this.repos.insertOne(record);
     } catch (err) {
       if (isDuplicateKeyError(err)) throw fail.conflict(`repository ${owner.login}/${name} already exists`);
       throw err;
     }
+    crashPoint('repo.create:after-record');
     try {
       await this.nameIndex.add(record);
       if (createStorage) {
         const made = await createStorage(record, owner, init);
+        crashPoint('repo.create:after-storage');
         await this.repos.updateOne({ id: record.id }, { $set: { empty: made.empty, size: made.size } });
       }
     } catch (err) {
@@ -259,6 +265,8 @@ export class Repos implements ReposService {
       throw err;
     }
     if (typeof record.forkId === 'number') await this.incrementCounter(record.forkId, 'numForks', 1);
+    await this.repos.updateOne({ id: record.id }, { $unset: { creating: true } });
+    delete record.creating;
     const stored = (await this.byId(record.id)) ?? record;
     await this.emit(REPO_CREATED, { repo: stored, owner, creatorId: creator?.id ?? null });
     // Read back again: listeners (the owner's auto-watch) change counters.
@@ -324,6 +332,42 @@ export class Repos implements ReposService {
     }
   }
 
+  /**
+   * Start-up repair: records a crash left half-made (`creating`: storage or fork count possibly missing) are rolled
+   * back — the create was never acknowledged. A parent's `numForks` is recounted. Returns what was removed.
+   */
+  async rollBackUnfinished(): Promise<string[]> {
+    const removed: string[] = [];
+    for (const repo of await this.repos.find({ creating: true })) {
+      await this.repos.deleteOne({ id: repo.id, creating: true });
+      await this.nameIndex.remove(repo);
+      await this.collaborations.deleteMany({ repoId: repo.id });
+      await this.teamRepos.deleteMany({ repoId: repo.id });
+      if (typeof repo.forkId === 'number') {
+        const forks = await this.repos.count({ forkId: repo.forkId });
+        await this.repos.updateOne({ id: repo.forkId }, { $set: { numForks: forks } });
+      }
+      removed.push(`repository ${repo.ownerId}/${repo.name} (id ${repo.id}): half-made by a crash, rolled back`);
+    }
+    if (removed.length) this.ctx.log.warn({ removed }, 'repos: rolled back creates a crash interrupted');
+    return removed;
+  }
+
+  /** What of this plugin blocks deleting `account`: the repositories it owns, unless they are to be purged. */
+  async deletionBlockers(account: Account, purge: boolean): Promise<string[]> {
+    if (purge && account.type === 'user') return [];
+    const owned = await this.repos.find({ ownerId: account.id }, { projection: { name: 1 }, sort: { lowerName: 1 }, limit: 11 });
+    if (owned.length === 0) return [];
+    const total = owned.length > 10 ? await this.repos.count({ ownerId: account.id }) : owned.length;
+    const names = owned.slice(0, 10).map((r) => `${account.login}/${r.name}`).join(', ');
+    return [`owns ${total} ${total === 1 ? 'repository' : 'repositories'} (${names}${total > 10 ? ', …' : ''}); delete or transfer them first`];
+  }
+
+  /** `purge=true`: the account's repositories go before the account does. */
+  async purgeOwnedBy(account: Account): Promise<void> {
+    for (const repo of await this.repos.find({ ownerId: account.id })) await this.delete(repo);
+  }
+
   /** `account.deleted`: the account's repositories go, and so do its collaborations elsewhere. */
   async onAccountDeleted(account: Account): Promise<void> {
     for (const repo of await this.repos.find({ ownerId: account.id })) await this.delete(repo);
@@ -373,9 +417,9 @@ export class Repos implements ReposService {
     await this.teamRepos.deleteOne({ teamId: team.id, repoId: repo.id });
   }
 
-  /** The team's repositories in name order: all of the org's for `includes_all_repositories` teams. */
-  teamRepoPage(team: TeamRecord, page: PageRequest): Promise<PageResult> {
-    return this.pages.teamRepoPage(team, page);
+  /** The team's repositories the caller reads, in name order (all of the org's for `includes_all_repositories` teams). */
+  teamRepoPage(team: TeamRecord, caller: Caller, page: PageRequest): Promise<PageResult> {
+    return this.pages.teamRepoPage(team, caller, page);
   }
 
   // ---- lists ----

@@ -4,6 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { UsersService } from '../../schemas/services.js';
+import { Generations } from '../lib/generations.js';
 
 export const TOKENS = 'tokens';
 
@@ -27,7 +28,11 @@ export function hashToken(token: string): string {
 
 export class Tokens {
   private readonly tokens: Collection<TokenDoc>;
-  private readonly cache = new Map<string, { caller: Caller; tokenId: number; expires: number }>();
+  private readonly cache = new Map<string, { caller: Caller; tokenId: number; stamp: number; revokeStamp: number; expires: number }>();
+  /** Bumped per token id when the token is deleted: cached and in-flight checks of it stop counting. */
+  private readonly revoked = new Generations();
+  /** A seam for tests: awaited after a token's rows were read and before the result is used. Never set in production. */
+  beforeVerdict: (() => Promise<void>) | null = null;
 
   constructor(private readonly ctx: PluginContext) {
     this.tokens = ctx.store.collection<TokenDoc>(TOKENS);
@@ -61,7 +66,10 @@ export class Tokens {
 
   async delete(uid: number, id: number): Promise<boolean> {
     const deleted = await this.tokens.findOneAndDelete({ id, uid });
-    if (deleted) this.forget((entry) => entry.tokenId === id);
+    if (deleted) {
+      this.revoked.bump(id);
+      this.forget((entry) => entry.tokenId === id);
+    }
     return deleted !== null;
   }
 
@@ -71,22 +79,38 @@ export class Tokens {
   }
 
   async deleteAllOf(uid: number): Promise<void> {
+    const ids = (await this.tokens.find({ uid }, { projection: { id: 1 } })).map((t) => t.id);
     await this.tokens.deleteMany({ uid });
+    for (const id of ids) this.revoked.bump(id);
     this.forget((entry) => entry.caller.id === uid);
   }
 
   async verify(token: string): Promise<Caller | null> {
     const hash = hashToken(token);
     const cached = this.cache.get(hash);
-    if (cached && cached.expires > Date.now()) return cached.caller;
-    const doc = await this.tokens.findOne({ hash });
-    if (!doc) return null;
-    const account = await this.users.byId(doc.uid);
-    if (!account) return null;
-    const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' };
-    if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(hash, { caller, tokenId: doc.id, expires: Date.now() + CACHE_MS });
-    return caller;
+    if (cached && cached.expires > Date.now() && this.stillValid(cached.tokenId, cached.caller.id, cached.stamp, cached.revokeStamp)) {
+      return cached.caller;
+    }
+    // A token or account changed while the rows were read: read again (a deleted one is then simply gone).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const stamp = this.users.credentialStamp();
+      const revokeStamp = this.revoked.stamp();
+      const doc = await this.tokens.findOne({ hash });
+      if (!doc) return null;
+      const account = await this.users.byId(doc.uid);
+      if (this.beforeVerdict) await this.beforeVerdict();
+      if (!this.stillValid(doc.id, doc.uid, stamp, revokeStamp)) continue;
+      if (!account) return null;
+      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' };
+      if (this.cache.size >= CACHE_MAX) this.cache.clear();
+      this.cache.set(hash, { caller, tokenId: doc.id, stamp, revokeStamp, expires: Date.now() + CACHE_MS });
+      return caller;
+    }
+    return null;
+  }
+
+  private stillValid(tokenId: number, uid: number, stamp: number, revokeStamp: number): boolean {
+    return this.revoked.current(tokenId, revokeStamp) && this.users.credentialsCurrent(uid, stamp);
   }
 
   private forget(predicate: (entry: { caller: Caller; tokenId: number }) => boolean): void {

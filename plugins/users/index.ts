@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
 import { UserSchema, UserListSchema, ref } from '../../schemas/resources.js';
-import { Users, USERS, EMAILS } from './service.js';
+import { Users, USERS, EMAILS, type UsersSettings } from './service.js';
 import * as h from './handlers.js';
 import { AVATARS, AVATAR_MAX_BYTES } from './avatar.js';
 
@@ -26,8 +26,33 @@ const emailsBody = {
   required: ['emails'],
 };
 
-export default definePlugin<Users>({
+const throttleRule = (maxFailures: number) => ({
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    maxFailures: { type: 'integer', minimum: 0, default: maxFailures, description: 'failed sign-ins allowed per window (0: no throttle)' },
+    windowSeconds: { type: 'integer', minimum: 1, default: 300 },
+    lockSeconds: { type: 'integer', minimum: 1, default: 300, description: 'how long sign-ins are refused (429) once the window is full' },
+  },
+});
+
+export default definePlugin<Users, UsersSettings>({
   name: 'users',
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      search: { type: 'object' },
+      maxConcurrentHashes: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
+      signInThrottle: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: { perAccount: throttleRule(10), perAddress: throttleRule(100) },
+      },
+    },
+  },
   schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema],
   collections: [
     {
@@ -48,7 +73,7 @@ export default definePlugin<Users>({
   ],
   start(ctx) {
     const users = new Users(ctx);
-    ctx.auth.provide({ password: (login, password) => users.verifyLogin(login, password) });
+    ctx.auth.provide({ password: (login, password, client) => users.verifyLogin(login, password, client) });
     return users;
   },
   routes: [

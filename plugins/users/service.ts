@@ -1,12 +1,14 @@
 // The users service: accounts (users and organizations share one namespace), emails, password checks.
 import { createHash } from 'node:crypto';
 import type { Caller, PluginContext } from '../../core/plugin.js';
-import { fail } from '../../core/errors.js';
+import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, type Account, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, type Account, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
-import { hashPassword, verifyPassword } from './password.js';
+import { PasswordHasher } from './password.js';
+import { Generations } from '../lib/generations.js';
+import { FailureThrottle, type ThrottleRule } from './throttle.js';
 import { gramsOf } from '../lib/grams.js';
 import { seesEmail, toApiUser, toApiUserShown } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
@@ -38,15 +40,43 @@ const WITHOUT_GRAMS = { projection: { grams: 0 as const } };
 /** Successful password checks are remembered briefly so Basic-auth clients do not pay scrypt on every request. */
 const PASSWORD_CACHE_MS = 60_000;
 const PASSWORD_CACHE_MAX = 10_000;
+/** A check that saw its account change while it ran is redone against the stored account this many times at most. */
+const CHECK_ATTEMPTS = 3;
+
+/** The users plugin's settings (defaults in the plugin's settings schema). */
+export interface UsersSettings {
+  /** Password hashes (scrypt, on libuv's pool) running at once; the rest wait, so file I/O always finds a thread. */
+  maxConcurrentHashes: number;
+  signInThrottle: { perAccount: ThrottleRule; perAddress: ThrottleRule };
+}
+
+/** Where a sign-in comes from (the client address keys the per-address throttle). */
+export interface SignInClient {
+  address: string;
+}
 
 export class Users implements UsersService {
   private readonly accounts: Collection<Account>;
   private readonly emails: Collection<EmailDoc>;
-  private readonly passwordCache = new Map<string, { caller: Caller; uid: number; expires: number }>();
+  private readonly passwordCache = new Map<string, { caller: Caller; uid: number; stamp: number; expires: number }>();
+  /** Bumped per account when it is deleted or its password, admin flag or sign-in rights change. */
+  private readonly generations = new Generations();
+  readonly hasher: PasswordHasher;
+  private readonly accountFailures: FailureThrottle;
+  private readonly addressFailures: FailureThrottle;
+  /**
+   * A seam for tests: awaited after a password was hashed and before its verdict is used, so a test can hold a
+   * check in flight while it changes the account. Never set in production.
+   */
+  beforeVerdict: (() => Promise<void>) | null = null;
   /** User JSON per stored account version, in two views: 0 without the email, 1 with it (its owner, site admins). */
   private readonly userJson: DocJson<Account>;
 
-  constructor(private readonly ctx: PluginContext) {
+  constructor(private readonly ctx: PluginContext<Partial<UsersSettings>>) {
+    const settings = ctx.settings;
+    this.hasher = new PasswordHasher(settings.maxConcurrentHashes ?? 2);
+    this.accountFailures = new FailureThrottle(settings.signInThrottle?.perAccount ?? { maxFailures: 10, windowSeconds: 300, lockSeconds: 300 });
+    this.addressFailures = new FailureThrottle(settings.signInThrottle?.perAddress ?? { maxFailures: 100, windowSeconds: 300, lockSeconds: 300 });
     this.accounts = ctx.store.collection<Account>(USERS);
     this.emails = ctx.store.collection<EmailDoc>(EMAILS);
     const serialize = ctx.serializer({ $ref: 'forgekit/User' });
@@ -91,11 +121,17 @@ export class Users implements UsersService {
     if (await this.byName(name)) throw fail.validation('username', `"${name}" is already taken`);
   }
 
-  private async assertEmailFree(email: string): Promise<void> {
+  /**
+   * 422 when an account's primary address or a verified address is `email`. An unverified secondary address of
+   * someone else yields: it is dropped, so nobody can lock an address away from its owner by adding it first.
+   */
+  private async assertEmailFree(email: string, claimant?: number): Promise<void> {
     const lower = email.toLowerCase();
-    if ((await this.accounts.findOne({ lowerEmail: lower })) || (await this.emails.findOne({ lowerEmail: lower }))) {
-      throw fail.validation('email', `"${email}" is already used`);
-    }
+    if (await this.accounts.findOne({ lowerEmail: lower })) throw fail.validation('email', `"${email}" is already used`);
+    const added = await this.emails.findOne({ lowerEmail: lower });
+    if (!added) return;
+    if (added.verified || added.uid === claimant) throw fail.validation('email', `"${email}" is already used`);
+    await this.emails.deleteOne({ id: added.id, verified: false });
   }
 
   private async insertAccount(doc: Omit<Account, 'id'>): Promise<Account> {
@@ -120,7 +156,7 @@ export class Users implements UsersService {
     if (input.password.length < 6) throw fail.validation('password', 'must be at least 6 characters');
     await this.assertNameFree(input.username);
     await this.assertEmailFree(input.email);
-    const { hash, salt } = await hashPassword(input.password);
+    const { hash, salt } = await this.hasher.hash(input.password);
     const now = nowRfc3339();
     const fullName = input.fullName ?? '';
     return this.insertAccount({
@@ -171,17 +207,47 @@ export class Users implements UsersService {
   async setPassword(account: Account, password: string): Promise<void> {
     if (account.type !== 'user') throw fail.validation('username', 'is an organization');
     if (password.length < 6) throw fail.validation('password', 'must be at least 6 characters');
-    const { hash, salt } = await hashPassword(password);
+    const { hash, salt } = await this.hasher.hash(password);
     await this.accounts.updateOne({ id: account.id }, { $set: { passwordHash: hash, passwordSalt: salt, updatedAt: nowRfc3339() } });
-    for (const [key, entry] of this.passwordCache) if (entry.uid === account.id) this.passwordCache.delete(key);
+    this.credentialsChanged(account.id);
   }
 
-  async deleteAccount(account: Account): Promise<void> {
+  private readonly deletionGuards: DeletionGuard[] = [];
+
+  addDeletionGuard(guard: DeletionGuard): void {
+    this.deletionGuards.push(guard);
+  }
+
+  async deleteAccount(account: Account, options: { purge?: boolean } = {}): Promise<void> {
+    const purge = options.purge === true;
+    const blockers = (await Promise.all(this.deletionGuards.map((g) => g.blockers(account, { purge })))).flat();
+    if (blockers.length) throw fail.validation(account.type === 'org' ? 'org' : 'username', `cannot be deleted: ${blockers.join('; ')}`);
+    if (purge) for (const guard of this.deletionGuards) await guard.purge?.(account);
     // Dependents remove what refers to the account first (repos, keys, tokens, relations) and fix their counters.
+    // The account stops signing in now (cached and running checks included), and again once its row is gone: a
+    // check that read the row before the delete finished sees the second bump and is redone against nothing.
+    this.credentialsChanged(account.id);
     await this.ctx.events.emit(ACCOUNT_DELETED, { account });
     await this.emails.deleteMany({ uid: account.id });
     await this.accounts.deleteOne({ id: account.id });
-    for (const [key, entry] of this.passwordCache) if (entry.uid === account.id) this.passwordCache.delete(key);
+    this.credentialsChanged(account.id);
+  }
+
+  /**
+   * Call AFTER storing a change to an account's password, admin flag, sign-in rights, name or primary email: every
+   * cached sign-in (password or token) of the account and every check already running for it become invalid.
+   */
+  credentialsChanged(uid: number): void {
+    this.generations.bump(uid);
+    for (const [key, entry] of this.passwordCache) if (entry.uid === uid) this.passwordCache.delete(key);
+  }
+
+  credentialStamp(): number {
+    return this.generations.stamp();
+  }
+
+  credentialsCurrent(uid: number, stamp: number): boolean {
+    return this.generations.current(uid, stamp);
   }
 
   async incrementCounter(id: number, field: 'numFollowers' | 'numFollowing' | 'numStars', delta: number): Promise<void> {
@@ -203,7 +269,7 @@ export class Users implements UsersService {
     for (const [i, email] of unique.entries()) {
       const problem = checkEmail(email);
       if (problem) throw fail.validation(`emails[${i}]`, problem);
-      await this.assertEmailFree(email);
+      await this.assertEmailFree(email, userId);
     }
     const added: EmailAddress[] = [];
     const inserted: number[] = [];
@@ -231,16 +297,50 @@ export class Users implements UsersService {
     await this.emails.deleteMany({ uid: account.id, lowerEmail: { $in: lower } });
   }
 
-  async verifyLogin(login: string, password: string): Promise<Caller | null> {
+  async verifyLogin(login: string, password: string, client?: SignInClient): Promise<Caller | null> {
     const cacheKey = createHash('sha256').update(login).update('\0').update(password).digest('hex');
     const cached = this.passwordCache.get(cacheKey);
-    if (cached && cached.expires > Date.now()) return cached.caller;
-    const account = login.includes('@') ? await this.byEmail(login) : await this.byName(login);
+    if (cached && cached.expires > Date.now() && this.generations.current(cached.uid, cached.stamp)) return cached.caller;
+    const address = `addr:${client?.address ?? ''}`;
+    this.refuseLocked(this.addressFailures, address);
+    for (let attempt = 0; attempt < CHECK_ATTEMPTS; attempt++) {
+      const stamp = this.generations.stamp();
+      const account = await this.signInAccount(login);
+      const accountKey = account ? `uid:${account.id}` : `login:${login.toLowerCase()}`;
+      this.refuseLocked(this.accountFailures, accountKey);
+      const ok = account
+        ? await this.hasher.verify(password, account.passwordHash!, account.passwordSalt!)
+        : await this.hasher.verifyNothing(password);
+      if (this.beforeVerdict) await this.beforeVerdict();
+      // The account changed (deleted, new password, demoted) while the hash ran: decide again on what is stored now.
+      if (account && !this.generations.current(account.id, stamp)) continue;
+      if (!account || !ok) {
+        this.accountFailures.fail(accountKey);
+        this.addressFailures.fail(address);
+        return null;
+      }
+      this.accountFailures.succeed(accountKey);
+      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password' };
+      if (this.passwordCache.size >= PASSWORD_CACHE_MAX) this.passwordCache.clear();
+      this.passwordCache.set(cacheKey, { caller, uid: account.id, stamp, expires: Date.now() + PASSWORD_CACHE_MS });
+      return caller;
+    }
+    return null;
+  }
+
+  /** The user a login names (user name, or the primary email only); organizations and password-less accounts: none. */
+  private async signInAccount(login: string): Promise<Account | null> {
+    const account = login.includes('@')
+      ? await this.accounts.findOne({ lowerEmail: login.toLowerCase() }, WITHOUT_GRAMS)
+      : await this.byName(login);
     if (!account || account.type !== 'user' || !account.passwordHash || !account.passwordSalt) return null;
-    if (!(await verifyPassword(password, account.passwordHash, account.passwordSalt))) return null;
-    const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password' };
-    if (this.passwordCache.size >= PASSWORD_CACHE_MAX) this.passwordCache.clear();
-    this.passwordCache.set(cacheKey, { caller, uid: account.id, expires: Date.now() + PASSWORD_CACHE_MS });
-    return caller;
+    return account;
+  }
+
+  private refuseLocked(throttle: FailureThrottle, key: string): void {
+    const seconds = throttle.retryAfter(key);
+    if (seconds > 0) {
+      throw new ForgeError('TOO_MANY_REQUESTS', `too many failed sign-ins; try again in ${seconds} s`, { 'Retry-After': String(seconds) });
+    }
   }
 }

@@ -1,7 +1,7 @@
 // git plugin units: the clone_addr policy, address ranges, path safety, templates and license filling, the sync
 // queue, and the git runner's timeouts and shutdown (with the real git binary).
 import t from 'tap';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -40,9 +40,10 @@ t.test('clone_addr policy', async (t) => {
   t.equal(creds.pin, 'git.example.com:8080:93.184.216.34');
   const v6 = await checkRemote('https://v6.example.com/r.git', strict);
   t.equal(v6.pin, 'v6.example.com:443:[2606:2800:220:1:248:1893:25c8:1946]');
-  const gitUrl = await checkRemote('git://git.example.com/r.git', strict);
+  const gitUrl = await checkRemote('git://93.184.216.34/r.git', strict);
   t.equal(gitUrl.kind, 'git');
   t.equal(gitUrl.pin, undefined, 'no curl pinning for the git protocol');
+  await refused('git://git.example.com/r.git', /must name an IP address/); // git would resolve the name again itself
   t.equal((await checkRemote('https://93.184.216.34/r.git', strict)).pin, undefined, 'an IP literal needs no pin');
 
   await refused('https://mixed.example.com/r.git', /local or private/);
@@ -76,13 +77,27 @@ t.test('clone_addr policy', async (t) => {
   await refused(data, /data directory/, open);
   await refused(path.join(work, 'missing'), /does not exist/, open);
   await refused('file://evil.example.com/etc', /host/, open);
+  // A local source borrowing objects from the data dir (objects/info/alternates), directly or through another one.
+  const borrower = path.join(work, 'borrower.git');
+  await mkdir(path.join(borrower, 'objects', 'info'), { recursive: true });
+  await writeFile(path.join(borrower, 'objects', 'info', 'alternates'), `${path.join(data, 'repositories', 'bob', 'x.git', 'objects')}\n`);
+  await refused(borrower, /alternates/, open);
+  const chain = path.join(work, 'chain.git');
+  await mkdir(path.join(chain, 'objects', 'info'), { recursive: true });
+  await writeFile(path.join(chain, 'objects', 'info', 'alternates'), `# a comment\n../../borrower.git/objects\n`);
+  await refused(chain, /alternates/, open);
+  const worktree = path.join(work, 'worktree');
+  await mkdir(path.join(worktree, '.git', 'objects', 'info'), { recursive: true });
+  await writeFile(path.join(worktree, '.git', 'objects', 'info', 'alternates'), `${path.join(chain, 'objects')}\n`);
+  await refused(worktree, /alternates/, open);
 });
 
 t.test('isPublicAddress', async (t) => {
   for (const a of ['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e']) t.ok(isPublicAddress(a), a);
   for (const a of ['127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1',
     '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.5', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2001:db8::1', 'not-an-ip']) {
+    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2001:db8::1', 'not-an-ip',
+    '::ffff:0:7f00:1', '::ffff:0:a00:1', '2002:7f00:1::', '64:ff9b:1::7f00:1', '100::1', '198.18.0.1', '192.0.0.8', '::7f00:1']) {
     t.notOk(isPublicAddress(a), a);
   }
   t.ok(isPublicAddress('::ffff:8.8.8.8'), 'a mapped public IPv4 address');

@@ -421,7 +421,7 @@ t.test('git storage and smart HTTP', async (t) => {
     await f.request('POST', '/user/repos', { token: dave.token, json: { name: 'one', auto_init: true } });
     await f.request('POST', '/user/repos', { token: dave.token, json: { name: 'two' } });
     t.ok(await exists(path.join(reposDir, 'dave', 'one.git')));
-    t.equal((await f.request('DELETE', '/admin/users/dave', { token: f.admin.token })).status, 204);
+    t.equal((await f.request('DELETE', '/admin/users/dave?purge=true', { token: f.admin.token })).status, 204);
     t.notOk(await exists(path.join(reposDir, 'dave')), 'all of the account\'s repositories are gone');
 
     // The name is free again and gets a fresh directory.

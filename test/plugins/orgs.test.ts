@@ -214,9 +214,13 @@ t.test('organizations and teams', async (t) => {
     t.equal((await f.request('DELETE', '/orgs/beta')).status, 401);
     t.equal((await f.request('DELETE', '/orgs/nope-org', { token: owner.token })).status, 404);
     t.equal((await f.request('DELETE', '/orgs/olga', { token: owner.token })).status, 404, 'a user is not an organization');
+    const blocked = await f.request('DELETE', '/orgs/BETA', { token: member.token });
+    t.equal(blocked.status, 422, 'an organization that owns repositories is not deleted');
+    t.match(blocked.json.message, /beta\/code/i, 'the message names them');
+    t.equal((await f.request('GET', '/repos/beta/code', { token: f.admin.token })).status, 200, 'nothing went');
+    t.equal((await f.request('DELETE', '/repos/beta/code', { token: member.token })).status, 204);
     t.equal((await f.request('DELETE', '/orgs/BETA', { token: member.token })).status, 204, 'any owner');
     t.equal((await f.request('GET', '/orgs/beta')).status, 404);
-    t.equal((await f.request('GET', '/repos/beta/code', { token: f.admin.token })).status, 404, 'its repositories went with it');
     t.equal((await f.request('GET', `/teams/${devs.json.id}`, { token: f.admin.token })).status, 404, 'and its teams');
     t.same((await f.request('GET', '/user/orgs', { token: stranger.token })).json, []);
     const again = await f.request('POST', '/orgs', { token: stranger.token, json: { username: 'beta' } });

@@ -430,7 +430,7 @@ t.test('repositories', async (t) => {
     await f.request('POST', '/user/repos', { token: erin.token, json: { name: 'erins' } });
     await f.request('POST', '/probe/forks/erin/erins', { token: bob.token, json: { name: 'erins-fork' } });
     await f.request('PUT', '/repos/bob/hello/collaborators/erin', { token: bob.token });
-    t.equal((await f.request('DELETE', '/admin/users/erin', { token: f.admin.token })).status, 204);
+    t.equal((await f.request('DELETE', '/admin/users/erin?purge=true', { token: f.admin.token })).status, 204);
     t.equal((await f.request('GET', '/repos/erin/erins', { token: f.admin.token })).status, 404);
     t.same((await f.request('GET', '/repos/search?q=erins', { token: f.admin.token })).json.data.map((r: any) => r.full_name), ['bob/erins-fork']);
     t.equal((await f.request('GET', '/repos/bob/erins-fork')).json.fork, false);

@@ -92,7 +92,7 @@ t.test('users and admin', async (t) => {
     const add = await f.request('POST', '/user/emails', { token: bob.token, json: { emails: ['bob2@example.com'] } });
     t.equal(add.status, 201);
     t.same(add.json, [{ email: 'bob2@example.com', verified: false, primary: false }]);
-    const dup = await f.request('POST', '/user/emails', { token: alice.token, json: { emails: ['BOB2@example.com'] } });
+    const dup = await f.request('POST', '/user/emails', { token: alice.token, json: { emails: ['BOB@example.com'] } });
     t.equal(dup.status, 422, 'an address belongs to one account');
     const invalid = await f.request('POST', '/user/emails', { token: bob.token, json: { emails: ['not-an-email'] } });
     t.equal(invalid.status, 422);

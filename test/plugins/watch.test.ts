@@ -196,7 +196,7 @@ t.test('watch', async (t) => {
     await createRepo(f, eve, 'mine');
     t.equal((await f.request('PUT', '/repos/alice/pub/subscription', { token: eve.token })).status, 200);
     const before = await watchers(f, 'alice/pub');
-    t.equal((await f.request('DELETE', '/admin/users/eve', { token: f.admin.token })).status, 204);
+    t.equal((await f.request('DELETE', '/admin/users/eve?purge=true', { token: f.admin.token })).status, 204);
     t.equal(await watchers(f, 'alice/pub'), before - 1);
     t.equal(await f.forge.store.collection(WATCHES).count({ uid: eve.id }), 0, 'her rows, her own repository\'s included');
   });

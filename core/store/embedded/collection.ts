@@ -36,7 +36,8 @@ import { idOf, parseLine, serialize, serializeStored, withId, type Stored } from
 
 export type StoreLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
-const FILE_MODES = { fileMode: 0o644, dirMode: 0o755 };
+/** Store files are private to the server's user (the dir is 0700 too). */
+const FILE_MODES = { fileMode: 0o600, dirMode: 0o700 };
 
 /**
  * `_id`s: boot time + random bits + a padded counter. Unique across restarts, cheaper than random bytes per

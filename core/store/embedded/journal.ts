@@ -50,7 +50,7 @@ export class Journal {
   constructor(readonly file: string) {}
 
   async open(): Promise<void> {
-    this.fh = await open(this.file, 'a', 0o644);
+    this.fh = await open(this.file, 'a', 0o600);
   }
 
   append(text: string): Promise<void> {
@@ -83,7 +83,7 @@ export class Journal {
     const dirtyBefore = this.dirty;
     await writeLines(this.file, lines);
     const old = this.fh;
-    this.fh = await open(this.file, 'a', 0o644);
+    this.fh = await open(this.file, 'a', 0o600);
     await old?.close();
     this.broken = null;
     this.dirty -= dirtyBefore;

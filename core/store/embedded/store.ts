@@ -1,5 +1,6 @@
 // The embedded store: one nedb-format file per collection under <dataDir>/store/, all data in memory.
-import { mkdir, open as openFile, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Collection, CollectionSpec, Doc, Store } from '../port.js';
 import { assertCollectionName, COUNTERS_COLLECTION } from '../documents.js';
@@ -25,29 +26,61 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** Makes `dir` (and the files directly in it) private to this user, whatever the umask made of them. */
+export async function makePrivate(dir: string, files = false): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  if (!files) return;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isFile()) await chmod(path.join(dir, entry.name), 0o600).catch(() => undefined);
+  }
+}
+
 /**
- * Takes `<dir>/LOCK` (holding our pid). A lock left by a process that no longer runs (a crash) is taken over;
- * a live one means another server is using these files.
+ * Takes `<dir>/LOCK` (holding our pid). The file appears atomically with its content (written to a temporary name,
+ * then hard-linked into place), so a LOCK is never seen empty while its owner starts. A lock whose process no
+ * longer runs (a crash) is taken over; a live one, or an empty one (which only an older version could leave), means
+ * another server may be using these files.
  */
 async function takeLock(dir: string): Promise<string> {
   const file = path.join(dir, 'LOCK');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fh = await openFile(file, 'wx', 0o644);
-      await fh.writeFile(`${process.pid}\n`);
-      await fh.close();
-      return file;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  const mine = path.join(dir, `LOCK.${process.pid}.${randomBytes(4).toString('hex')}`);
+  await writeFile(mine, `${process.pid}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await link(mine, file);
+        return file;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const text = await readFile(file, 'utf8').catch(() => null);
+      if (text === null) continue; // removed meanwhile: try again
+      const owner = Number(text.trim());
+      if (!(Number.isInteger(owner) && owner > 0)) {
+        throw new Error(`store: ${file} exists without a process id; another server may be starting (remove it if none runs)`);
+      }
+      if (owner !== process.pid && processAlive(owner)) {
+        throw new Error(`store: ${dir} is in use by process ${owner} (remove ${file} if that is wrong)`);
+      }
+      // Stale. Move it aside (atomic) and check that what moved is the dead process's lock, not a new winner's.
+      const aside = `${mine}.stale`;
+      try {
+        await rename(file, aside);
+      } catch {
+        continue;
+      }
+      const moved = await readFile(aside, 'utf8').catch(() => '');
+      if (moved !== text) {
+        // Another starter replaced the stale lock first: put theirs back and let the next attempt see it.
+        await link(aside, file).catch(() => undefined);
+      }
+      await unlink(aside).catch(() => undefined);
     }
-    const owner = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && processAlive(owner)) {
-      throw new Error(`store: ${dir} is in use by process ${owner} (remove ${file} if that is wrong)`);
-    }
-    await unlink(file).catch(() => undefined); // stale: its process is gone
+    throw new Error(`store: could not take ${file}`);
+  } finally {
+    await unlink(mine).catch(() => undefined);
   }
-  await writeFile(file, `${process.pid}\n`, { mode: 0o644 });
-  return file;
 }
 
 export class EmbeddedStore implements Store {
@@ -66,7 +99,9 @@ export class EmbeddedStore implements Store {
   async open(): Promise<void> {
     assertNedbInternals();
     if (OPEN_DIRS.has(this.dir)) throw new Error(`store: ${this.dir} is already open in this process`);
-    await mkdir(this.dir, { recursive: true, mode: 0o755 });
+    // The data dir and the store are private (0700 dirs, 0600 files) whatever the umask.
+    await makePrivate(path.dirname(this.dir));
+    await makePrivate(this.dir, true);
     OPEN_DIRS.add(this.dir);
     try {
       this.lockFile = await takeLock(this.dir);
