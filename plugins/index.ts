@@ -20,6 +20,7 @@ import stars from './stars/index.js';
 import watch from './watch/index.js';
 import git from './git/index.js';
 import markup from './markup/index.js';
+import issues from './issues/index.js';
 import health from './health/index.js';
 import metricsPlugin, { createMetricsPlugin } from './metrics/index.js';
 import { ForgeMetrics } from './metrics/instrument.js';
@@ -32,7 +33,7 @@ import ssh from './ssh/index.js';
 import contents from './contents/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents];
 
 export type ForgeOptions = Partial<KernelOptions>;
 

@@ -195,6 +195,8 @@ export interface ReposService {
   byId(id: number): Promise<RepoRecord | null>;
   byIds(ids: number[]): Promise<Map<number, RepoRecord>>;
   accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode>;
+  /** Ids of the repository's collaborators (any permission). */
+  collaboratorIds(repo: RepoRecord): Promise<number[]>;
   /**
    * Looks up owner/name for the caller. Missing or unreadable → 404 (never 403); readable but below `minimum`
    * → 403. Returns the record, its owner and the caller's mode.
@@ -224,7 +226,7 @@ export interface ReposService {
    * and `}`).
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
-  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches', delta: number): Promise<void>;
+  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push
    * moved refs).

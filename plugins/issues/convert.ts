@@ -1,0 +1,153 @@
+// Stored issues, comments, labels, milestones and reactions → Gitea's API objects (the only place they are shaped).
+import type { Caller } from '../../core/plugin.js';
+import { UserSchema } from '../../schemas/resources.js';
+import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
+import type { CommentRecord, IssueRecord, LabelRecord, MilestoneRecord } from '../../schemas/contracts/issues.js';
+import type { Issues, ReactionRecord } from './service.js';
+
+/** Gitea's stand-in for a deleted account. */
+export const GHOST: ApiUser = {
+  // Every field of the User schema at its zero value, then Gitea's ghost identity.
+  ...Object.fromEntries(Object.entries(UserSchema.properties as Record<string, { type?: unknown }>).map(([k, v]) => {
+    const type = Array.isArray(v.type) ? v.type[0] : v.type;
+    return [k, type === 'integer' || type === 'number' ? 0 : type === 'boolean' ? false : type === 'string' ? '' : null];
+  })),
+  id: -1, login: 'Ghost', full_name: '', email: '', avatar_url: '', username: 'Ghost',
+} as unknown as ApiUser;
+
+export interface RepoAndOwner {
+  repo: RepoRecord;
+  owner: Account;
+}
+
+export function labelToApi(label: LabelRecord, api: string, ownerLogin: string, repoName: string | null): Record<string, unknown> {
+  return {
+    id: label.id,
+    name: label.name,
+    exclusive: label.exclusive,
+    is_archived: label.isArchived,
+    color: label.color,
+    description: label.description,
+    url: label.orgId ? `${api}orgs/${ownerLogin}/labels/${label.id}` : `${api}repos/${ownerLogin}/${repoName}/labels/${label.id}`,
+  };
+}
+
+export function milestoneToApi(m: MilestoneRecord): Record<string, unknown> {
+  return {
+    id: m.id,
+    title: m.title,
+    description: m.description,
+    state: m.isClosed ? 'closed' : 'open',
+    open_issues: m.numOpen,
+    closed_issues: m.numClosed,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+    closed_at: m.closedAt,
+    due_on: m.deadline,
+  };
+}
+
+export class Renderer {
+  constructor(private readonly service: Issues) {}
+
+  private get urls() {
+    return this.service.ctx.urls;
+  }
+
+  async usersById(ids: Iterable<number>, viewer: Caller | null): Promise<Map<number, ApiUser>> {
+    const users = this.service.users;
+    const accounts = await users.byIds([...new Set(ids)]);
+    const out = new Map<number, ApiUser>();
+    for (const [id, account] of accounts) out.set(id, users.toApi(account, viewer));
+    return out;
+  }
+
+  /** Issue API objects for issues of the given repositories (`repos` maps every issue's repoId). */
+  async issues(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null): Promise<Array<Record<string, unknown>>> {
+    if (list.length === 0) return [];
+    const userIds = new Set<number>();
+    const labelIds = new Set<number>();
+    const milestoneIds = new Set<number>();
+    for (const issue of list) {
+      userIds.add(issue.posterId);
+      for (const id of issue.assigneeIds) userIds.add(id);
+      for (const id of issue.labelIds) labelIds.add(id);
+      if (issue.milestoneId) milestoneIds.add(issue.milestoneId);
+    }
+    const [users, labels, milestones] = await Promise.all([
+      this.usersById(userIds, viewer),
+      labelIds.size ? this.service.labels.find({ id: { $in: [...labelIds] } }) : Promise.resolve([]),
+      milestoneIds.size ? this.service.milestones.find({ id: { $in: [...milestoneIds] } }) : Promise.resolve([]),
+    ]);
+    const labelById = new Map(labels.map((l) => [l.id, l]));
+    const milestoneById = new Map(milestones.map((m) => [m.id, m]));
+    const api = this.urls.api;
+    const root = this.urls.root;
+    return list.map((issue) => {
+      const { repo, owner } = repos.get(issue.repoId)!;
+      const fullName = `${owner.login}/${repo.name}`;
+      const assignees = issue.assigneeIds.map((id) => users.get(id) ?? GHOST);
+      const milestone = issue.milestoneId ? milestoneById.get(issue.milestoneId) : undefined;
+      const kind = issue.isPull ? 'pulls' : 'issues';
+      return {
+        id: issue.id,
+        url: `${api}repos/${fullName}/issues/${issue.number}`,
+        html_url: `${root}${fullName}/${kind}/${issue.number}`,
+        number: issue.number,
+        user: users.get(issue.posterId) ?? GHOST,
+        original_author: '',
+        original_author_id: 0,
+        title: issue.title,
+        body: issue.body,
+        ref: issue.ref,
+        assets: [],
+        labels: issue.labelIds.map((id) => labelById.get(id)).filter((l): l is LabelRecord => l !== undefined)
+          .map((l) => labelToApi(l, api, owner.login, repo.name)),
+        milestone: milestone ? milestoneToApi(milestone) : null,
+        assignee: assignees[0] ?? null,
+        // Gitea sends null, not [], when nobody is assigned.
+        assignees: assignees.length ? assignees : null,
+        state: issue.isClosed ? 'closed' : 'open',
+        is_locked: issue.isLocked,
+        comments: issue.numComments,
+        created_at: issue.createdAt,
+        updated_at: issue.updatedAt,
+        closed_at: issue.closedAt,
+        due_date: issue.deadline,
+        pull_request: issue.isPull ? { merged: false, merged_at: null, draft: false, html_url: `${root}${fullName}/pulls/${issue.number}` } : null,
+        repository: { id: repo.id, name: repo.name, owner: owner.login, full_name: fullName },
+        pin_order: issue.pinOrder,
+      };
+    });
+  }
+
+  /** Comment API objects of comments on one issue, or (issue null) of a repository's comments. */
+  async comments(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null):
+    Promise<Array<Record<string, unknown>>> {
+    const users = await this.usersById(list.map((c) => c.posterId), viewer);
+    const fullName = `${owner.login}/${repo.name}`;
+    return list.map((comment) => {
+      const parent = issue instanceof Map ? issue.get(comment.issueId) : issue;
+      const number = parent?.number ?? 0;
+      const isPull = parent?.isPull === true;
+      return {
+        id: comment.id,
+        html_url: `${this.urls.root}${fullName}/${isPull ? 'pulls' : 'issues'}/${number}#issuecomment-${comment.id}`,
+        pull_request_url: isPull ? `${this.urls.root}${fullName}/pulls/${number}` : '',
+        issue_url: isPull ? '' : `${this.urls.root}${fullName}/issues/${number}`,
+        user: users.get(comment.posterId) ?? GHOST,
+        original_author: '',
+        original_author_id: 0,
+        body: comment.body,
+        assets: [],
+        created_at: comment.createdAt,
+        updated_at: comment.updatedAt,
+      };
+    });
+  }
+
+  async reactions(list: ReactionRecord[], viewer: Caller | null): Promise<Array<Record<string, unknown>>> {
+    const users = await this.usersById(list.map((r) => r.userId), viewer);
+    return list.map((r) => ({ user: users.get(r.userId) ?? GHOST, content: r.content, created_at: r.createdAt }));
+  }
+}

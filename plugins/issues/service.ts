@@ -1,0 +1,807 @@
+// The issues service: numbers, stored issues, comments, labels, milestones, reactions and subscriptions, with exact
+// counters (every counter moves only with the one conditional write that changed what it counts).
+import { fail } from '../../core/errors.js';
+import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
+import { isDuplicateKeyError, type Collection, type Doc, type Filter, type IndexSpec } from '../../core/store/port.js';
+import { nowRfc3339 } from '../../core/time.js';
+import type { IssueAction } from '../../schemas/events.js';
+import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
+import type {
+  CommentRecord, IssueChangeContext, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
+} from '../../schemas/contracts/issues.js';
+import { Renderer } from './convert.js';
+import { GRAM, gramsOf, matchesText, mentionedNames, queryGrams } from './text.js';
+
+export const ISSUES = 'issues';
+export const COMMENTS = 'issue_comments';
+export const LABELS = 'issue_labels';
+export const MILESTONES = 'milestones';
+export const REACTIONS = 'issue_reactions';
+export const WATCHES = 'issue_watches';
+export const NUMBERS = 'issue_numbers';
+/** Counter intents: written before a counter-moving change, removed after; replayed as exact recounts at start. */
+export const INTENTS = 'issue_intents';
+
+export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
+  {
+    name: ISSUES,
+    indexes: [
+      { fields: { id: 1 }, unique: true },
+      { fields: { repoId: 1, number: 1 }, unique: true },
+      // Covered walks of a repository's list pages, newest first, per state and kind.
+      { fields: { repoId: 1, isClosed: 1, isPull: 1, id: -1 } },
+      { fields: { repoId: 1, isPull: 1, id: -1 } },
+      { fields: { repoId: 1, isClosed: 1, id: -1 } },
+      { fields: { repoId: 1, id: -1 } },
+      { fields: { repoId: 1, updatedAt: 1 } },
+      { fields: { repoId: 1, pinOrder: 1 } },
+      // Cross-repository search: public rows walked newest first, owners' rows, private rows through repoId.
+      { fields: { isClosed: 1, id: -1 } },
+      { fields: { repoPrivate: 1, isClosed: 1, isPull: 1 } },
+      { fields: { repoOwnerId: 1, isClosed: 1, id: -1 } },
+      // Filters (array fields are multikey: looked up, never walked).
+      { fields: { labelIds: 1, isClosed: 1 } },
+      { fields: { milestoneId: 1, isClosed: 1 } },
+      { fields: { posterId: 1, isClosed: 1 } },
+      { fields: { assigneeIds: 1, isClosed: 1 } },
+      { fields: { mentionIds: 1, isClosed: 1 } },
+      { fields: { grams: 1 } },
+    ],
+  },
+  {
+    name: COMMENTS,
+    indexes: [
+      { fields: { id: 1 }, unique: true },
+      { fields: { issueId: 1, id: 1 } },
+      { fields: { repoId: 1, id: 1 } },
+      { fields: { repoId: 1, updatedAt: 1 } },
+      { fields: { posterId: 1 } },
+    ],
+  },
+  {
+    name: LABELS,
+    indexes: [{ fields: { id: 1 }, unique: true }, { fields: { repoId: 1, id: 1 } }, { fields: { orgId: 1, id: 1 } }, { fields: { name: 1 } }],
+  },
+  {
+    name: MILESTONES,
+    indexes: [
+      { fields: { id: 1 }, unique: true },
+      { fields: { repoId: 1, id: 1 } },
+      { fields: { repoId: 1, isClosed: 1, id: 1 } },
+      { fields: { repoId: 1, lowerTitle: 1 } },
+      { fields: { lowerTitle: 1 } },
+    ],
+  },
+  {
+    name: REACTIONS,
+    indexes: [
+      { fields: { issueId: 1, commentId: 1, userId: 1, content: 1 }, unique: true },
+      { fields: { issueId: 1, commentId: 1, id: 1 } },
+      { fields: { userId: 1 } },
+      { fields: { repoId: 1 } },
+    ],
+  },
+  {
+    name: WATCHES,
+    indexes: [{ fields: { issueId: 1, userId: 1 }, unique: true }, { fields: { issueId: 1, id: 1 } }, { fields: { userId: 1 } }, { fields: { repoId: 1 } }],
+  },
+  { name: NUMBERS, indexes: [{ fields: { repoId: 1 }, unique: true }] },
+  { name: INTENTS, indexes: [{ fields: { id: 1 }, unique: true }] },
+];
+
+/** What a change's counters concern: recounted exactly when its intent is found at start (a crash in between). */
+export interface CounterTargets {
+  repoIds?: number[];
+  milestoneIds?: number[];
+  issueIds?: number[];
+}
+
+export interface ReactionRecord extends Doc {
+  id: number;
+  repoId: number;
+  issueId: number;
+  /** 0 for a reaction on the issue itself. */
+  commentId: number;
+  userId: number;
+  content: string;
+  createdAt: string;
+}
+
+export interface WatchRecord extends Doc {
+  id: number;
+  repoId: number;
+  issueId: number;
+  userId: number;
+  createdAt: string;
+}
+
+/** Gitea's default allowed reactions (`[ui] REACTIONS`). */
+export const REACTION_CONTENTS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes'];
+
+/** The filters of an issue list or search, resolved to ids. */
+export interface IssueQuery {
+  /** One repository, or a scope of several. */
+  repoId?: number;
+  /** Search: visible rows only (public or these private repositories); absent = everything (site admins). */
+  visiblePrivateRepoIds?: number[];
+  repoOwnerId?: number;
+  repoIds?: number[];
+  isClosed?: boolean;
+  isPull?: boolean;
+  /** Label groups: an issue has one label of every group (names: the labels of that name across repositories). */
+  labelGroups?: number[][];
+  /** Any one of these milestones. */
+  milestoneIds?: number[];
+  posterId?: number;
+  assigneeId?: number;
+  mentionId?: number;
+  since?: string;
+  before?: string;
+  q?: string;
+  skip: number;
+  limit: number;
+}
+
+/** Gitea's label color: `#rgb` or `#rrggbb`, `#` optional; stored as six lower-case hex digits. */
+export function normalizeColor(color: string): string | null {
+  const c = color.trim().replace(/^#/, '');
+  if (/^[0-9a-fA-F]{6}$/.test(c)) return c.toLowerCase();
+  if (/^[0-9a-fA-F]{3}$/.test(c)) return [...c].map((ch) => ch + ch).join('').toLowerCase();
+  return null;
+}
+
+/** Gitea's exclusive scope: the name before its last `/`, when that is neither at the start nor at the end. */
+export function exclusiveScope(label: Pick<LabelRecord, 'name' | 'exclusive'>): string {
+  if (!label.exclusive) return '';
+  const i = label.name.lastIndexOf('/');
+  if (i <= 0 || i === label.name.length - 1) return '';
+  return label.name.slice(0, i);
+}
+
+/** Keeps, per exclusive scope, only the last label of the list (Gitea's RemoveDuplicateExclusiveLabels). */
+export function dropDuplicateScopes(labels: LabelRecord[]): LabelRecord[] {
+  return labels.filter((label, i) => {
+    const scope = exclusiveScope(label);
+    return scope === '' || !labels.slice(i + 1).some((other) => exclusiveScope(other) === scope);
+  });
+}
+
+const MAX_RETRIES = 50;
+
+export class Issues implements IssuesService {
+  readonly issues: Collection<IssueRecord>;
+  readonly comments: Collection<CommentRecord>;
+  readonly labels: Collection<LabelRecord>;
+  readonly milestones: Collection<MilestoneRecord>;
+  readonly reactions: Collection<ReactionRecord>;
+  readonly watches: Collection<WatchRecord>;
+  readonly numbers: Collection<{ repoId: number; last: number }>;
+  readonly intents: Collection<CounterTargets & Doc & { id: number; createdAt: string }>;
+  readonly render: Renderer;
+
+  constructor(readonly ctx: PluginContext) {
+    this.issues = ctx.store.collection(ISSUES);
+    this.comments = ctx.store.collection(COMMENTS);
+    this.labels = ctx.store.collection(LABELS);
+    this.milestones = ctx.store.collection(MILESTONES);
+    this.reactions = ctx.store.collection(REACTIONS);
+    this.watches = ctx.store.collection(WATCHES);
+    this.numbers = ctx.store.collection(NUMBERS);
+    this.intents = ctx.store.collection(INTENTS);
+    this.render = new Renderer(this);
+  }
+
+  get repos(): ReposService {
+    return this.ctx.services.get('repos');
+  }
+
+  get users(): UsersService {
+    return this.ctx.services.get('users');
+  }
+
+  // ---- numbers and lookups ----
+
+  async nextNumber(repoId: number): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const row = await this.numbers.findOneAndUpdate({ repoId }, { $inc: { last: 1 } }, { upsert: true });
+        return row!.last;
+      } catch (err) {
+        // Two first issues of a repository upserting at once on MongoDB: the loser retries and increments.
+        if (!isDuplicateKeyError(err) || attempt > 3) throw err;
+      }
+    }
+  }
+
+  byNumber(repoId: number, number: number): Promise<IssueRecord | null> {
+    return this.issues.findOne({ repoId, number });
+  }
+
+  byId(id: number): Promise<IssueRecord | null> {
+    return this.issues.findOne({ id });
+  }
+
+  async milestoneById(repoId: number, id: number): Promise<MilestoneRecord | null> {
+    return this.milestones.findOne({ id, repoId });
+  }
+
+  async labelsOf(issue: IssueRecord): Promise<LabelRecord[]> {
+    if (issue.labelIds.length === 0) return [];
+    return this.labels.find({ id: { $in: issue.labelIds } }, { sort: { id: 1 } });
+  }
+
+  /** Labels usable on the repository's issues: its own and, for an organization's repository, the organization's. */
+  labelScope(repo: RepoRecord, owner: Account): Filter {
+    return owner.type === 'org' ? { $or: [{ repoId: repo.id }, { orgId: owner.id }] } : { repoId: repo.id };
+  }
+
+  /** Resolves label ids or names for the repository; unknown ones → 422 naming them (Gitea: 404/422). */
+  async resolveLabels(repo: RepoRecord, owner: Account, refs: Array<number | string>): Promise<LabelRecord[]> {
+    if (refs.length === 0) return [];
+    const usable = await this.labels.find(this.labelScope(repo, owner));
+    const byId = new Map(usable.map((l) => [l.id, l]));
+    const out: LabelRecord[] = [];
+    for (const ref of refs) {
+      const label = typeof ref === 'number' ? byId.get(ref) : usable.find((l) => l.name === ref);
+      if (!label) throw fail.validation('labels', `label ${JSON.stringify(ref)} does not exist in this repository`);
+      if (!out.includes(label)) out.push(label);
+    }
+    return out;
+  }
+
+  // ---- events ----
+
+  private async emit<K extends keyof ForgeEvents>(event: K, payload: ForgeEvents[K]): Promise<void> {
+    try {
+      await this.ctx.events.emit(event, payload);
+    } catch (err) {
+      this.ctx.log.error({ err, event }, 'an issues event listener failed');
+    }
+  }
+
+  async emitIssue(c: IssueChangeContext, issue: IssueRecord, action: IssueAction, extra: Partial<ForgeEvents['issue.changed']> = {}): Promise<void> {
+    if (issue.isPull || !this.ctx.events.has('issue.changed')) return;
+    const api = await this.toApi(issue, c.repo, c.owner, null);
+    await this.emit('issue.changed', {
+      action, repo: c.repo, owner: c.owner, senderId: c.caller.id, number: issue.number, issueId: issue.id, issue: api, ...extra,
+    });
+  }
+
+  async emitComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord, action: 'created' | 'edited' | 'deleted',
+    extra: Partial<ForgeEvents['issue_comment.changed']> = {}): Promise<void> {
+    if (!this.ctx.events.has('issue_comment.changed')) return;
+    const [apiIssue, apiComment] = await Promise.all([
+      this.toApi(issue, c.repo, c.owner, null), this.commentToApi(comment, issue, c.repo, c.owner, null),
+    ]);
+    await this.emit('issue_comment.changed', {
+      action, repo: c.repo, owner: c.owner, senderId: c.caller.id, number: issue.number, issueId: issue.id, isPull: issue.isPull,
+      issue: apiIssue, comment: apiComment, ...extra,
+    });
+  }
+
+  // ---- counters ----
+
+  /**
+   * Runs `work` (a write plus the counter moves that follow it) under an intent document: a crash between the write
+   * and its `$inc`s leaves the intent behind, and `repair()` at the next start recounts exactly what it names.
+   */
+  async withIntent<T>(targets: CounterTargets, work: () => Promise<T>): Promise<T> {
+    const id = await this.ctx.store.nextId(INTENTS);
+    await this.intents.insertOne({ id, ...clean(targets), createdAt: nowRfc3339() });
+    try {
+      return await work();
+    } finally {
+      await this.intents.deleteOne({ id });
+    }
+  }
+
+  /** Recounts what unfinished intents name (called at start, before any request). */
+  async repair(): Promise<number> {
+    const pending = await this.intents.find({});
+    const repoIds = new Set<number>();
+    const milestoneIds = new Set<number>();
+    const issueIds = new Set<number>();
+    for (const row of pending) {
+      for (const id of row.repoIds ?? []) repoIds.add(id);
+      for (const id of row.milestoneIds ?? []) if (id) milestoneIds.add(id);
+      for (const id of row.issueIds ?? []) issueIds.add(id);
+    }
+    for (const repoId of repoIds) {
+      const repo = await this.repos.byId(repoId);
+      if (!repo) continue;
+      const [open, all] = await Promise.all([
+        this.issues.count({ repoId, isClosed: false, isPull: false }), this.issues.count({ repoId, isPull: false }),
+      ]);
+      const curOpen = typeof repo.numOpenIssues === 'number' ? repo.numOpenIssues : 0;
+      const curAll = typeof repo.numIssues === 'number' ? repo.numIssues : 0;
+      if (open !== curOpen) await this.repos.incrementCounter(repoId, 'numOpenIssues', open - curOpen);
+      if (all !== curAll) await this.repos.incrementCounter(repoId, 'numIssues', all - curAll);
+    }
+    for (const id of milestoneIds) await this.recountMilestone(id);
+    for (const id of issueIds) await this.issues.updateOne({ id }, { $set: { numComments: await this.comments.count({ issueId: id }) } });
+    for (const row of pending) await this.intents.deleteOne({ id: row.id });
+    if (pending.length) this.ctx.log.warn({ intents: pending.length, repos: repoIds.size, milestones: milestoneIds.size, issues: issueIds.size }, 'issues: recounted counters of unfinished changes');
+    return pending.length;
+  }
+
+  /** Moves the repository's and the milestone's counters for one issue entering (+1) or leaving (-1) a state. */
+  private async count(issue: Pick<IssueRecord, 'repoId' | 'isPull' | 'isClosed' | 'milestoneId'>, delta: number): Promise<void> {
+    const work: Array<Promise<unknown>> = [];
+    if (!issue.isPull && !issue.isClosed) work.push(this.repos.incrementCounter(issue.repoId, 'numOpenIssues', delta));
+    if (!issue.isPull) work.push(this.repos.incrementCounter(issue.repoId, 'numIssues', delta));
+    if (issue.milestoneId) {
+      work.push(this.milestones.updateOne({ id: issue.milestoneId }, { $inc: { [issue.isClosed ? 'numClosed' : 'numOpen']: delta } }));
+    }
+    await Promise.all(work);
+  }
+
+  // ---- mentions ----
+
+  /** Ids of existing accounts @mentioned in the text (the poster excluded). */
+  async mentionIds(text: string, posterId: number): Promise<number[]> {
+    const names = mentionedNames(text);
+    const ids: number[] = [];
+    for (const name of names) {
+      const account = await this.users.byName(name);
+      if (account && account.type === 'user' && account.id !== posterId) ids.push(account.id);
+    }
+    return ids;
+  }
+
+  // ---- issues ----
+
+  /** Checks assignees: each must be able to write to the repository (Gitea's CanBeAssigned) → 422 otherwise. */
+  async checkAssignees(repo: RepoRecord, ids: number[]): Promise<void> {
+    for (const id of ids) {
+      const account = await this.users.byId(id);
+      if (!account || account.type !== 'user') throw fail.validation('assignees', `user ${id} does not exist`);
+      const mode = await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token' }, repo);
+      if (mode < 2) throw fail.validation('assignees', `${account.login} cannot be assigned to issues of this repository`);
+    }
+  }
+
+  async create(c: IssueChangeContext, input: NewIssueInput): Promise<IssueRecord> {
+    const labelIds = input.labelIds ?? [];
+    if (labelIds.length) {
+      const labels = dropDuplicateScopes(await this.resolveLabels(c.repo, c.owner, labelIds));
+      labelIds.splice(0, labelIds.length, ...labels.map((l) => l.id));
+    }
+    const milestoneId = input.milestoneId ?? 0;
+    if (milestoneId && !(await this.milestoneById(c.repo.id, milestoneId))) throw fail.validation('milestone', `milestone ${milestoneId} does not exist`);
+    const assigneeIds = [...new Set(input.assigneeIds ?? [])];
+    await this.checkAssignees(c.repo, assigneeIds);
+    const body = input.body ?? '';
+    const mentionIds = await this.mentionIds(body, c.caller.id);
+    const now = nowRfc3339();
+    const closed = input.closed === true;
+    const issue: IssueRecord = {
+      id: await this.ctx.store.nextId(ISSUES),
+      repoId: c.repo.id,
+      repoOwnerId: c.repo.ownerId,
+      repoPrivate: c.repo.private,
+      number: await this.nextNumber(c.repo.id),
+      isPull: input.isPull === true,
+      posterId: c.caller.id,
+      title: input.title,
+      body,
+      ref: input.ref ?? '',
+      isClosed: closed,
+      isLocked: false,
+      pinOrder: 0,
+      milestoneId,
+      assigneeIds,
+      labelIds,
+      mentionIds,
+      grams: gramsOf(input.title, body),
+      deadline: input.deadline ?? null,
+      numComments: 0,
+      createdAt: now,
+      updatedAt: now,
+      closedAt: closed ? now : null,
+    };
+    const stored = await this.withIntent({ repoIds: [issue.repoId], milestoneIds: [milestoneId] }, async () => {
+      const inserted = await this.issues.insertOne(issue);
+      await this.count(inserted, 1);
+      return inserted;
+    });
+    await this.watch(stored, c.caller.id);
+    if (!stored.isPull) {
+      await this.emitIssue(c, stored, 'opened', mentionIds.length ? { mentionedIds: mentionIds } : {});
+      if (closed) await this.emitIssue(c, stored, 'closed');
+    }
+    return stored;
+  }
+
+  /**
+   * One conditional write on the issue: applies `change` only while the fields the counters depend on are still as
+   * `issue` says; on a race, re-reads and retries. Returns the stored issue after the change, or null when gone.
+   */
+  async update(issue: IssueRecord, change: (current: IssueRecord) => Partial<IssueRecord> | null):
+    Promise<{ before: IssueRecord; after: IssueRecord } | null> {
+    let current: IssueRecord | null = issue;
+    for (let attempt = 0; attempt < MAX_RETRIES && current; attempt++) {
+      const set = change(current);
+      if (set === null) return { before: current, after: current };
+      if ('title' in set || 'body' in set) set.grams = gramsOf(set.title ?? current.title, set.body ?? current.body);
+      set.updatedAt = nowRfc3339();
+      const cur = current;
+      const write = async () => {
+        const after = await this.issues.findOneAndUpdate(
+          { id: cur.id, isClosed: cur.isClosed, milestoneId: cur.milestoneId, updatedAt: cur.updatedAt },
+          { $set: set },
+        );
+        if (after && (after.isClosed !== cur.isClosed || after.milestoneId !== cur.milestoneId)) {
+          await this.count(cur, -1);
+          await this.count(after, 1);
+        }
+        return after;
+      };
+      const movesCounters = 'isClosed' in set || 'milestoneId' in set;
+      const after = movesCounters
+        ? await this.withIntent({ repoIds: [cur.repoId], milestoneIds: [cur.milestoneId, set.milestoneId ?? 0] }, write)
+        : await write();
+      if (after) return { before: cur, after };
+      current = await this.byId(current.id);
+    }
+    if (!current) return null;
+    throw new Error(`issue ${issue.id}: too many concurrent changes`);
+  }
+
+  async setClosed(c: IssueChangeContext, issue: IssueRecord, closed: boolean): Promise<IssueRecord | null> {
+    let changed = false;
+    const result = await this.update(issue, (cur) => {
+      changed = cur.isClosed !== closed;
+      return changed ? { isClosed: closed, closedAt: closed ? nowRfc3339() : null } : null;
+    });
+    if (!result || !changed) return null;
+    await this.emitIssue(c, result.after, closed ? 'closed' : 'reopened');
+    return result.after;
+  }
+
+  async setMilestone(c: IssueChangeContext, issue: IssueRecord, milestoneId: number): Promise<IssueRecord> {
+    if (milestoneId && !(await this.milestoneById(c.repo.id, milestoneId))) throw fail.validation('milestone', `milestone ${milestoneId} does not exist`);
+    let changed = false;
+    const result = await this.update(issue, (cur) => {
+      changed = cur.milestoneId !== milestoneId;
+      return changed ? { milestoneId } : null;
+    });
+    if (!result) throw fail.notFound();
+    if (changed) await this.emitIssue(c, result.after, milestoneId ? 'milestoned' : 'demilestoned');
+    return result.after;
+  }
+
+  async replaceLabels(c: IssueChangeContext, issue: IssueRecord, labelIds: Array<number | string>): Promise<IssueRecord> {
+    const labels = dropDuplicateScopes(await this.resolveLabels(c.repo, c.owner, labelIds));
+    return this.writeLabels(c, issue, labels.map((l) => l.id));
+  }
+
+  /** Adds labels; an added exclusive label replaces the issue's other labels of its scope. */
+  async addLabels(c: IssueChangeContext, issue: IssueRecord, refs: Array<number | string>): Promise<IssueRecord> {
+    const added = dropDuplicateScopes(await this.resolveLabels(c.repo, c.owner, refs));
+    const current = await this.labelsOf(issue);
+    const scopes = new Set(added.map(exclusiveScope).filter((s) => s !== ''));
+    const kept = current.filter((l) => !added.some((a) => a.id === l.id) && !scopes.has(exclusiveScope(l)));
+    return this.writeLabels(c, issue, [...kept, ...added].map((l) => l.id));
+  }
+
+  async removeLabel(c: IssueChangeContext, issue: IssueRecord, labelId: number): Promise<IssueRecord> {
+    return this.writeLabels(c, issue, issue.labelIds.filter((id) => id !== labelId));
+  }
+
+  private async writeLabels(c: IssueChangeContext, issue: IssueRecord, ids: number[]): Promise<IssueRecord> {
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    const result = await this.update(issue, (cur) => (sameIds(cur.labelIds, sorted) ? null : { labelIds: sorted }));
+    if (!result) throw fail.notFound();
+    if (result.before !== result.after) await this.emitIssue(c, result.after, sorted.length ? 'label_updated' : 'label_cleared');
+    return result.after;
+  }
+
+  async setAssignees(c: IssueChangeContext, issue: IssueRecord, ids: number[]): Promise<IssueRecord> {
+    const wanted = [...new Set(ids)];
+    await this.checkAssignees(c.repo, wanted.filter((id) => !issue.assigneeIds.includes(id)));
+    const result = await this.update(issue, (cur) => (sameIds([...cur.assigneeIds].sort(), [...wanted].sort()) ? null : { assigneeIds: wanted }));
+    if (!result) throw fail.notFound();
+    for (const id of result.before.assigneeIds) {
+      if (!wanted.includes(id)) await this.emitIssue(c, result.after, 'unassigned', { assigneeId: id });
+    }
+    for (const id of wanted) {
+      if (!result.before.assigneeIds.includes(id)) await this.emitIssue(c, result.after, 'assigned', { assigneeId: id });
+    }
+    return result.after;
+  }
+
+  /** Title, body, ref and due date; mentions of a new body are recorded. */
+  async edit(c: IssueChangeContext, issue: IssueRecord, set: Partial<Pick<IssueRecord, 'title' | 'body' | 'ref' | 'deadline'>>): Promise<IssueRecord> {
+    let mentioned: number[] = [];
+    if (set.body !== undefined && set.body !== issue.body) mentioned = (await this.mentionIds(set.body, issue.posterId)).filter((id) => !issue.mentionIds.includes(id));
+    const result = await this.update(issue, (cur) => {
+      const out: Partial<IssueRecord> = {};
+      for (const key of ['title', 'body', 'ref', 'deadline'] as const) {
+        if (set[key] !== undefined && set[key] !== cur[key]) (out as Record<string, unknown>)[key] = set[key];
+      }
+      if (mentioned.length) out.mentionIds = [...new Set([...cur.mentionIds, ...mentioned])];
+      return Object.keys(out).length ? out : null;
+    });
+    if (!result) throw fail.notFound();
+    const { before, after } = result;
+    if (before !== after && (before.title !== after.title || before.body !== after.body || before.ref !== after.ref)) {
+      const changes: Record<string, { from: string }> = {};
+      if (before.title !== after.title) changes.title = { from: before.title };
+      if (before.body !== after.body) changes.body = { from: before.body };
+      if (before.ref !== after.ref) changes.ref = { from: before.ref };
+      await this.emitIssue(c, after, 'edited', { changes, ...(mentioned.length ? { mentionedIds: mentioned } : {}) });
+    }
+    return after;
+  }
+
+  async setLocked(c: IssueChangeContext, issue: IssueRecord, locked: boolean, reason = ''): Promise<void> {
+    const result = await this.update(issue, (cur) => (cur.isLocked === locked ? null : { isLocked: locked, lockReason: locked ? reason : '' }));
+    if (result && result.before !== result.after) await this.emitIssue(c, result.after, locked ? 'locked' : 'unlocked');
+  }
+
+  /** Pins at the end of the repository's pinned issues, or unpins (the later ones move up). */
+  async setPinned(c: IssueChangeContext, issue: IssueRecord, pinned: boolean): Promise<void> {
+    if (pinned) {
+      if (issue.pinOrder > 0) return;
+      const last = await this.issues.find({ repoId: issue.repoId, pinOrder: { $gt: 0 } }, { sort: { pinOrder: -1 }, limit: 1 });
+      const order = (last[0]?.pinOrder ?? 0) + 1;
+      const after = await this.issues.findOneAndUpdate({ id: issue.id, pinOrder: 0 }, { $set: { pinOrder: order } });
+      if (after) await this.emitIssue(c, after, 'pinned');
+    } else {
+      if (issue.pinOrder === 0) return;
+      const after = await this.issues.findOneAndUpdate({ id: issue.id, pinOrder: issue.pinOrder }, { $set: { pinOrder: 0 } });
+      if (!after) return;
+      await this.issues.updateMany({ repoId: issue.repoId, pinOrder: { $gt: issue.pinOrder } }, { $inc: { pinOrder: -1 } });
+      await this.emitIssue(c, after, 'unpinned');
+    }
+  }
+
+  /** Moves a pinned issue to `position` (1-based) among the pinned ones. */
+  async movePin(issue: IssueRecord, position: number): Promise<void> {
+    if (issue.pinOrder === 0) throw fail.validation('position', 'the issue is not pinned');
+    const pinned = await this.issues.find({ repoId: issue.repoId, pinOrder: { $gt: 0 } }, { sort: { pinOrder: 1 } });
+    const order = pinned.filter((i) => i.id !== issue.id);
+    order.splice(Math.max(0, Math.min(position - 1, order.length)), 0, issue);
+    for (let i = 0; i < order.length; i++) {
+      if (order[i]!.pinOrder !== i + 1) await this.issues.updateOne({ id: order[i]!.id }, { $set: { pinOrder: i + 1 } });
+    }
+  }
+
+  async deleteIssue(c: IssueChangeContext, issue: IssueRecord): Promise<void> {
+    const gone = await this.withIntent({ repoIds: [issue.repoId], milestoneIds: [issue.milestoneId] }, async () => {
+      const deleted = await this.issues.findOneAndDelete({ id: issue.id });
+      if (deleted) await this.count(deleted, -1);
+      return deleted;
+    });
+    if (!gone) return;
+    if (gone.pinOrder > 0) await this.issues.updateMany({ repoId: gone.repoId, pinOrder: { $gt: gone.pinOrder } }, { $inc: { pinOrder: -1 } });
+    await Promise.all([
+      this.comments.deleteMany({ issueId: gone.id }),
+      this.reactions.deleteMany({ issueId: gone.id }),
+      this.watches.deleteMany({ issueId: gone.id }),
+    ]);
+    await this.emitIssue(c, gone, 'deleted');
+  }
+
+  // ---- lists ----
+
+  /** The store filter of a query, without `q`'s literal check (its grams are in the filter). */
+  private filterOf(q: IssueQuery): Filter {
+    const filter: Filter = {};
+    const and: Filter[] = [];
+    if (q.repoId !== undefined) filter.repoId = q.repoId;
+    else if (q.repoIds !== undefined) filter.repoId = { $in: q.repoIds };
+    if (q.repoOwnerId !== undefined) filter.repoOwnerId = q.repoOwnerId;
+    if (q.visiblePrivateRepoIds !== undefined) {
+      and.push({ $or: [{ repoPrivate: false }, { repoId: { $in: q.visiblePrivateRepoIds } }] });
+    }
+    if (q.isClosed !== undefined) filter.isClosed = q.isClosed;
+    if (q.isPull !== undefined) filter.isPull = q.isPull;
+    if (q.labelGroups?.length) {
+      const cond = (ids: number[]) => (ids.length === 1 ? ids[0] : { $in: ids });
+      filter.labelIds = cond(q.labelGroups[0]!);
+      for (const ids of q.labelGroups.slice(1)) and.push({ labelIds: cond(ids) });
+    }
+    if (q.milestoneIds?.length) filter.milestoneId = q.milestoneIds.length === 1 ? q.milestoneIds[0] : { $in: q.milestoneIds };
+    if (q.posterId !== undefined) filter.posterId = q.posterId;
+    if (q.assigneeId !== undefined) filter.assigneeIds = q.assigneeId;
+    if (q.mentionId !== undefined) filter.mentionIds = q.mentionId;
+    if (q.since !== undefined || q.before !== undefined) {
+      filter.updatedAt = { ...(q.since !== undefined ? { $gte: q.since } : {}), ...(q.before !== undefined ? { $lte: q.before } : {}) };
+    }
+    const lower = q.q?.toLowerCase() ?? '';
+    if (lower.length >= GRAM) {
+      // Every trigram of the query must be present: the store takes the rarest one as its access.
+      const grams = queryGrams(lower).slice(0, 16);
+      filter.grams = grams[0];
+      for (const g of grams.slice(1)) and.push({ grams: g });
+    }
+    if (and.length) filter.$and = and;
+    return filter;
+  }
+
+  /** A page of matching issues, newest first, and the exact total. */
+  async list(q: IssueQuery): Promise<{ total: number; issues: IssueRecord[] }> {
+    const filter = this.filterOf(q);
+    const lower = q.q?.toLowerCase() ?? '';
+    if (!lower) {
+      const [total, issues] = await Promise.all([
+        this.countVisible(q, filter),
+        this.issues.find(filter, { sort: { id: -1 }, skip: q.skip, limit: q.limit }),
+      ]);
+      return { total, issues };
+    }
+    // `q` is literal text: the grams narrow the candidates through the index, the literal check decides.
+    const candidates = await this.issues.find(filter, { sort: { id: -1 } });
+    const matches = candidates.filter((issue) => matchesText(issue, lower));
+    return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
+  }
+
+  /**
+   * The exact count of a filter. A search's visibility `$or` is counted as two disjoint parts (public rows, then the
+   * caller's private repositories), so each part is an index access the store counts without reading documents.
+   */
+  private async countVisible(q: IssueQuery, filter: Filter): Promise<number> {
+    if (q.visiblePrivateRepoIds === undefined) return this.issues.count(filter);
+    const rest = this.filterOf({ ...q, visiblePrivateRepoIds: undefined });
+    const scope = q.repoIds ? new Set(q.repoIds) : null;
+    const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
+    const counts = await Promise.all([
+      this.issues.count({ ...rest, repoPrivate: false }),
+      privateIds.length ? this.issues.count({ ...rest, repoPrivate: true, repoId: { $in: privateIds } }) : Promise.resolve(0),
+    ]);
+    return counts[0]! + counts[1]!;
+  }
+
+  // ---- comments ----
+
+  async addComment(c: IssueChangeContext, issue: IssueRecord, body: string): Promise<CommentRecord> {
+    const now = nowRfc3339();
+    const mentioned = (await this.mentionIds(body, c.caller.id)).filter((id) => !issue.mentionIds.includes(id));
+    const id = await this.ctx.store.nextId(COMMENTS);
+    const { comment, after } = await this.withIntent({ issueIds: [issue.id] }, async () => {
+      const inserted = await this.comments.insertOne({ id, issueId: issue.id, repoId: issue.repoId, posterId: c.caller.id, body, createdAt: now, updatedAt: now });
+      return { comment: inserted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: 1 }, $set: { updatedAt: now } }) };
+    });
+    for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
+    await this.watch(issue, c.caller.id);
+    if (!after) {
+      // The issue went meanwhile: its comments go with it.
+      await this.comments.deleteOne({ id: comment.id });
+      throw fail.notFound();
+    }
+    await this.emitComment(c, after, comment, 'created', mentioned.length ? { mentionedIds: mentioned } : {});
+    return comment;
+  }
+
+  async editComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord, body: string): Promise<CommentRecord> {
+    if (body === comment.body) return comment;
+    const after = await this.comments.findOneAndUpdate({ id: comment.id }, { $set: { body, updatedAt: nowRfc3339() } });
+    if (!after) throw fail.notFound();
+    const mentioned = (await this.mentionIds(body, comment.posterId)).filter((id) => !issue.mentionIds.includes(id));
+    for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
+    await this.emitComment(c, issue, after, 'edited', { changes: { body: { from: comment.body } }, ...(mentioned.length ? { mentionedIds: mentioned } : {}) });
+    return after;
+  }
+
+  async deleteComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord): Promise<void> {
+    const result = await this.withIntent({ issueIds: [issue.id] }, async () => {
+      const deleted = await this.comments.findOneAndDelete({ id: comment.id });
+      return deleted ? { gone: deleted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: -1 } }) } : null;
+    });
+    if (!result) return;
+    const { gone, after } = result;
+    await this.reactions.deleteMany({ issueId: issue.id, commentId: gone.id });
+    await this.emitComment(c, after ?? issue, gone, 'deleted');
+  }
+
+  // ---- subscriptions ----
+
+  async watch(issue: IssueRecord, userId: number): Promise<boolean> {
+    if (await this.watches.findOne({ issueId: issue.id, userId })) return false;
+    try {
+      await this.watches.insertOne({ id: await this.ctx.store.nextId(WATCHES), repoId: issue.repoId, issueId: issue.id, userId, createdAt: nowRfc3339() });
+      return true;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return false;
+      throw err;
+    }
+  }
+
+  async unwatch(issue: IssueRecord, userId: number): Promise<boolean> {
+    return (await this.watches.deleteOne({ issueId: issue.id, userId })) > 0;
+  }
+
+  // ---- reactions ----
+
+  async react(issue: IssueRecord, commentId: number, userId: number, content: string): Promise<{ row: ReactionRecord; created: boolean }> {
+    const existing = await this.reactions.findOne({ issueId: issue.id, commentId, userId, content });
+    if (existing) return { row: existing, created: false };
+    const row: ReactionRecord = {
+      id: await this.ctx.store.nextId(REACTIONS), repoId: issue.repoId, issueId: issue.id, commentId, userId, content, createdAt: nowRfc3339(),
+    };
+    try {
+      return { row: await this.reactions.insertOne(row), created: true };
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      const raced = await this.reactions.findOne({ issueId: issue.id, commentId, userId, content });
+      return { row: raced ?? row, created: false };
+    }
+  }
+
+  async unreact(issue: IssueRecord, commentId: number, userId: number, content: string): Promise<void> {
+    await this.reactions.deleteOne({ issueId: issue.id, commentId, userId, content });
+  }
+
+  // ---- milestones ----
+
+  /** Closed/open counts of a milestone recounted from the issues (the index counts them exactly). */
+  async recountMilestone(id: number): Promise<void> {
+    const [numOpen, numClosed] = await Promise.all([
+      this.issues.count({ milestoneId: id, isClosed: false }), this.issues.count({ milestoneId: id, isClosed: true }),
+    ]);
+    await this.milestones.updateOne({ id }, { $set: { numOpen, numClosed } });
+  }
+
+  /** Deleting a milestone takes it off its issues (Gitea), moving nothing else. */
+  async deleteMilestone(milestone: MilestoneRecord): Promise<void> {
+    await this.milestones.deleteOne({ id: milestone.id });
+    await this.issues.updateMany({ milestoneId: milestone.id }, { $set: { milestoneId: 0 } });
+  }
+
+  async deleteLabel(label: LabelRecord): Promise<void> {
+    await this.labels.deleteOne({ id: label.id });
+    await this.issues.updateMany({ labelIds: label.id }, { $pull: { labelIds: label.id } });
+  }
+
+  // ---- API objects ----
+
+  toApi(issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>> {
+    return this.render.issues([issue], new Map([[repo.id, { repo, owner }]]), viewer).then((list) => list[0]!);
+  }
+
+  commentToApi(comment: CommentRecord, issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>> {
+    return this.render.comments([comment], issue, repo, owner, viewer).then((list) => list[0]!);
+  }
+
+  // ---- lifecycle ----
+
+  async onRepoUpdated(repo: RepoRecord, before?: RepoRecord): Promise<void> {
+    if (before && before.private === repo.private && before.ownerId === repo.ownerId) return;
+    await this.issues.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId } });
+  }
+
+  async onRepoDeleted(repo: RepoRecord): Promise<void> {
+    await Promise.all([
+      this.issues.deleteMany({ repoId: repo.id }),
+      this.comments.deleteMany({ repoId: repo.id }),
+      this.labels.deleteMany({ repoId: repo.id }),
+      this.milestones.deleteMany({ repoId: repo.id }),
+      this.reactions.deleteMany({ repoId: repo.id }),
+      this.watches.deleteMany({ repoId: repo.id }),
+      this.numbers.deleteMany({ repoId: repo.id }),
+    ]);
+  }
+
+  /** Issues and comments stay (shown as Gitea's ghost user); the account's reactions, watches and org labels go. */
+  async onAccountDeleted(account: Account): Promise<void> {
+    await Promise.all([this.reactions.deleteMany({ userId: account.id }), this.watches.deleteMany({ userId: account.id })]);
+    if (account.type === 'org') {
+      const labels = await this.labels.find({ orgId: account.id });
+      for (const label of labels) await this.deleteLabel(label);
+    }
+  }
+}
+
+function clean(targets: CounterTargets): CounterTargets {
+  const out: CounterTargets = {};
+  if (targets.repoIds?.length) out.repoIds = [...new Set(targets.repoIds)];
+  const ms = (targets.milestoneIds ?? []).filter((id) => id > 0);
+  if (ms.length) out.milestoneIds = [...new Set(ms)];
+  if (targets.issueIds?.length) out.issueIds = [...new Set(targets.issueIds)];
+  return out;
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

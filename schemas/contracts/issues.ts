@@ -1,0 +1,132 @@
+// The `issues` plugin's service: issue numbers, stored issues, comments, labels and milestones, typed for the
+// pull-request capability (which stores its pull requests as issues with `isPull: true` and reuses all of this).
+import type { Caller } from '../../core/plugin.js';
+import type { Account, RepoRecord } from '../services.js';
+
+/** A stored issue (or the issue half of a pull request). */
+export interface IssueRecord {
+  [key: string]: unknown;
+  id: number;
+  repoId: number;
+  /** Copies of the repository's fields (kept in step on `repo.updated`): lists hide private rows through an index. */
+  repoOwnerId: number;
+  repoPrivate: boolean;
+  /** The per-repository number, shared by issues and pull requests. */
+  number: number;
+  isPull: boolean;
+  posterId: number;
+  title: string;
+  body: string;
+  ref: string;
+  isClosed: boolean;
+  isLocked: boolean;
+  /** 0: not pinned; else the position among the repository's pinned issues (1-based). */
+  pinOrder: number;
+  /** 0: no milestone. */
+  milestoneId: number;
+  assigneeIds: number[];
+  labelIds: number[];
+  /** Accounts @mentioned in the body or a comment (the `mentioned_by` filter). */
+  mentionIds: number[];
+  /** Distinct trigrams of the lower-cased title and body (the `q` index). */
+  grams: string[];
+  deadline: string | null;
+  numComments: number;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+}
+
+export interface CommentRecord {
+  [key: string]: unknown;
+  id: number;
+  issueId: number;
+  repoId: number;
+  posterId: number;
+  body: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface LabelRecord {
+  [key: string]: unknown;
+  id: number;
+  /** A repository label has `repoId` (and `orgId` 0); an organization label `orgId` (and `repoId` 0). */
+  repoId: number;
+  orgId: number;
+  name: string;
+  /** Lower-case hex, six digits, no `#`. */
+  color: string;
+  description: string;
+  exclusive: boolean;
+  isArchived: boolean;
+  createdAt: string;
+}
+
+export interface MilestoneRecord {
+  [key: string]: unknown;
+  id: number;
+  repoId: number;
+  title: string;
+  lowerTitle: string;
+  description: string;
+  isClosed: boolean;
+  numOpen: number;
+  numClosed: number;
+  deadline: string | null;
+  createdAt: string;
+  updatedAt: string;
+  closedAt: string | null;
+}
+
+/** What a new issue (or pull request) starts with; validated by the service (422 naming the field). */
+export interface NewIssueInput {
+  title: string;
+  body?: string;
+  ref?: string;
+  isPull?: boolean;
+  closed?: boolean;
+  assigneeIds?: number[];
+  labelIds?: number[];
+  milestoneId?: number;
+  deadline?: string | null;
+}
+
+export interface IssueChangeContext {
+  repo: RepoRecord;
+  owner: Account;
+  caller: Caller;
+}
+
+/** Exposed by the `issues` plugin. */
+export interface IssuesService {
+  /** The next per-repository number (atomic counter document; never reused, shared by issues and pulls). */
+  nextNumber(repoId: number): Promise<number>;
+  byNumber(repoId: number, number: number): Promise<IssueRecord | null>;
+  byId(id: number): Promise<IssueRecord | null>;
+  /**
+   * Creates an issue (`isPull: true` for a pull request's issue half) with the next number; moves the repository's
+   * and the milestone's counters, records mentions, subscribes the poster. Emits `issue.changed` (opened) for
+   * issues only: a pull-request plugin emits its own event with the returned record.
+   */
+  create(ctx: IssueChangeContext, input: NewIssueInput): Promise<IssueRecord>;
+  /** Closes or reopens, moving the counters exactly once even under concurrent calls; null when already so. */
+  setClosed(ctx: IssueChangeContext, issue: IssueRecord, closed: boolean): Promise<IssueRecord | null>;
+  /** Replaces the labels (ids must be the repository's or its organization's; 422 otherwise). */
+  replaceLabels(ctx: IssueChangeContext, issue: IssueRecord, labelIds: number[]): Promise<IssueRecord>;
+  setMilestone(ctx: IssueChangeContext, issue: IssueRecord, milestoneId: number): Promise<IssueRecord>;
+  /** Adds a comment (mentions recorded, counters moved); emits `issue_comment.changed`. */
+  addComment(ctx: IssueChangeContext, issue: IssueRecord, body: string): Promise<CommentRecord>;
+  /** The Issue API object of a stored issue, as `viewer` sees it. */
+  toApi(issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>>;
+  /** The Comment API object. */
+  commentToApi(comment: CommentRecord, issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>>;
+  labelsOf(issue: IssueRecord): Promise<LabelRecord[]>;
+  milestoneById(repoId: number, id: number): Promise<MilestoneRecord | null>;
+}
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    issues: IssuesService;
+  }
+}
