@@ -28,7 +28,7 @@ window.addEventListener('load', function () {
     dom_id: '#swagger-ui',
     deepLinking: true,
     validatorUrl: null,
-    docExpansion: 'list',
+    docExpansion: 'none',
     defaultModelsExpandDepth: 0,
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
