@@ -114,7 +114,7 @@ export const DEFAULT_CASES: BenchCase[] = [
     group: 'search',
     path: '/users/search?q={terms.user}',
     plugins: ['users'],
-    check: arrayOf(() => 10),
+    check: searchResults((n) => (n === 10 ? null : `expected a full page of 10, got ${n}`)),
     description: 'Anonymous user search for a 3-letter substring of many logins and full names.',
   },
   {

@@ -16,7 +16,7 @@ t.test('healthz', async (t) => {
 
 t.test('healthz fails when git cannot run', async (t) => {
   // Without the git plugins the server boots; the health check still runs the configured git binary.
-  const f = await startForge({ disabledPlugins: ['git', 'ssh', 'deploy-keys'], config: { plugins: { git: { gitBinary: '/nonexistent/git' } } } });
+  const f = await startForge({ disabledPlugins: ['git', 'ssh', 'deploy-keys', 'contents'], config: { plugins: { git: { gitBinary: '/nonexistent/git' } } } });
   t.teardown(() => f.close());
   const res = await f.request('GET', '/api/healthz', { root: true });
   t.equal(res.status, 500);
