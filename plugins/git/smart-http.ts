@@ -8,7 +8,7 @@ import { fail, ForgeError } from '../../core/errors.js';
 import type { RequestContext } from '../../core/plugin.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
 import { gitMessage, killGroup } from './runner.js';
-import { CommandListError, readCommands, refusalReply, type ReceiveCommands } from './receive-commands.js';
+import { CommandListError, readCommands, refusalReply, type ReceiveCommands } from '../lib/receive-commands.js';
 import type { GitService } from './service.js';
 
 type Service = 'upload-pack' | 'receive-pack';

@@ -6,6 +6,7 @@ import type { Caller, ServiceRegistry } from '../../core/plugin.js';
 import type { DeployKeyRecord } from '../../schemas/contracts/deploy-keys.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
 import type { PushTransport } from '../../schemas/events.js';
+import type { RefUpdate } from '../../schemas/contracts/git.js';
 import type { GitSshCommand } from './command.js';
 
 /** Who authenticated with a key. */
@@ -34,6 +35,7 @@ export interface GitHost {
   resolveForGit(caller: Caller | null, owner: string, name: string, write: boolean): Promise<{ repo: RepoRecord; owner: Account }>;
   refresh(repo: RepoRecord, owner: Account): Promise<unknown>;
   readRefs?(repo: RepoRecord, owner: Account): Promise<Map<string, string>>;
+  checkPush?(attempt: { repo: RepoRecord; owner: Account; pusherId: number | null; via: PushTransport; updates: RefUpdate[] }): Promise<string | null>;
   afterPush?(repo: RepoRecord, owner: Account, before: Map<string, string>, pusherId: number | null, via: PushTransport): Promise<void>;
 }
 
@@ -108,6 +110,12 @@ export class GitBridge {
   /** Ref snapshot before a push, when the git plugin offers push processing. */
   async beforePush(target: SshTarget): Promise<Map<string, string> | null> {
     return this.git.readRefs ? this.git.readRefs(target.repo, target.owner) : null;
+  }
+
+  /** The git plugin's push rules (default branch, branch protection): the refusal reason, or null. */
+  async checkPush(target: SshTarget, updates: RefUpdate[]): Promise<string | null> {
+    if (!this.git.checkPush) return null;
+    return this.git.checkPush({ repo: target.repo, owner: target.owner, pusherId: target.pusherId, via: 'ssh', updates });
   }
 
   /** After a push: the repository's fields and `git.push` events, the same way as over HTTP. */

@@ -4,10 +4,12 @@
 // grace time, idle and total connection time, concurrent connections and channels.
 import type { ChildProcess } from 'node:child_process';
 import net, { type AddressInfo } from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import ssh2, { type AuthContext, type Connection, type ServerChannel, type Session } from 'ssh2';
 import { acceptedEnv, CommandError, parseGitCommand } from './command.js';
-import { GitBridge, RefusedError, type SshIdentity } from './git-bridge.js';
+import { GitBridge, RefusedError, type SshIdentity, type SshTarget } from './git-bridge.js';
+import { CommandListError, readCommands, refusalReply } from '../lib/receive-commands.js';
 import { fingerprintOf, type HostKey } from './host-keys.js';
 
 /** Ends git and the helpers it started (its own process group, as the git plugin spawns it). */
@@ -19,6 +21,9 @@ function killGroup(child: ChildProcess): void {
     child.kill('SIGKILL');
   }
 }
+
+/** A push the rules refused: answered by us, not by git. */
+const REFUSED = -1;
 
 export interface SshSettings {
   port: number | null;
@@ -234,8 +239,9 @@ class SshConnection {
       const parsed = parseGitCommand(command);
       const target = await this.bridge.authorize(identity, parsed);
       const before = target.write ? await this.bridge.beforePush(target) : null;
-      const code = await this.pipe(channel, this.bridge.spawn(parsed, target, env));
-      if (target.write) {
+      const child = this.bridge.spawn(parsed, target, env);
+      const code = target.write ? await this.receive(channel, child, target) : await this.pipe(channel, child, channel);
+      if (target.write && code !== REFUSED) {
         try {
           await this.bridge.afterPush(target, before);
         } catch (err) {
@@ -243,9 +249,9 @@ class SshConnection {
         }
       }
       this.log.info({ remote: this.remote, who: this.who(), service: parsed.service, repo: `${parsed.owner}/${parsed.repo}`, code }, 'ssh: git');
-      this.finish(channel, code);
+      this.finish(channel, code === REFUSED ? 0 : code);
     } catch (err) {
-      if (err instanceof CommandError || err instanceof RefusedError) {
+      if (err instanceof CommandError || err instanceof RefusedError || err instanceof CommandListError) {
         this.refuse(`command ${JSON.stringify(command.slice(0, 200))}: ${err.message}`);
         return this.finish(channel, 1, err.message);
       }
@@ -254,17 +260,54 @@ class SshConnection {
     }
   }
 
-  /** Streams the channel into git and git's output back; any traffic keeps the connection from idling out. */
-  private pipe(channel: ServerChannel, child: ChildProcess): Promise<number> {
+  /**
+   * A push: git advertises its refs, the client's command list is read before git sees it and checked against the
+   * push rules (default branch, branch protection) like over smart HTTP. A refused push gets receive-pack's own
+   * answer (`[remote rejected]`) from us, git is stopped, and what the client still sends (the pack) is discarded.
+   */
+  private async receive(channel: ServerChannel, child: ChildProcess, target: SshTarget): Promise<number> {
     this.children.add(child);
-    const touch = () => this.idle.refresh();
-    channel.on('data', touch);
-    child.stdout!.on('data', touch);
-    child.stdin!.on('error', () => undefined); // git may stop reading early (it refused the request)
-    channel.pipe(child.stdin!);
     child.stdout!.pipe(channel, { end: false });
     child.stderr!.pipe(channel.stderr, { end: false });
+    const exited = this.exitOf(child);
+    let commands;
+    try {
+      // Through a PassThrough: reading to the end would otherwise destroy the channel, which still carries the answer.
+      const inbox = new PassThrough();
+      channel.pipe(inbox);
+      commands = await readCommands(inbox);
+    } catch (err) {
+      killGroup(child);
+      throw err;
+    }
+    const reason = await this.bridge.checkPush(target, commands.updates);
+    if (!reason) return this.pipe(channel, child, commands.body, exited);
+    this.refuse(`push to ${commands.updates.map((u) => u.ref).join(', ')}: ${reason}`);
+    killGroup(child);
+    await exited;
+    channel.write(refusalReply(commands.updates, commands.capabilities, reason));
+    commands.body.resume(); // the pack the client sends anyway
+    return REFUSED;
+  }
+
+  /** Streams the input into git and git's output back; any traffic keeps the connection from idling out. */
+  private pipe(channel: ServerChannel, child: ChildProcess, input: Readable, exited?: Promise<number>): Promise<number> {
+    this.children.add(child);
+    const done = exited ?? this.exitOf(child);
+    const touch = () => this.idle.refresh();
+    input.on('data', touch);
+    child.stdout!.on('data', touch);
+    child.stdin!.on('error', () => undefined); // git may stop reading early (it refused the request)
+    input.pipe(child.stdin!);
+    if (!exited) {
+      child.stdout!.pipe(channel, { end: false });
+      child.stderr!.pipe(channel.stderr, { end: false });
+    }
     channel.on('close', () => killGroup(child));
+    return done;
+  }
+
+  private exitOf(child: ChildProcess): Promise<number> {
     return new Promise((resolve) => {
       child.once('error', () => resolve(128));
       child.once('close', (code) => {

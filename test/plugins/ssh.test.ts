@@ -116,6 +116,28 @@ t.test('git over SSH', async (t) => {
     t.equal((await git(aliceKey.file, ['rev-parse', 'origin/HEAD'], again)).stdout.trim(), head);
   });
 
+  t.test('branch protection and the default branch hold over SSH as over HTTP', async (t) => {
+    const dir = dest('protected');
+    t.equal((await git(aliceKey.file, ['clone', url('alice/secret'), dir])).code, 0);
+    const rule = await f.request('POST', '/repos/alice/secret/branch_protections', { token: alice.token, json: { rule_name: 'master', enable_push: false } });
+    t.equal(rule.status, 201, rule.text);
+    await writeFile(path.join(dir, 'blocked.txt'), 'blocked\n');
+    await git(aliceKey.file, ['add', '.'], dir);
+    await git(aliceKey.file, ['commit', '-m', 'blocked'], dir);
+    const headBefore = (await f.request('GET', '/repos/alice/secret/branches/master', { token: alice.token })).json.commit.id;
+    const push = await git(aliceKey.file, ['push', 'origin', 'HEAD:master'], dir);
+    t.not(push.code, 0);
+    t.match(push.stderr, /\[remote rejected\] HEAD -> master \(branch master is protected/);
+    t.equal((await f.request('GET', '/repos/alice/secret/branches/master', { token: alice.token })).json.commit.id, headBefore, 'the branch did not move');
+    const other = await git(aliceKey.file, ['push', 'origin', 'HEAD:feature'], dir);
+    t.equal(other.code, 0, 'an unprotected branch takes the push');
+    const del = await git(aliceKey.file, ['push', 'origin', ':master'], dir);
+    t.not(del.code, 0);
+    t.match(del.stderr, /\[remote rejected\] master/, 'the default branch cannot be deleted');
+    t.equal((await f.request('DELETE', '/repos/alice/secret/branch_protections/master', { token: alice.token })).status, 204);
+    t.equal((await git(aliceKey.file, ['push', 'origin', 'HEAD:master'], dir)).code, 0, 'the push goes through once unprotected');
+  });
+
   t.test("another user's key: private repositories do not exist, public ones are read-only", async (t) => {
     const clone = await git(bobKey.file, ['clone', url('alice/secret'), dest('bob-secret')]);
     t.not(clone.code, 0);

@@ -1,5 +1,5 @@
-// The command list at the start of a receive-pack request (`<old> <new> <ref>` pkt-lines up to a flush), read
-// before git sees the request so a push can be refused (default branch deletion, branch protection); the bytes
+// The command list at the start of a receive-pack stream (`<old> <new> <ref>` pkt-lines up to a flush), read
+// before git sees them so a push can be refused (default branch deletion, branch protection) over smart HTTP or SSH; the bytes
 // read are replayed to git unchanged. Also the refusal reply, in the form the client's capabilities ask for.
 import { Readable } from 'node:stream';
 import type { RefUpdate } from '../../schemas/contracts/git.js';
