@@ -86,7 +86,10 @@ export class GitBridge {
     try {
       return await this.git.resolveForGit(caller, command.owner, command.repo, write);
     } catch (err) {
-      if (err instanceof ForgeError && err.status === 403) throw new RefusedError(write ? 'you may read this repository but not push to it' : err.message);
+      // A repository-wide refusal (archived, mirror) says so; a missing permission is said in git's terms.
+      if (err instanceof ForgeError && err.status === 403) {
+        throw new RefusedError(/archived|mirror/.test(err.message) || !write ? err.message : 'you may read this repository but not push to it');
+      }
       if (err instanceof ForgeError && err.status < 500) throw new RefusedError(NOT_FOUND);
       throw err;
     }

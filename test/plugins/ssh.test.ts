@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import ssh2 from 'ssh2';
+import { definePlugin } from '../../core/plugin.js';
 import { freePort, startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { runGit, type GitResult } from '../helpers/git-client.js';
 
@@ -31,10 +32,19 @@ function prng(seed: number): () => number {
   };
 }
 
+/** Records the push events of the bus, to check SSH pushes emit them like HTTP pushes. */
+const pushes: Array<{ ref: string; via: string; pusherId: number | null; after: string }> = [];
+const recorder = definePlugin({
+  name: 'push-recorder',
+  start(ctx) {
+    ctx.events.on('git.push', (e) => { pushes.push({ ref: e.ref, via: e.via, pusherId: e.pusherId, after: e.after }); });
+  },
+});
+
 t.test('git over SSH', async (t) => {
   const work = await mkdtemp(path.join(os.tmpdir(), 'forgekit-ssh-'));
   const port = await freePort();
-  const f: TestForge = await startForge({ config: { plugins: { ssh: { port, loginGraceMs: 2000 }, repos: { ssh: { port } } } } });
+  const f: TestForge = await startForge({ extraPlugins: [recorder], config: { plugins: { ssh: { port, loginGraceMs: 2000 }, repos: { ssh: { port } } } } });
   t.teardown(async () => {
     await f.close();
     await rm(work, { recursive: true, force: true });
@@ -100,6 +110,7 @@ t.test('git over SSH', async (t) => {
     const push = await git(aliceKey.file, ['push', 'origin', 'HEAD'], dir);
     t.equal(push.code, 0, push.stderr);
     const head = (await git(aliceKey.file, ['rev-parse', 'HEAD'], dir)).stdout.trim();
+    t.match(pushes.at(-1), { ref: 'refs/heads/master', via: 'ssh', pusherId: alice.id, after: head }, 'the push emitted git.push like an HTTP push');
     // The push is visible through smart HTTP and the API at once.
     const other = dest('secret-http');
     const httpUrl = new URL(`${f.url}/alice/secret.git`);
@@ -152,6 +163,20 @@ t.test('git over SSH', async (t) => {
     const push = await git(bobKey.file, ['push', 'origin', 'HEAD'], dir);
     t.not(push.code, 0);
     t.match(push.stderr, /you may read this repository but not push to it/);
+  });
+
+  t.test('archived repositories refuse pushes over SSH', async (t) => {
+    t.equal((await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'old', auto_init: true } })).status, 201);
+    const dir = dest('archived');
+    t.equal((await git(aliceKey.file, ['clone', url('alice/old'), dir])).code, 0);
+    t.equal((await f.request('PATCH', '/repos/alice/old', { token: alice.token, json: { archived: true } })).status, 200);
+    await writeFile(path.join(dir, 'late.txt'), 'late\n');
+    await git(aliceKey.file, ['add', '.'], dir);
+    await git(aliceKey.file, ['commit', '-m', 'late'], dir);
+    const push = await git(aliceKey.file, ['push', 'origin', 'HEAD'], dir);
+    t.not(push.code, 0);
+    t.match(push.stderr, /archived/);
+    t.equal((await git(aliceKey.file, ['fetch', 'origin'], dir)).code, 0, 'still readable');
   });
 
   t.test('an unknown key is refused at authentication', async (t) => {
