@@ -3,6 +3,7 @@
 // name matched by a glob is allowed whatever it resolves to (the operator named it).
 import { lookup as dnsLookup } from 'node:dns/promises';
 import net from 'node:net';
+import { isPublicAddress } from '../lib/addresses.js';
 import { compileGlob } from '../lib/glob.js';
 
 export type LookupFn = (hostname: string) => Promise<string[]>;
@@ -24,16 +25,6 @@ function blockList(v4: Array<[string, number]>, v6: Array<[string, number]>): ne
 const LOOPBACK = blockList([['127.0.0.0', 8]], [['::1', 128]]);
 /** Go's net.IP.IsPrivate (what Gitea's `private` means): RFC 1918 and RFC 4193. */
 const PRIVATE = blockList([['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16]], [['fc00::', 7]]);
-/**
- * Never `external`: besides loopback and private, the unspecified, link-local, shared (CGNAT), documentation,
- * benchmarking, multicast and reserved ranges (stricter than Go's IsGlobalUnicast, which lets some of these through).
- */
-const NOT_EXTERNAL = blockList(
-  [['0.0.0.0', 8], ['100.64.0.0', 10], ['169.254.0.0', 16], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24],
-    ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4]],
-  [['::', 128], ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-    ['2002::', 16], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]],
-);
 
 function family(address: string): 'ipv4' | 'ipv6' | null {
   const f = net.isIP(address);
@@ -66,10 +57,9 @@ export function isPrivate(address: string): boolean {
   return f !== null && PRIVATE.check(a, f);
 }
 
+/** Globally routable unicast only: the same classifier as migration sources (ipaddr.js, IPv4-translated forms too). */
 export function isExternal(address: string): boolean {
-  const a = unmap(address);
-  const f = family(a);
-  return f !== null && !LOOPBACK.check(a, f) && !PRIVATE.check(a, f) && !NOT_EXTERNAL.check(a, f);
+  return isPublicAddress(address);
 }
 
 export class HostMatchList {
