@@ -22,7 +22,12 @@ function start(env: Record<string, string>) {
     child.once('exit', (code) => { clearInterval(timer); reject(new Error(`exited ${code}: ${out}`)); });
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, ready, exited, output: () => out };
+  // The request log line is written after the response is sent, and reaches our pipe a moment later.
+  const logged = async (pattern: RegExp, withinMs = 5000) => {
+    for (const deadline = Date.now() + withinMs; !pattern.test(out) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+    return out;
+  };
+  return { child, ready, exited, output: () => out, logged };
 }
 
 t.test('server process', async (t) => {
@@ -45,7 +50,7 @@ t.test('server process', async (t) => {
   t.equal(me.status, 401);
   const admin = await (await fetch(`http://127.0.0.1:${port}/api/v1/user`, { headers: auth })).json();
   t.match(admin, { login: 'boss', email: 'boss@example.com' }, 'the env created the first admin');
-  t.match(first.output(), /"method":"GET","path":"\/api\/v1\/user","status":401/, 'one log line per request');
+  t.match(await first.logged(/"method":"GET","path":"\/api\/v1\/user","status":401/), /"method":"GET","path":"\/api\/v1\/user","status":401/, 'one log line per request');
   t.notMatch(first.output(), /token=abc|boss-secret/, 'no token or password in the logs');
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'SIGTERM stops cleanly');
