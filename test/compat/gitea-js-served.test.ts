@@ -6,21 +6,11 @@ import path from 'node:path';
 import { builtinPlugins } from '../../plugins/index.js';
 import { PACKAGE_ROOT } from '../../core/config.js';
 import { giteaTypes, servedMethods } from '../helpers/gitea-js.js';
+import { servedTable } from '../helpers/gitea-js-table.js';
 
 const served = servedMethods(builtinPlugins);
 const total = served.length;
 const count = served.filter((s) => s.route).length;
-
-/** The README table: one row per gitea-js tag, served / all. */
-function table(): string {
-  const tags = [...new Set(served.map((s) => s.method.tag))].sort();
-  const rows = tags.map((tag) => {
-    const all = served.filter((s) => s.method.tag === tag);
-    const yes = all.filter((s) => s.route).length;
-    return `| ${tag} | ${yes} | ${all.length} |`;
-  });
-  return ['| gitea-js group (Gitea tag) | served | methods |', '|---|---|---|', ...rows, `| **all** | **${count}** | **${total}** |`].join('\n');
-}
 
 t.test('gitea-js methods served', async (t) => {
   t.equal(total, giteaTypes().methods.length);
@@ -32,8 +22,8 @@ t.test('gitea-js methods served', async (t) => {
 
 t.test("README's table of served gitea-js groups matches the routes", async (t) => {
   const readme = readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
-  const expected = table();
-  t.ok(readme.includes(expected), `README.md must contain exactly this table (regenerate it when routes change):\n${expected}\n`);
+  const expected = servedTable().table;
+  t.ok(readme.includes(expected), `README.md must contain exactly this table (npm run readme:gitea-table rewrites it):\n${expected}\n`);
 });
 
 t.test("served routes carry Gitea's operationId", async (t) => {
