@@ -234,6 +234,19 @@ export const NULLABLE: Record<string, string> = {
   'User.last_login': 'null for an account that never signed in, and for viewers other than the account and site admins',
   'GPGKey.expires_at': 'null for a key that never expires (never the zero time)',
   'WatchInfo.reason': 'always null, as in Gitea',
+  // contents (Go pointers and nil slices in Gitea's structs, sent as null)
+  'PayloadCommitVerification.signer': 'null when the commit is unsigned or its signer is unknown (*PayloadUser)',
+  'PayloadCommit.added': 'null outside push payloads: Gitea\'s convert.ToPayloadCommit leaves the nil slice',
+  'PayloadCommit.removed': 'null outside push payloads (nil slice)',
+  'PayloadCommit.modified': 'null outside push payloads (nil slice)',
+  'Commit.author': 'null when the author\'s email belongs to no account (*User)',
+  'Commit.committer': 'null when the committer\'s email belongs to no account (*User)',
+  'ContentsResponse.encoding': 'null for anything but a file (*string)',
+  'ContentsResponse.content': 'null for anything but a file, and in directory listings (*string)',
+  'ContentsResponse.target': 'null unless the entry is a symlink (*string)',
+  'ContentsResponse.submodule_git_url': 'null unless the entry is a submodule (*string)',
+  'ContentsResponse.download_url': 'null for directories and submodules (*string)',
+  'FileDeleteResponse.content': 'always null: a deleted file has no contents (Gitea sends nil)',
 };
 
 // ---- the runtime check ----
