@@ -54,8 +54,8 @@ t.test('gitea-js contents methods', async (t) => {
 
   // A pushed note and an annotated tag made by git, for the git-data reads.
   const work = path.join(gitHome, 'work');
-  const must = async (args: string[], cwd?: string) => {
-    const r = await runGit(args, { home: gitHome, cwd });
+  const must = async (args: string[], cwd?: string, env?: Record<string, string>) => {
+    const r = await runGit(args, { home: gitHome, cwd, env });
     if (r.code !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
     return r.stdout.trim();
   };
@@ -63,7 +63,9 @@ t.test('gitea-js contents methods', async (t) => {
   await must(['clone', '-q', url, work]);
   await writeFile(path.join(work, 'notes.txt'), 'n\n');
   await must(['add', '.'], work);
-  await must(['commit', '-qm', 'pushed with git'], work);
+  // Authored with alice's primary address, committed with an address she added but never verified.
+  t.equal((await api.user.userAddEmail({ emails: ['alice-alt@example.com'] })).status, 201);
+  await must(['commit', '-qm', 'pushed with git'], work, { GIT_AUTHOR_EMAIL: alice.email, GIT_COMMITTER_EMAIL: 'alice-alt@example.com' });
   const head = await must(['rev-parse', 'HEAD'], work);
   await must(['notes', 'add', '-m', 'a note', head], work);
   await must(['tag', '-a', 'v0', '-m', 'tag by git', head], work);
@@ -124,6 +126,9 @@ t.test('gitea-js contents methods', async (t) => {
   t.same(byPath.data.map((c) => c.commit!.message), ['bump\n', 'add index\n']);
   const one = await api.repos.repoGetSingleCommit('alice', 'proj', head);
   t.equal(one.data.sha, head);
+  t.equal(one.data.author?.login, 'alice', 'the author is the account whose primary address the commit carries');
+  t.equal(one.data.committer, null, 'an unverified secondary address names nobody');
+  t.equal(commits.data.find((c) => c.commit!.message === 'bump\n')!.author?.login, 'alice', 'API writes carry the no-reply address, which names its account');
   assertConforms(t, 'repoGetSingleCommit', one.data);
   const diff = await settle(api.repos.repoDownloadCommitDiffOrPatch('alice', 'proj', head, 'diff', { format: 'text' }));
   t.equal(diff.status, 200);
