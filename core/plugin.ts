@@ -228,6 +228,8 @@ export interface RouteInfo {
   /** The full route template as served, e.g. `/api/v1/repos/:owner/:repo` (never a raw URL). */
   readonly path: string;
   readonly def: AnyRoute;
+  /** Set when the route declares a `concurrency` limit: places taken and requests waiting right now (metrics, tests). */
+  readonly gate?: { readonly limit: number; readonly active: number; readonly waiting: number };
 }
 
 /** What a before-route hook sees besides `req`/`res`. */

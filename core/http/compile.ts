@@ -62,7 +62,9 @@ export function compileRoutes(plugins: readonly Plugin[], deps: CompileDeps): Co
       throw new PluginLoadError(`plugin "${route.plugin}": route ${route.method} ${route.path}: ${(err as Error).message}`);
     }
   }
-  const list = Object.freeze(compiled.map((r): RouteInfo => Object.freeze({ plugin: r.plugin, method: r.method, path: r.path, def: r.def })));
+  const list = Object.freeze(compiled.map((r): RouteInfo => Object.freeze({
+    plugin: r.plugin, method: r.method, path: r.path, def: r.def, ...(r.gate ? { gate: r.gate } : {}),
+  })));
   return { router, list };
 }
 
