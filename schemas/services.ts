@@ -248,6 +248,8 @@ export interface ReposService {
    */
   delete(repo: RepoRecord): Promise<void>;
   setStorage(provider: RepoStorageProvider): void;
+  /** The stars plugin registers who starred what, for `/repos/search?starredBy=` (repos cannot read its rows). */
+  setStarredSource(source: (userId: number) => Promise<number[]>): void;
   /** True when the caller reads every repository (site admins): skip id filters instead of listing every id. */
   readsAll(caller: Caller | null): boolean;
   /** The Permission object for an access mode: `{admin: >=admin, push: >=write, pull: >=read}`. */
