@@ -201,6 +201,16 @@ export class Repos implements ReposService {
     this.storage = provider;
   }
 
+  async setTopics(repoId: number, topics: string[]): Promise<RepoRecord | null> {
+    const before = await this.byId(repoId);
+    if (!before) return null;
+    const after = await this.repos.findOneAndUpdate({ id: repoId }, { $set: { topics: [...topics] } });
+    if (!after) return null;
+    this.index.upsert(after);
+    await this.emit(REPO_UPDATED, { repo: after, before });
+    return after;
+  }
+
   // ---- create / update / delete ----
 
   /** The change already happened: a failing listener is logged, never turned into a failed request. */
