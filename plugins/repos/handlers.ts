@@ -238,8 +238,7 @@ interface SearchQuery {
 
 /** GET /repos/search — `{ok:true,data}`; an internal failure is `500 {ok:false,error}`, never internals. */
 export async function search(rc: Rc<unknown, SearchQuery>): Promise<Reply> {
-  const settings = rc.app.settings.search ?? {};
-  const win = pageWindow(rc.query, { defaultLimit: settings.defaultLimit ?? 10, maxLimit: settings.maxLimit ?? 50 });
+  const win = pageWindow(rc.query, rc.app.settings.search);
   const qs = rc.query;
   const positive = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
   try {

@@ -59,6 +59,13 @@ export const REPO_INDEXES: IndexSpec[] = [
 
 
 
+/** `plugins.repos.*` (defaults in the plugin's settings schema). */
+export interface ReposSettings {
+  ssh: { domain: string; port: number; user: string };
+  search: { defaultLimit: number; maxLimit: number };
+  jsonCacheEntries: number;
+}
+
 export interface CreateInput {
   name: string;
   description?: string;
@@ -95,7 +102,7 @@ export class Repos implements ReposService {
   private readonly names: RepoSearch;
   private storage: RepoStorageProvider | null = null;
 
-  constructor(private readonly ctx: PluginContext) {
+  constructor(private readonly ctx: PluginContext<ReposSettings>) {
     this.repos = ctx.store.collection<RepoRecord>(REPOS);
     this.collaborations = ctx.store.collection<CollaborationRecord>(COLLABORATIONS);
     this.teamRepos = ctx.store.collection<TeamRepoRecord>(TEAM_REPOS);
