@@ -20,7 +20,7 @@ export interface ForgeConfig {
   shutdownTimeoutMs: number;
   compactIntervalMs: number;
   /** node:http server options (ms; 0 = off / unlimited). */
-  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
+  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number; discardBodyBytes: number };
   pagination: { defaultLimit: number; maxLimit: number };
   admin: { username: string; password: string; email: string };
   disabledPlugins: string[];
