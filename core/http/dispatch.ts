@@ -14,6 +14,7 @@ import type { ErrorSender } from './error-reply.js';
 import type { Gate } from './gate.js';
 import { RESPONSE_HEADERS, setHeaders } from './headers.js';
 import type { Hooks } from './hooks.js';
+import { exemptFromRequestTimeout } from './lifecycle.js';
 import type { ReplySender } from './reply.js';
 import type { RequestLogLine } from './request-log.js';
 
@@ -132,7 +133,10 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       let body: unknown;
       if (bodyKind === 'json') body = parseJsonBody(raw, route);
       else if (bodyKind === 'text') body = raw!.toString('utf8');
-      else if (bodyKind === 'stream') streamHead(res, id); // the handler writes the response itself
+      else if (bodyKind === 'stream') {
+        streamHead(res, id); // the handler writes the response itself
+        exemptFromRequestTimeout(req, res);
+      }
       // 'none': an unread body is drained by node:http itself once the response is finished (IncomingMessage._dump).
       // 2f: the handler; stage 3: its reply.
       const apiPath = route.def.mount === 'root' ? path : path.slice(apiPrefix.length) || '/';

@@ -59,6 +59,23 @@ export default definePlugin<GitService>({
   name: 'git',
   dependencies: ['users', 'repos'],
   optionalDependencies: ['orgs'],
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      gitBinary: { type: 'string', minLength: 1, default: 'git' },
+      timeoutMs: { type: 'integer', minimum: 1000, default: 600_000, description: 'total time of one git process the server runs for itself (not transfers)' },
+      migrateAllowLocal: { type: 'boolean', default: false },
+      mirrorIntervalMs: { type: 'integer', minimum: 0, default: 8 * 3600_000 },
+      catFileMaxRepos: { type: 'integer', minimum: 1, default: 32 },
+      catFileIdleMs: { type: 'integer', minimum: 1000, default: 60_000 },
+      transferIdleMs: { type: 'integer', minimum: 100, default: 120_000, description: 'a clone, fetch or push over smart HTTP is cut after this long without a byte either way (no total limit)' },
+      maxTransfers: { type: 'integer', minimum: 1, default: 32, description: 'git transfer processes at once, server-wide (503 beyond)' },
+      maxTransfersPerRepo: { type: 'integer', minimum: 1, default: 8, description: 'git transfer processes at once per repository (429 beyond)' },
+      transferRetryAfterSeconds: { type: 'integer', minimum: 1, default: 5 },
+      maxPushBytes: { type: 'integer', minimum: 0, default: 1024 * 1024 * 1024, description: 'largest pack one push may send (git refuses it: `pack exceeds maximum allowed size`); 0 = no limit' },
+    },
+  },
   collections: [{
     name: MIRRORS,
     indexes: [

@@ -10,6 +10,7 @@ import { checkRemote, RemoteRefused, type Remote } from './remote-url.js';
 import { GitError, GitRunner, gitMessage } from './runner.js';
 import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from './storage.js';
 import { SyncQueue } from './sync-queue.js';
+import { TransferLimits } from './transfers.js';
 import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
@@ -41,6 +42,13 @@ export interface GitSettings {
   catFileMaxRepos: number;
   /** A reader unused this long is closed. */
   catFileIdleMs: number;
+  /** A smart HTTP transfer without a byte either way this long is cut. */
+  transferIdleMs: number;
+  maxTransfers: number;
+  maxTransfersPerRepo: number;
+  transferRetryAfterSeconds: number;
+  /** receive.maxInputSize of every push (0 = none). */
+  maxPushBytes: number;
 }
 
 const DEFAULT_BRANCH = 'master';
@@ -57,6 +65,7 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
   readonly mirrors: Collection<MirrorRecord>;
   readonly catFiles: CatFilePool;
   readonly pushes: PushProcessor;
+  readonly transfers: TransferLimits;
   private timer: NodeJS.Timeout | undefined;
   private box: SecretBox | undefined;
 
@@ -69,6 +78,11 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
       mirrorIntervalMs: s.mirrorIntervalMs ?? 8 * 3600_000,
       catFileMaxRepos: s.catFileMaxRepos ?? 32,
       catFileIdleMs: s.catFileIdleMs ?? 60_000,
+      transferIdleMs: s.transferIdleMs ?? 120_000,
+      maxTransfers: s.maxTransfers ?? 32,
+      maxTransfersPerRepo: s.maxTransfersPerRepo ?? 8,
+      transferRetryAfterSeconds: s.transferRetryAfterSeconds ?? 5,
+      maxPushBytes: s.maxPushBytes ?? 1024 * 1024 * 1024,
     };
     const dataDir = path.resolve(ctx.config.dataDir);
     this.runner = new GitRunner({ binary: this.settings.gitBinary, home: path.join(dataDir, 'git-home'), timeoutMs: this.settings.timeoutMs, log: ctx.log });
@@ -76,6 +90,11 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     this.queue = new SyncQueue((id) => this.sync(id), SYNC_CONCURRENCY, ctx.log);
     this.mirrors = ctx.store.collection<MirrorRecord>(MIRRORS);
     this.catFiles = new CatFilePool(this.runner, { maxRepos: this.settings.catFileMaxRepos, idleMs: this.settings.catFileIdleMs }, ctx.log);
+    this.transfers = new TransferLimits({
+      maxTransfers: this.settings.maxTransfers,
+      maxTransfersPerRepo: this.settings.maxTransfersPerRepo,
+      retryAfterSeconds: this.settings.transferRetryAfterSeconds,
+    });
     this.pushes = new PushProcessor({ runner: this.runner, storage: this.storage, events: ctx.events, log: ctx.log, repos: () => this.repos });
   }
 
@@ -200,9 +219,13 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     }
   }
 
+  /**
+   * Who commits what forgekit writes itself (auto-init): the account's no-reply address `<login>@noreply.<host>`,
+   * never its email (decisions.md): an anonymous clone must not reveal what the API hides.
+   */
   identity(owner: Account): { name: string; email: string } {
     const host = new URL(this.ctx.urls.root).hostname || 'localhost';
-    return { name: owner.fullName || owner.login, email: owner.email || `${owner.lowerName ?? owner.login.toLowerCase()}@noreply.${host}` };
+    return { name: owner.fullName || owner.login, email: `${owner.lowerName ?? owner.login.toLowerCase()}@noreply.${host}` };
   }
 
   /** Re-reads `empty`, `size` and the default branch from disk after a push, fork or sync. */
