@@ -45,11 +45,11 @@ async function infoRefs(f: TestForge, repo: string): Promise<Response> {
   return fetch(`${f.url}/${repo}.git/info/refs?service=git-upload-pack`);
 }
 
-async function publicRepo(f: TestForge, owner: TestUser, name: string): Promise<{ full: string; sha: string }> {
+async function publicRepo(f: TestForge, owner: TestUser, name: string): Promise<{ full: string; sha: string; id: number }> {
   const res = await f.request('POST', '/user/repos', { token: owner.token, json: { name, auto_init: true } });
   if (res.status !== 201) throw new Error(res.text);
   const branch = await f.request('GET', `/repos/${owner.username}/${name}/branches/master`);
-  return { full: `${owner.username}/${name}`, sha: branch.json.commit.id };
+  return { full: `${owner.username}/${name}`, sha: branch.json.commit.id, id: res.json.id };
 }
 
 t.test('concurrent git transfers: 429 per repository, 503 server-wide, with Retry-After', async (t) => {
@@ -66,7 +66,7 @@ t.test('concurrent git transfers: 429 per repository, 503 server-wide, with Retr
 
   const transfers = f.forge.service('git').transfers;
   const first = holdUploadPack(f, a.full);
-  await until('the first fetch runs git', () => transfers.running() === 1);
+  await until('the first fetch runs git', () => transfers.running(a.id) === 1);
   t.pass('a fetch of a holds a place while git waits for its body');
   let res = await infoRefs(f, a.full);
   t.equal(res.status, 429, 'a second transfer of the same repository');
@@ -76,9 +76,13 @@ t.test('concurrent git transfers: 429 per repository, 503 server-wide, with Retr
   t.not(client.code, 0, 'the git client fails…');
   t.match(client.stderr, /429/, '…naming the status');
 
-  t.equal((await infoRefs(f, b.full)).status, 200, 'another repository still has room');
+  res = await infoRefs(f, b.full);
+  t.equal(res.status, 200, 'another repository still has room');
+  await res.arrayBuffer();
+  await until('that transfer is over', () => transfers.running() === 1);
   const second = holdUploadPack(f, b.full);
-  await until('the second fetch runs git', () => transfers.running() === 2);
+  await until('the second fetch runs git', () => transfers.running(b.id) === 1);
+  t.equal(transfers.running(), 2);
   res = await infoRefs(f, c.full);
   t.equal(res.status, 503, 'the server-wide limit');
   t.equal(res.headers.get('retry-after'), '7');
