@@ -69,6 +69,18 @@ export interface ObjectReader {
   tree(rev: string): Promise<TreeEntry[] | null>;
 }
 
+/** What the git plugin reports to operators (metrics), read at scrape time. */
+export interface GitStats {
+  /** git processes this server's runner has running (requests, syncs, pooled readers). */
+  running: number;
+  /** Live pooled `git cat-file` processes, and the repositories they serve. */
+  catFileProcesses: number;
+  catFileRepositories: number;
+  /** Mirrors due for a sync (the mirror-sync backlog), and syncs queued or running now. */
+  mirrorsDue: number;
+  mirrorSyncsQueued: number;
+}
+
 /**
  * What the git service offers other plugins. `services.get('git')` is typed (plugins/git/service.ts declares the
  * class, which implements this interface); consumers should use only these members.
@@ -101,5 +113,7 @@ export interface GitService {
    * logged, never thrown.
    */
   afterPush(repo: RepoRecord, owner: Account, before: Map<string, string>, pusherId: number | null, via: PushTransport): Promise<void>;
+  /** Process and queue counts for metrics. */
+  stats(): Promise<GitStats>;
 }
 
