@@ -228,7 +228,7 @@ export interface ReposService {
    * and `}`).
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
-  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void>;
+  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push
    * moved refs).
@@ -250,6 +250,8 @@ export interface ReposService {
    */
   delete(repo: RepoRecord): Promise<void>;
   setStorage(provider: RepoStorageProvider): void;
+  /** The stars plugin registers who starred what, for `/repos/search?starredBy=` (repos cannot read its rows). */
+  setStarredSource(source: (userId: number) => Promise<number[]>): void;
   /**
    * Replaces the repository's topics (already validated and normalised by the `topics` plugin), emits `repo.updated`
    * and returns the record after the change (null when the repository is gone). `updated_at` is left alone, as in Gitea.
