@@ -97,6 +97,8 @@ export interface GitService {
   spawn(dir: string, args: string[], options?: GitRunOptions): ChildProcess;
   /** The pooled object reader of a repository directory. */
   reader(dir: string): ObjectReader;
+  /** A ref (branch, tag, short or full id) to its full commit id, or null when nothing matches. */
+  resolveCommit(repo: RepoRecord, owner: Account, ref: string): Promise<string | null>;
   /** Every ref of the repository (full name → object id), e.g. before a push, to compare with afterwards. */
   readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>>;
   /** Registers a check every push and API ref update goes through (branch protection). */

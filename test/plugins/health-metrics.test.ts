@@ -2,6 +2,22 @@
 // template (never per raw URL), store timings, git processes and the mirror-sync queue.
 import t from 'tap';
 import { startForge } from '../helpers/forge.js';
+import { builtinPlugins } from '../../plugins/index.js';
+
+/** git and every built-in plugin that needs it, directly or through another (new ones included as they land). */
+function gitAndDependents(): string[] {
+  const off = new Set(['git']);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of builtinPlugins) {
+      if (!off.has(p.name) && (p.dependencies ?? []).some((d) => off.has(d))) {
+        off.add(p.name);
+        grew = true;
+      }
+    }
+  }
+  return [...off];
+}
 
 t.test('healthz', async (t) => {
   const f = await startForge();
@@ -16,7 +32,7 @@ t.test('healthz', async (t) => {
 
 t.test('healthz fails when git cannot run', async (t) => {
   // Without the git plugins the server boots; the health check still runs the configured git binary.
-  const f = await startForge({ disabledPlugins: ['git', 'ssh', 'deploy-keys', 'contents'], config: { plugins: { git: { gitBinary: '/nonexistent/git' } } } });
+  const f = await startForge({ disabledPlugins: gitAndDependents(), config: { plugins: { git: { gitBinary: '/nonexistent/git' } } } });
   t.teardown(() => f.close());
   const res = await f.request('GET', '/api/healthz', { root: true });
   t.equal(res.status, 500);
