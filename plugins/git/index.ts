@@ -5,7 +5,7 @@ import { listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schem
 import { ref } from '../../schemas/resources.js';
 import { REPO_UPDATED } from '../../schemas/services.js';
 import * as h from './handlers.js';
-import { MIRRORS, GitService } from './service.js';
+import { MIRRORS, GitService, type GitSettings } from './service.js';
 import * as smart from './smart-http.js';
 
 const nameParams = paramsSchema({ name: nameParam });
@@ -55,20 +55,19 @@ const migrateBody: JsonSchema = {
   required: ['clone_addr', 'repo_name'],
 };
 
-export default definePlugin<GitService>({
+export default definePlugin<GitService, GitSettings>({
   name: 'git',
-  dependencies: ['users', 'repos'],
-  optionalDependencies: ['orgs'],
   settings: {
     type: 'object',
     additionalProperties: false,
     properties: {
       gitBinary: { type: 'string', minLength: 1, default: 'git' },
-      timeoutMs: { type: 'integer', minimum: 1000, default: 600_000, description: 'total time of one git process the server runs for itself (not transfers)' },
+      timeoutMs: { type: 'integer', minimum: 1000, default: 600000 },
+      /** env FORGEKIT_MIGRATE_ALLOW_LOCAL */
       migrateAllowLocal: { type: 'boolean', default: false },
-      mirrorIntervalMs: { type: 'integer', minimum: 0, default: 8 * 3600_000 },
+      mirrorIntervalMs: { type: 'integer', minimum: 0, default: 28800000 },
       catFileMaxRepos: { type: 'integer', minimum: 1, default: 32 },
-      catFileIdleMs: { type: 'integer', minimum: 1000, default: 60_000 },
+      catFileIdleMs: { type: 'integer', minimum: 0, default: 60000 },
       transferIdleMs: { type: 'integer', minimum: 100, default: 120_000, description: 'a clone, fetch or push over smart HTTP is cut after this long without a byte either way (no total limit)' },
       maxTransfers: { type: 'integer', minimum: 1, default: 32, description: 'git transfer processes at once, server-wide (503 beyond)' },
       maxTransfersPerRepo: { type: 'integer', minimum: 1, default: 8, description: 'git transfer processes at once per repository (429 beyond)' },
@@ -76,6 +75,8 @@ export default definePlugin<GitService>({
       maxPushBytes: { type: 'integer', minimum: 0, default: 1024 * 1024 * 1024, description: 'largest pack one push may send (git refuses it: `pack exceeds maximum allowed size`); 0 = no limit' },
     },
   },
+  dependencies: ['users', 'repos'],
+  optionalDependencies: ['orgs'],
   collections: [{
     name: MIRRORS,
     indexes: [

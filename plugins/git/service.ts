@@ -15,7 +15,7 @@ import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
 import { PushProcessor, readRefs } from './push.js';
-import type { GitRunOptions, GitService as GitServiceContract, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
+import type { GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
 import type { PushTransport } from '../../schemas/events.js';
 
 export const MIRRORS = 'git_mirrors';
@@ -33,6 +33,7 @@ export interface MirrorRecord {
   nextSyncAt: number;
 }
 
+/** `plugins.git.*` (defaults in the plugin's settings schema). */
 export interface GitSettings {
   gitBinary: string;
   timeoutMs: number;
@@ -69,21 +70,8 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
   private timer: NodeJS.Timeout | undefined;
   private box: SecretBox | undefined;
 
-  constructor(private readonly ctx: PluginContext) {
-    const s = ctx.settings;
-    this.settings = {
-      gitBinary: s.gitBinary ?? 'git',
-      timeoutMs: s.timeoutMs ?? 600_000,
-      migrateAllowLocal: s.migrateAllowLocal === true,
-      mirrorIntervalMs: s.mirrorIntervalMs ?? 8 * 3600_000,
-      catFileMaxRepos: s.catFileMaxRepos ?? 32,
-      catFileIdleMs: s.catFileIdleMs ?? 60_000,
-      transferIdleMs: s.transferIdleMs ?? 120_000,
-      maxTransfers: s.maxTransfers ?? 32,
-      maxTransfersPerRepo: s.maxTransfersPerRepo ?? 8,
-      transferRetryAfterSeconds: s.transferRetryAfterSeconds ?? 5,
-      maxPushBytes: s.maxPushBytes ?? 1024 * 1024 * 1024,
-    };
+  constructor(private readonly ctx: PluginContext<GitSettings>) {
+    this.settings = ctx.settings;
     const dataDir = path.resolve(ctx.config.dataDir);
     this.runner = new GitRunner({ binary: this.settings.gitBinary, home: path.join(dataDir, 'git-home'), timeoutMs: this.settings.timeoutMs, log: ctx.log });
     this.storage = new GitStorage(this.runner, path.join(dataDir, 'repositories'), ctx.log);
@@ -104,6 +92,16 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
 
   get users(): UsersService {
     return this.ctx.services.get('users');
+  }
+
+  async stats(): Promise<GitStats> {
+    return {
+      running: this.runner.running,
+      catFileProcesses: this.catFiles.processes,
+      catFileRepositories: this.catFiles.repositories,
+      mirrorsDue: await this.mirrors.count({ nextSyncAt: { $lte: Date.now() } }),
+      mirrorSyncsQueued: this.queue.size,
+    };
   }
 
   async start(): Promise<void> {

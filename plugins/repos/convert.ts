@@ -11,17 +11,9 @@ export interface RepoUrls {
   ssh: { domain: string; port: number; user: string };
 }
 
-/** Resolves the ssh settings: the domain defaults to the root URL's host name. */
-export function repoUrls(root: string, ssh: Partial<RepoUrls['ssh']> | undefined, api = `${root}api/v1/`): RepoUrls {
-  return {
-    root,
-    api,
-    ssh: {
-      domain: ssh?.domain || new URL(root).hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: ssh?.port ?? 22,
-      user: ssh?.user || 'git',
-    },
-  };
+/** Resolves the ssh settings (`plugins.repos.ssh`): an empty domain is the root URL's host name. */
+export function repoUrls(root: string, ssh: RepoUrls['ssh'], api = `${root}api/v1/`): RepoUrls {
+  return { root, api, ssh: { ...ssh, domain: ssh.domain || new URL(root).hostname.replace(/^\[(.*)\]$/, '$1') } };
 }
 
 export function sshUrl(urls: RepoUrls, fullName: string): string {
@@ -50,7 +42,8 @@ export function toApiRepo(
     template: repo.template === true,
     parent,
     mirror: repo.mirror,
-    size: repo.size ?? 0,
+    // KiB: the git objects plus release attachments (`attachmentsSize`, bytes, kept by the releases plugin).
+    size: (repo.size ?? 0) + Math.ceil((typeof repo.attachmentsSize === 'number' ? repo.attachmentsSize : 0) / 1024),
     // No language detection: Gitea's empty values.
     language: '',
     languages_url: `${urls.api}repos/${fullName}/languages`,
