@@ -91,8 +91,14 @@ t.test('concurrent git transfers: 429 per repository, 503 server-wide, with Retr
   // The held fetches end (the client goes away): their places are free again.
   first.req.destroy();
   second.req.destroy();
-  await until('the places are free again', async () => (await infoRefs(f, c.full)).status === 200);
-  t.equal((await infoRefs(f, a.full)).status, 200);
+  const status = async (repo: string) => {
+    const r = await infoRefs(f, repo);
+    await r.arrayBuffer();
+    return r.status;
+  };
+  await until('the places are free again', async () => (await status(c.full)) === 200);
+  t.equal(await status(a.full), 200);
+  await until('every transfer is over', () => transfers.running() === 0);
   const clone = await runGit(['clone', '-q', `${f.url}/${a.full}.git`, path.join(home, 'a')], { home });
   t.equal(clone.code, 0, clone.stderr);
 });
