@@ -34,14 +34,23 @@ export class RepoSearch {
   private async searchPage(caller: Caller | null, grants: Grants, readsAll: boolean, needle: string, uid: number | undefined,
     scope: Filter, page: PageRequest): Promise<PageResult> {
     const n = page.skip + page.limit;
-    /** A private search document passes when the caller reads that repository. */
-    const accept = (d: SearchDoc) => !d.private || readsAll || modeOf(grants, { id: d.repoId, ownerId: d.ownerId, private: true }) >= ACCESS.read;
+    // Owners the caller may not see (limited/private accounts): their public repositories drop out like private ones.
+    const hidden = grants.hiddenOwners;
+    const hides = !readsAll && hidden !== undefined && hidden.size > 0;
+    /** A private search document (or one of a hidden owner) passes when the caller reads that repository. */
+    const accept = (d: SearchDoc) => (!d.private && !(hides && hidden!.has(d.ownerId))) || readsAll ||
+      modeOf(grants, { id: d.repoId, ownerId: d.ownerId, private: d.private }) >= ACCESS.read;
+    const publicOf = (f: Filter): Filter => {
+      if (!hides) return { ...f, private: false };
+      if (typeof f.ownerId === 'number') return hidden!.has(f.ownerId) ? { ...f, private: false, id: -1 } : { ...f, private: false };
+      return { ...f, private: false, ownerId: { $nin: [...hidden!] } };
+    };
     // Private repositories beyond the walked ones come from the caller's own grants (owned, organizations, teams,
     // collaborations), which are few, so a query never loads private candidates it would then drop.
     const extrasFor = async (): Promise<Light[]> => readsAll || !caller
       ? []
       : (await this.access.privateReadable(caller, grants, uid)).filter((r) => r.lowerName.includes(needle));
-    if (needle === '') return this.pages.sortedPage(readsAll ? scope : { ...scope, private: false }, await extrasFor(), page);
+    if (needle === '') return this.pages.sortedPage(readsAll ? scope : publicOf(scope), await extrasFor(), page);
     const gram = await this.nameIndex.planGram(needle);
     // Up to 3 characters the query is its own gram: the posting's size is the number of matches.
     const short = gram === needle;
@@ -54,11 +63,12 @@ export class RepoSearch {
       const found = await this.nameIndex.candidates(needle, { ...gramFilter(gram, readsAll), ...scope }, accept);
       return this.pages.pageOfIds(sliceSorted([...found, ...(await extrasFor())], page.skip, page.limit));
     }
-    const walked: Filter = readsAll ? {} : { private: false };
+    const walked: Filter = readsAll ? {} : publicOf({});
     const domain = readsAll ? await this.nameIndex.docs.count({}) : await this.nameIndex.docs.count(walked);
     // A short query whose matches are common: names read in order until the page is full (expected rows:
     // n ÷ the share of matches), when that is fewer than the posting holds; else the posting, checked and sorted.
-    if (short && ((n + 1) * domain) / Math.max(posting, 1) <= posting) {
+    // (Not while owners are hidden: the posting's size would count their repositories.)
+    if (short && !hides && ((n + 1) * domain) / Math.max(posting, 1) <= posting) {
       const extras = await extrasFor();
       const head = await this.nameIndex.walkNames(walked, needle, n, posting / Math.max(domain, 1));
       const { ids } = mergeWindow(head, posting, extras, page.skip, page.limit);

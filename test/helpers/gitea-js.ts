@@ -221,9 +221,6 @@ export const NOT_SERVED: Record<string, Record<string, string>> = {
   AccessToken: {
     scopes: 'token scopes are not stored or enforced yet: every token has its account\'s full access',
   },
-  GPGKey: {
-    verified: 'key ownership verification (gpg_key_token / gpg_key_verify) is not implemented',
-  },
 };
 
 /** `Interface.field` pairs that may be null, with why (Go pointers and our "never the zero time" rule). */
