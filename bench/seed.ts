@@ -2,7 +2,7 @@
 // in the document shapes the plugins store. Capability case files may add their own seeders (bench/case.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT, type ForgeConfig } from '../core/config.js';
+import { PACKAGE_ROOT, resolvePluginSettings, type ForgeConfig } from '../core/config.js';
 import type { Plugin } from '../core/plugin.js';
 import type { Doc, Store } from '../core/store/port.js';
 import { USERS } from '../plugins/users/service.js';
@@ -11,10 +11,10 @@ import { hashPassword } from '../plugins/users/password.js';
 import { TOKENS, hashToken } from '../plugins/tokens/service.js';
 import { TEAMS, TEAM_MEMBERS } from '../plugins/orgs/service.js';
 import { REPOS } from '../plugins/repos/service.js';
-import { GRAM_DF_COLLECTION, SEARCH_COLLECTION, searchDocOf } from '../plugins/repos/search-index.js';
 import { trigramsOf } from '../plugins/lib/grams.js';
 import { COLLECTION as SSH_KEYS } from '../plugins/ssh-keys/handlers.js';
 import { parseSshPublicKey, type MinimumSizes } from '../plugins/ssh-keys/parse.js';
+import sshKeysPlugin from '../plugins/ssh-keys/index.js';
 import { COLLECTION as GPG_KEYS } from '../plugins/gpg-keys/handlers.js';
 import { parseGpgPublicKey, type GpgKeyInfo } from '../plugins/gpg-keys/parse.js';
 import { toRfc3339 } from '../core/time.js';
@@ -189,17 +189,13 @@ export async function seedDataset(o: SeedOptions): Promise<SeedReport> {
 
   await step('repositories', ['repos'], async () => {
     await takeIds(store, REPOS, plan.repos.length);
-    const n = await insertChunked(store, REPOS, plan.repos.map(repoDoc));
-    const m = await insertChunked(store, SEARCH_COLLECTION, plan.repos.map((r) => searchDocOf(r) as Doc));
-    const df = new Map<string, number>();
-    for (const r of plan.repos) for (const g of trigramsOf(r.lowerName)) df.set(g, (df.get(g) ?? 0) + 1);
-    const k = await insertChunked(store, GRAM_DF_COLLECTION, [...df].map(([gram, count]) => ({ gram, n: count })));
-    return n + m + k;
+    // The search index is built in memory from these records when the server starts (plugins/repos/memory-index.ts).
+    return insertChunked(store, REPOS, plan.repos.map(repoDoc));
   });
 
   await step('ssh keys', ['ssh-keys'], async () => {
     const owner = o.fixture.accounts.keys;
-    const minimum = (o.config.plugins['ssh-keys']?.minimumSizes ?? {}) as MinimumSizes;
+    const minimum = resolvePluginSettings('ssh-keys', sshKeysPlugin.settings, o.config).minimumSizes as MinimumSizes;
     const lines = readSshFixture(plan.sizes.sshKeys);
     await takeIds(store, SSH_KEYS, lines.length);
     const docs = lines.map((line, i) => {

@@ -205,6 +205,8 @@ export interface RepoRecord {
   updatedAt: string;
   mirrorUpdated: string | null;
   mirrorError: string | null;
+  /** The repository's topics (Gitea's rules: lower case, at most 25), in name order; absent on records made before topics. */
+  topics?: string[];
 }
 
 /** What the caller sees of a repository: the API Repository object. */
@@ -289,6 +291,13 @@ export interface ReposService {
    */
   delete(repo: RepoRecord): Promise<void>;
   setStorage(provider: RepoStorageProvider): void;
+  /** The stars plugin registers who starred what, for `/repos/search?starredBy=` (repos cannot read its rows). */
+  setStarredSource(source: (userId: number) => Promise<number[]>): void;
+  /**
+   * Replaces the repository's topics (already validated and normalised by the `topics` plugin), emits `repo.updated`
+   * and returns the record after the change (null when the repository is gone). `updated_at` is left alone, as in Gitea.
+   */
+  setTopics(repoId: number, topics: string[]): Promise<RepoRecord | null>;
   /** True when the caller reads every repository (site admins): skip id filters instead of listing every id. */
   readsAll(caller: Caller | null): boolean;
   /** The repository ids a team reaches: its repository list, or every repository of its organization (includes_all). */

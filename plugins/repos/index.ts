@@ -1,26 +1,43 @@
 // Plugin `repos`: repositories, who may do what on them (the access service every plugin uses), lists and search.
 import { definePlugin } from '../../core/plugin.js';
-import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
+import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema, searchPagingSettings } from '../../schemas/common.js';
 import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, TEAM_DELETED, type ReposService } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, REPO_UPDATED, TEAM_DELETED, type ReposService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { collaboratorBody, createRepoBody, editRepoBody, searchQuery } from './schemas.js';
-import { GRAM_DF_COLLECTION, GRAM_DF_INDEXES, SEARCH_COLLECTION, SEARCH_INDEXES } from './search-index.js';
-import { COLLABORATIONS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS } from './service.js';
+import { COLLABORATIONS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS, type ReposSettings } from './service.js';
 
 const repoResponse = (status: number) => ({ [status]: ref('forgekit/Repository') });
 const collaboratorParams = paramsSchema({ owner: nameParam, repo: nameParam, collaborator: nameParam });
 const teamRepoParams = paramsSchema({ id: idParam, org: nameParam, repo: nameParam });
 const list = listQuery();
 
-export default definePlugin<ReposService>({
+export default definePlugin<ReposService, ReposSettings>({
   name: 'repos',
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      /** What `ssh_url` advertises; an empty domain is the root URL's host. env FORGEKIT_SSH_PORT sets the port. */
+      ssh: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          domain: { type: 'string', default: '' },
+          port: { type: 'integer', minimum: 1, maximum: 65535, default: 22 },
+          user: { type: 'string', minLength: 1, default: 'git' },
+        },
+      },
+      search: searchPagingSettings,
+      /** Repositories whose serialised JSON is kept for reuse in lists (0: none). */
+      jsonCacheEntries: { type: 'integer', minimum: 0, default: 20000 },
+    },
+  },
   dependencies: ['users', 'orgs'],
   schemas: [...RESOURCE_SCHEMAS],
   collections: [
     { name: REPOS, indexes: REPO_INDEXES },
-    { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },
-    { name: GRAM_DF_COLLECTION, indexes: GRAM_DF_INDEXES },
     {
       name: COLLABORATIONS,
       indexes: [
@@ -41,6 +58,9 @@ export default definePlugin<ReposService>({
   async start(ctx) {
     const service = new Repos(ctx);
     await service.rollBackUnfinished();
+    await service.loadIndex();
+    // Changes made outside this plugin's update paths (a topics plugin's `setTopics`) reach the index this way.
+    ctx.events.on(REPO_UPDATED, ({ repo }) => service.index.upsert(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     ctx.events.on(TEAM_DELETED, ({ team }) => service.onTeamDeleted(team));
     ctx.services.get('users').addDeletionGuard({
