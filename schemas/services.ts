@@ -364,7 +364,7 @@ export interface OrgsService {
   teamById(id: number): Promise<TeamRecord | null>;
   /** A team of the organization by name (case-insensitive). */
   teamByName(orgId: number, name: string): Promise<TeamRecord | null>;
-  /** The organization's teams in name order. */
+  /** Every team of the organization, in name order (the pulls plugin resolves `team_reviewers` names with it). */
   teamsOfOrg(orgId: number): Promise<TeamRecord[]>;
   /** The user ids in a team. */
   memberIdsOfTeam(teamId: number): Promise<number[]>;
