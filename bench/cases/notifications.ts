@@ -39,7 +39,7 @@ export async function seedNotifications(ctx: SeedContext): Promise<void> {
         latest_comment_url: '', latest_comment_html_url: '', type: isPull ? 'Pull' : 'Issue', state: 'open',
       };
       return {
-        id, userId: user.id, repoId: repo.id, issueId, key: `${user.id}:${issueId}`, status: i % 3 === 0 ? 'unread' : 'read',
+        id, userId: user.id, repoId: repo.id, issueId, key: `${user.id}:${issueId}`, status: i % 3 === 0 ? 'unread' : 'read', inbox: i % 3 === 0,
         subject, subjectType: subject.type, title: subject.title, state: 'open', updatedBy: 1, updatedAt: at, createdAt: at,
       };
     }));

@@ -36,6 +36,8 @@ export interface NotificationRecord {
   /** `<userId>:<issueId>`: one thread per user and subject. */
   key: string;
   status: NotificationStatus;
+  /** `status` is unread or pinned: the default inbox, one index range (no `$in` merge) for lists and counts. */
+  inbox: boolean;
   /** The subject as of the last notifying event; `title` and `state` below are kept current for every thread. */
   subject: Subject;
   subjectType: SubjectType;
@@ -60,7 +62,11 @@ export const NOTIFICATION_INDEXES: IndexSpec[] = [
   // A user's threads newest first, and by status (the default list is unread + pinned, `new` counts unread).
   { fields: { userId: 1, updatedAt: -1, id: -1 } },
   { fields: { userId: 1, status: 1, updatedAt: -1, id: -1 } },
+  { fields: { userId: 1, inbox: 1, updatedAt: -1, id: -1 } },
   { fields: { userId: 1, repoId: 1, updatedAt: -1, id: -1 } },
+  // Per repository and status: counts subtract an unreadable repository's share without walking the user's threads.
+  { fields: { userId: 1, repoId: 1, status: 1 } },
+  { fields: { userId: 1, repoId: 1, inbox: 1 } },
   { fields: { issueId: 1 } },
   { fields: { repoId: 1 } },
 ];
@@ -148,13 +154,13 @@ export class Notifications {
     if (existing) {
       // Read threads become unread again; a pinned one stays pinned (Gitea).
       const status = existing.status === 'pinned' ? 'pinned' : 'unread';
-      await this.rows.updateOne({ key }, { $set: { status, ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, repoId: h.repo.id } });
+      await this.rows.updateOne({ key }, { $set: { status, inbox: true, ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, repoId: h.repo.id } });
       return;
     }
     try {
       await this.rows.insertOne({
         id: await this.ctx.store.nextId(NOTIFICATIONS), userId, repoId: h.repo.id, issueId: h.issueId, key,
-        status: 'unread', ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, createdAt: now,
+        status: 'unread', inbox: true, ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, createdAt: now,
       });
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
@@ -174,35 +180,53 @@ export class Notifications {
     return ids.filter((id) => !readable.has(id));
   }
 
-  async filter(caller: Caller, q: ThreadQuery): Promise<Filter> {
-    const f: Record<string, unknown> = { userId: caller.id };
+  /** The query without the unreadable-repository exclusion, and the repositories to exclude. */
+  private async parts(caller: Caller, q: ThreadQuery): Promise<{ base: Record<string, unknown>; hidden: number[] }> {
+    const base: Record<string, unknown> = { userId: caller.id };
     const hidden = await this.hiddenRepos(caller);
-    if (q.repoId !== undefined) {
-      if (hidden.includes(q.repoId)) f.repoId = -1;
-      else f.repoId = q.repoId;
-    } else if (hidden.length > 0) {
-      f.repoId = { $nin: hidden };
-    }
-    if (q.statuses && q.statuses.length > 0) f.status = q.statuses.length === 1 ? q.statuses[0] : { $in: q.statuses };
-    if (q.subjectTypes && q.subjectTypes.length > 0) f.subjectType = q.subjectTypes.length === 1 ? q.subjectTypes[0] : { $in: q.subjectTypes };
+    if (q.repoId !== undefined) base.repoId = hidden.includes(q.repoId) ? -1 : q.repoId;
+    const statuses = [...new Set(q.statuses ?? [])];
+    if (statuses.length === 2 && statuses.includes('unread') && statuses.includes('pinned')) base.inbox = true;
+    else if (statuses.length === 1) base.status = statuses[0];
+    else if (statuses.length === 2) base.status = { $in: statuses };
+    if (q.subjectTypes && q.subjectTypes.length > 0) base.subjectType = q.subjectTypes.length === 1 ? q.subjectTypes[0] : { $in: q.subjectTypes };
     const range: Record<string, string> = {};
     if (q.since) range.$gte = q.since;
     if (q.before) range.$lte = q.before;
-    if (Object.keys(range).length) f.updatedAt = range;
-    return f;
+    if (Object.keys(range).length) base.updatedAt = range;
+    return { base, hidden: q.repoId !== undefined ? [] : hidden };
+  }
+
+  async filter(caller: Caller, q: ThreadQuery): Promise<Filter> {
+    const { base, hidden } = await this.parts(caller, q);
+    return hidden.length > 0 ? { ...base, repoId: { $nin: hidden } } : base;
+  }
+
+  /**
+   * Exact count: a plain status query counts its index range and subtracts each unreadable repository's range (no
+   * walk over the user's threads); anything else counts with the exclusion in the filter.
+   */
+  private async count(base: Record<string, unknown>, hidden: number[]): Promise<number> {
+    if (hidden.length === 0) return this.rows.count(base);
+    const plain = Object.keys(base).every((k) => k === 'userId' || k === 'inbox' || (k === 'status' && typeof base.status === 'string'));
+    if (!plain) return this.rows.count({ ...base, repoId: { $nin: hidden } });
+    const [all, ...shares] = await Promise.all([this.rows.count(base), ...hidden.map((repoId) => this.rows.count({ ...base, repoId }))]);
+    return all! - shares.reduce((a, b) => a + b, 0);
   }
 
   async page(caller: Caller, q: ThreadQuery, page: { skip: number; limit: number }): Promise<{ rows: NotificationRecord[]; total: number }> {
-    const f = await this.filter(caller, q);
+    const { base, hidden } = await this.parts(caller, q);
+    const f = hidden.length > 0 ? { ...base, repoId: { $nin: hidden } } : base;
     const [rows, total] = await Promise.all([
       this.rows.find(f, { sort: { updatedAt: -1, id: -1 }, skip: page.skip, limit: page.limit }),
-      this.rows.count(f),
+      this.count(base, hidden),
     ]);
     return { rows, total };
   }
 
   async countUnread(caller: Caller): Promise<number> {
-    return this.rows.count(await this.filter(caller, { statuses: ['unread'] }));
+    const { base, hidden } = await this.parts(caller, { statuses: ['unread'] });
+    return this.count(base, hidden);
   }
 
   /** A thread the caller may see (its owner, or a site admin), in a repository its owner can still read. */
@@ -211,7 +235,7 @@ export class Notifications {
   }
 
   async setStatus(row: NotificationRecord, status: NotificationStatus): Promise<NotificationRecord> {
-    return (await this.rows.findOneAndUpdate({ id: row.id }, { $set: { status } })) ?? row;
+    return (await this.rows.findOneAndUpdate({ id: row.id }, { $set: { status, inbox: status !== 'read' } })) ?? row;
   }
 
   /**
@@ -219,11 +243,14 @@ export class Notifications {
    * newest `limit` of them.
    */
   async markAll(caller: Caller, q: ThreadQuery, to: NotificationStatus, limit: number): Promise<{ rows: NotificationRecord[]; total: number }> {
-    const f = await this.filter(caller, q);
-    const changed = { ...f, status: { $ne: to, ...(f.status !== undefined ? (typeof f.status === 'string' ? { $eq: f.status } : f.status as object) : {}) } };
+    // Every status but `to` among the asked ones: only threads that change are touched (and reported).
+    const from = (q.statuses && q.statuses.length > 0 ? q.statuses : ['unread', 'read', 'pinned'] as NotificationStatus[]).filter((st) => st !== to);
+    if (from.length === 0) return { rows: [], total: 0 };
+    const f = await this.filter(caller, { ...q, statuses: [] });
+    const changed = { ...f, status: from.length === 1 ? from[0] : { $in: from } };
     const sample = await this.rows.find(changed, { sort: { updatedAt: -1, id: -1 }, limit });
-    const result = await this.rows.updateMany(changed, { $set: { status: to } });
-    const rows = sample.map((r) => ({ ...r, status: to }));
+    const result = await this.rows.updateMany(changed, { $set: { status: to, inbox: to !== 'read' } });
+    const rows = sample.map((r) => ({ ...r, status: to, inbox: to !== 'read' }));
     return { rows, total: result.modified };
   }
 
