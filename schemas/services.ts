@@ -300,6 +300,8 @@ export interface OrgsService {
   /** The teams the user is a member of, optionally only in these organizations. */
   teamsOf(userId: number, orgIds?: number[]): Promise<TeamRecord[]>;
   teamById(id: number): Promise<TeamRecord | null>;
+  /** Every team of the organization (the pulls plugin resolves `team_reviewers` names with it). */
+  teamsOfOrg(orgId: number): Promise<TeamRecord[]>;
 }
 
 /** Emitted by the orgs plugin after a team is deleted, payload `{ team }` (repos drops the team's grants). */
