@@ -8,8 +8,7 @@ import { ACCESS } from '../../schemas/services.js';
 import { repos } from '../lib/request.js';
 import { Notifications, type NotificationRecord, type NotificationStatus, type SubjectType, type ThreadQuery } from './service.js';
 
-type Svc = { app: { services: { get<T>(name: string): T } } };
-const svc = (rc: Svc): Notifications => rc.app.services.get<Notifications>('notifications');
+const svc = (rc: SignedInContext<any, any>): Notifications => rc.app.services.get('notifications');
 
 interface ListQuery {
   all?: boolean;

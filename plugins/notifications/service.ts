@@ -95,6 +95,13 @@ export interface Happening {
   audience: 'all' | number[];
 }
 
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** Only this plugin's handlers use it (no contract file). */
+    notifications: Notifications;
+  }
+}
+
 export class Notifications {
   readonly rows: Collection<NotificationRecord>;
   private readonly repoRows: Collection<NotificationRepo>;
@@ -123,8 +130,8 @@ export class Notifications {
     await this.refreshSubject(h.issueId, h.subject);
     let receivers: number[];
     if (h.audience === 'all') {
-      const issues = this.ctx.services.has('issues') ? this.ctx.services.get<IssuesService>('issues') : null;
-      const watch = this.ctx.services.has('watch') ? this.ctx.services.get<WatchService>('watch') : null;
+      const issues: IssuesService | null = this.ctx.services.has('issues') ? this.ctx.services.get('issues') : null;
+      const watch: WatchService | null = this.ctx.services.has('watch') ? this.ctx.services.get('watch') : null;
       const [subscribers, watchers] = await Promise.all([
         issues ? issues.subscriberIds(h.issueId) : Promise.resolve([]),
         watch ? watch.watcherIds(h.repo.id) : Promise.resolve([]),
