@@ -74,6 +74,9 @@ export function sanitizeTopics(input: readonly string[]): { valid: string[]; inv
   return { valid, invalid };
 }
 
+// Only this plugin's handlers use the service: declared beside the class (no contract file).
+declare module '../../core/plugin.js' { interface ForgeServices { topics: Topics } }
+
 export class Topics {
   readonly topics: Collection<TopicDoc>;
   private readonly counted: Collection<CountedDoc>;

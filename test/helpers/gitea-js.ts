@@ -221,9 +221,6 @@ export const NOT_SERVED: Record<string, Record<string, string>> = {
   AccessToken: {
     scopes: 'token scopes are not stored or enforced yet: every token has its account\'s full access',
   },
-  GPGKey: {
-    verified: 'key ownership verification (gpg_key_token / gpg_key_verify) is not implemented',
-  },
 };
 
 /** `Interface.field` pairs that may be null, with why (Go pointers and our "never the zero time" rule). */
@@ -234,10 +231,10 @@ export const NULLABLE: Record<string, string> = {
   'User.last_login': 'null for an account that never signed in, and for viewers other than the account and site admins',
   'GPGKey.expires_at': 'null for a key that never expires (never the zero time)',
   'WatchInfo.reason': 'always null, as in Gitea',
+  'PayloadCommit.added': 'null in a branch\'s commit, as in Gitea (no file lists there)',
+  'PayloadCommit.removed': 'null in a branch\'s commit, as in Gitea (no file lists there)',
+  'PayloadCommit.modified': 'null in a branch\'s commit, as in Gitea (no file lists there)',
   // contents (Go pointers and nil slices in Gitea's structs, sent as null)
-  'PayloadCommit.added': 'null outside push payloads: Gitea\'s convert.ToPayloadCommit leaves the nil slice',
-  'PayloadCommit.removed': 'null outside push payloads (nil slice)',
-  'PayloadCommit.modified': 'null outside push payloads (nil slice)',
   'ContentsResponse.encoding': 'null for anything but a file (*string)',
   'ContentsResponse.content': 'null for anything but a file, and in directory listings (*string)',
   'ContentsResponse.target': 'null unless the entry is a symlink (*string)',
