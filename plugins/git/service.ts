@@ -15,13 +15,8 @@ import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
 import { PushProcessor, readRefs } from './push.js';
-<<<<<<< HEAD
-import type { CatFileStats, GitRunOptions, GitService as GitServiceContract, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
-import type { PushCommit, PushTransport } from '../../schemas/events.js';
-=======
 import type { GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
-import type { PushTransport } from '../../schemas/events.js';
->>>>>>> main
+import type { PushCommit, PushTransport } from '../../schemas/events.js';
 
 export const MIRRORS = 'git_mirrors';
 
@@ -189,10 +184,6 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
 
   reader(dir: string): ObjectReader {
     return this.catFiles.reader(dir);
-  }
-
-  catFileStats(): CatFileStats {
-    return { processes: this.catFiles.processes, repositories: this.catFiles.repositories };
   }
 
   async commitOf(repo: RepoRecord, owner: Account, rev: string): Promise<PushCommit | null> {

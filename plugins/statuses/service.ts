@@ -32,10 +32,7 @@ const NEWEST: SortSpec = { id: -1 };
 /** The state of every context that has a status, at most this many (a bound on the combined view). */
 const MAX_STATUSES_PER_COMMIT = 10_000;
 
-<<<<<<< HEAD
 
-=======
->>>>>>> main
 export interface NewStatus {
   state: CommitStatusState;
   target_url?: string;
@@ -59,7 +56,6 @@ export class Statuses implements StatusesService {
    * commit id may still use it (Gitea lists statuses of any id).
    */
   async resolve(repo: RepoRecord, owner: Account, ref: string): Promise<string | null> {
-<<<<<<< HEAD
     const full = /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ref);
     if (!this.ctx.services.has('git')) return full ? ref.toLowerCase() : null;
     // Nothing git would read as more than a name: no revision syntax, no option look-alikes.
@@ -73,10 +69,6 @@ export class Statuses implements StatusesService {
       if (sha) return sha;
     }
     return null;
-=======
-    if (!this.ctx.services.has('git')) return /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ref) ? ref.toLowerCase() : null;
-    return this.ctx.services.get('git').resolveCommit(repo, owner, ref);
->>>>>>> main
   }
 
   async create(repo: RepoRecord, owner: Account, caller: Caller, sha: string, input: NewStatus): Promise<CommitStatusRecord> {

@@ -320,15 +320,8 @@ export class Webhooks implements WebhooksService {
   /** Gitea's test delivery: a push of the repository's latest commit (or a fake commit when it has none). */
   async test(hook: HookRecord, repo: RepoRecord, owner: Account, senderId: number, ref: string | undefined): Promise<void> {
     const branch = ref || repo.defaultBranch || 'master';
-<<<<<<< HEAD
     // The branch's head commit as the git service reads it (message, author, files), or Gitea's fake commit.
     const read = this.ctx.services.has('git') ? await this.ctx.services.get('git').commitOf(repo, owner, branch) : null;
-=======
-    let sha: string | null = null;
-    if (this.ctx.services.has('git')) {
-      sha = await this.ctx.services.get('git').resolveCommit(repo, owner, branch);
-    }
->>>>>>> main
     const ghost = { name: 'Ghost', email: '', username: 'Ghost' };
     const commit = read ?? {
       id: '0000000000000000000000000000000000000000',

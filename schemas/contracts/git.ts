@@ -69,14 +69,6 @@ export interface ObjectReader {
   tree(rev: string): Promise<TreeEntry[] | null>;
 }
 
-<<<<<<< HEAD
-/** What `GitService.catFileStats` reports. */
-export interface CatFileStats {
-  /** Live `git cat-file --batch` / `--batch-check` processes. */
-  processes: number;
-  /** Repositories with a live reader (each has up to two processes). */
-  repositories: number;
-=======
 /** What the git plugin reports to operators (metrics), read at scrape time. */
 export interface GitStats {
   /** git processes this server's runner has running (requests, syncs, pooled readers). */
@@ -87,7 +79,6 @@ export interface GitStats {
   /** Mirrors due for a sync (the mirror-sync backlog), and syncs queued or running now. */
   mirrorsDue: number;
   mirrorSyncsQueued: number;
->>>>>>> main
 }
 
 /**
@@ -106,19 +97,12 @@ export interface GitService {
   spawn(dir: string, args: string[], options?: GitRunOptions): ChildProcess;
   /** The pooled object reader of a repository directory. */
   reader(dir: string): ObjectReader;
-<<<<<<< HEAD
-  /** The cat-file pool now (for metrics): live `git cat-file` processes and the repositories they serve. */
-  catFileStats(): CatFileStats;
   /**
    * The commit a branch, tag or commit id names (branches first, then tags, then ids; resolved through the pooled
    * reader), with its message, author, committer and changed files as push payloads carry them; null when it names
    * no commit. Statuses' and the test hook's payloads use it.
    */
   commitOf(repo: RepoRecord, owner: Account, rev: string): Promise<PushCommit | null>;
-=======
-  /** A ref (branch, tag, short or full id) to its full commit id, or null when nothing matches. */
-  resolveCommit(repo: RepoRecord, owner: Account, ref: string): Promise<string | null>;
->>>>>>> main
   /** Every ref of the repository (full name → object id), e.g. before a push, to compare with afterwards. */
   readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>>;
   /** Registers a check every push and API ref update goes through (branch protection). */
