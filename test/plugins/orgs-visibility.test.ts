@@ -331,6 +331,11 @@ t.test('user visibility: limited and private accounts', async (t) => {
     r = await f.request('GET', `/users/search${q}`, { token: stranger.token });
     t.notOk(r.json.data.some((u: any) => u.login === 'uv-hermit'), `private: not in a stranger's user search (${q || 'no q'})`);
   }
+  r = await f.request('GET', '/users/uv-friend/followers', { token: stranger.token });
+  t.same(r.json, [], 'a private follower is left out of a stranger\'s view of the list');
+  t.equal(r.headers.get('x-total-count'), '0');
+  r = await f.request('GET', '/users/uv-friend/followers', { token: friend.token });
+  t.same(r.json.map((u: any) => u.login), ['uv-hermit'], 'the followed user sees them');
   r = await f.request('GET', '/users/search?q=uv-hermit', { token: friend.token });
   t.ok(r.json.data.some((u: any) => u.login === 'uv-hermit'), 'the friend finds them');
   r = await f.request('GET', '/repos/search?q=diary', { token: stranger.token });
