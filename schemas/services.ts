@@ -228,7 +228,7 @@ export interface ReposService {
    * and `}`).
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
-  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void>;
+  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push
    * moved refs).
@@ -300,6 +300,8 @@ export interface OrgsService {
   /** The teams the user is a member of, optionally only in these organizations. */
   teamsOf(userId: number, orgIds?: number[]): Promise<TeamRecord[]>;
   teamById(id: number): Promise<TeamRecord | null>;
+  /** Every team of the organization (the pulls plugin resolves `team_reviewers` names with it). */
+  teamsOfOrg(orgId: number): Promise<TeamRecord[]>;
 }
 
 /** Emitted by the orgs plugin after a team is deleted, payload `{ team }` (repos drops the team's grants). */

@@ -176,7 +176,7 @@ export class Repos implements ReposService {
 
   // ---- counters and storage fields ----
 
-  async incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void> {
+  async incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void> {
     await this.repos.updateOne({ id }, { $inc: { [field]: delta } });
     if (field === 'numStars') this.index.bump(id, 'stars', delta);
     else if (field === 'numForks') this.index.bump(id, 'forks', delta);
