@@ -11,7 +11,7 @@
 // Built from the store at start; every change of a repository goes through the Repos service, which updates it
 // before the request that made the change is answered. One process owns a store (as the other in-process caches).
 import type { RepoRecord } from '../../schemas/services.js';
-import { gramsOf, lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
+import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
 import { arraySource, countAccepted, mergeHead, Posting, type IdOrder, type OrderedIds } from '../lib/postings.js';
 
 export interface Entry {
@@ -53,6 +53,16 @@ export function entryOf(r: RepoRecord): Entry {
     forks: typeof r.numForks === 'number' ? r.numForks : 0,
     topics: Array.isArray(r.topics) ? (r.topics as unknown[]).filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase()) : [],
   };
+}
+
+/**
+ * The distinct 1..3-grams of a lower-cased text, as plain strings: they only key the posting maps (the store's gram
+ * engine internalizes its grams for the store's array test; here that would be most of the start-up time).
+ */
+function gramsOf(text: string): string[] {
+  const out = new Set<string>();
+  for (let n = 1; n <= MAX_GRAM; n++) for (let i = 0; i + n <= text.length; i++) out.add(text.slice(i, i + n));
+  return [...out];
 }
 
 /** Fields whose change moves an entry between postings. */
@@ -148,12 +158,14 @@ export class RepoIndex {
     this.long.clear();
     this.pub = new Side(this.order);
     this.priv = new Side(this.order);
-    for (const r of records) this.entries.set(r.id, entryOf(r));
-    const ids = [...this.entries.keys()].sort(this.order);
-    for (const id of ids) {
-      const e = this.entries.get(id)!;
-      for (const p of this.side(e).postingsOf(e, true)) p.push(id);
+    const all: Entry[] = [];
+    for (const r of records) {
+      const e = entryOf(r);
+      this.entries.set(e.id, e);
+      all.push(e);
     }
+    all.sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
+    for (const e of all) for (const p of this.side(e).postingsOf(e, true)) p.push(e.id);
     this.pub.trim();
     this.priv.trim();
   }
