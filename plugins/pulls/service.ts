@@ -144,6 +144,13 @@ export class MergeRefusal extends Error {
 
 const MAX_RETRIES = 20;
 
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** Only this plugin's handlers use it (no contract file). */
+    pulls: Pulls;
+  }
+}
+
 export class Pulls {
   readonly pulls: Collection<PullRecord>;
   readonly reviews: Collection<ReviewRecord>;

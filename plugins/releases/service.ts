@@ -25,6 +25,13 @@ export interface NewRelease {
 
 export type ReleaseEdit = Partial<NewRelease>;
 
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** Only this plugin's handlers use it (no contract file). */
+    releases: Releases;
+  }
+}
+
 export class Releases {
   readonly releases: Collection<ReleaseRecord>;
   readonly attachments: Collection<AttachmentRecord>;

@@ -63,6 +63,8 @@ export default definePlugin<Users, UsersSettings>({
         { fields: { lowerEmail: 1 }, unique: true, sparse: true },
         { fields: { grams: 1 } },
         { fields: { type: 1, id: 1 } },
+        // Accounts that are not public (limited, private) are found through it: repository access hides their repositories.
+        { fields: { visibility: 1 } },
       ],
     },
     {

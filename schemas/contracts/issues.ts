@@ -100,6 +100,8 @@ export interface IssueListQuery {
   repoId?: number;
   /** Search: visible rows only (public or these private repositories); absent = everything (site admins). */
   visiblePrivateRepoIds?: number[];
+  /** Search: owners whose public repositories the caller may not see (limited/private accounts). */
+  hiddenOwnerIds?: number[];
   repoOwnerId?: number;
   repoIds?: number[];
   /** Only these issue ids (the pulls plugin's base-branch filter). */
