@@ -327,12 +327,15 @@ export class RepoIndex {
     const walk = () => driver.parts.reduce((n, p) => n + countAccepted(p, accept), 0);
     const count = (): number => {
       if (driver.size === 0) return 0;
-      if (positives > 1 || query.notOwner !== undefined || query.notOwners?.size) return walk();
+      if (positives > 1) return walk();
+      // The other constraints only exclude (flags set false, hidden or de-prioritised owners): the count is the
+      // driver's size minus its members among the excluded postings, when those are the smaller walk.
       const excluded = FLAGS.filter((f) => query.flags?.[f] === false);
-      if (excluded.length === 0) return driver.size;
-      // size − |driver ∩ (∪ excluded flag postings)|, when those postings are the smaller walk.
-      const flagWalk = excluded.reduce((n, f) => n + s.flag[f].size, 0);
-      if (flagWalk >= driver.size) return walk();
+      const owners = [...(query.notOwners ?? []), ...(query.notOwner !== undefined ? [query.notOwner] : [])];
+      if (excluded.length === 0 && owners.length === 0) return driver.size;
+      const ownerPostings = [...new Set(owners)].map((o) => s.owner.get(o)).filter((p): p is Posting => p !== undefined);
+      const excludedWalk = excluded.reduce((n, f) => n + s.flag[f].size, 0) + ownerPostings.reduce((n, p) => n + p.size, 0);
+      if (excludedWalk >= driver.size) return walk();
       const inDriver = (e: Entry) => {
         if (query.text && !this.textMatch(e, query.text.q, query.text.desc)) return false;
         if (query.topic !== undefined && !e.topics.includes(query.topic)) return false;
@@ -346,10 +349,19 @@ export class RepoIndex {
         for (let j = 0; j < p.size; j++) {
           const e = this.entries.get(p.at(j))!;
           // Counted once: under the first excluded flag it carries.
-          if (excluded.slice(0, i).some((g) => e[g])) continue;
-          if (inDriver(e)) out++;
+          let before = false;
+          for (let k = 0; k < i; k++) if (e[excluded[k]!]) before = true;
+          if (!before && inDriver(e)) out++;
         }
       });
+      // Owners' postings are disjoint from each other; a repository already counted under a flag is skipped.
+      for (const p of ownerPostings) {
+        for (let j = 0; j < p.size; j++) {
+          const e = this.entries.get(p.at(j))!;
+          if (excluded.some((f) => e[f])) continue;
+          if (inDriver(e)) out++;
+        }
+      }
       return driver.size - out;
     };
     return { driver, accept, count };
