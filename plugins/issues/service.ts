@@ -744,6 +744,10 @@ export class Issues implements IssuesService {
     return (await this.watches.deleteOne({ issueId: issue.id, userId })) > 0;
   }
 
+  async subscriberIds(issueId: number): Promise<number[]> {
+    return (await this.watches.find({ issueId }, { projection: { userId: 1 } })).map((r) => r.userId);
+  }
+
   // ---- reactions ----
 
   async react(issue: IssueRecord, commentId: number, userId: number, content: string): Promise<{ row: ReactionRecord; created: boolean }> {

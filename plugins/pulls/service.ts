@@ -144,12 +144,8 @@ export class MergeRefusal extends Error {
 
 const MAX_RETRIES = 20;
 
-declare module '../../core/plugin.js' {
-  interface ForgeServices {
-    /** Only this plugin's handlers use it (no contract file). */
-    pulls: Pulls;
-  }
-}
+// Only this plugin's handlers use the service: declared beside the class (no contract file).
+declare module '../../core/plugin.js' { interface ForgeServices { pulls: Pulls } }
 
 export class Pulls {
   readonly pulls: Collection<PullRecord>;

@@ -25,12 +25,8 @@ export interface NewRelease {
 
 export type ReleaseEdit = Partial<NewRelease>;
 
-declare module '../../core/plugin.js' {
-  interface ForgeServices {
-    /** Only this plugin's handlers use it (no contract file). */
-    releases: Releases;
-  }
-}
+// Only this plugin's handlers use the service: declared beside the class (no contract file).
+declare module '../../core/plugin.js' { interface ForgeServices { releases: Releases } }
 
 export class Releases {
   readonly releases: Collection<ReleaseRecord>;
