@@ -7,6 +7,7 @@ import { Router } from '../router.js';
 import type { SerializerFactory, Serializer } from '../serialize.js';
 import type { CompiledInput, SchemaRegistry } from '../validation.js';
 import { createGate, type Gate } from './gate.js';
+import { scopeDemand, type ScopeDemand } from '../scopes.js';
 
 /** A route ready to serve: what the dispatcher needs, looked up once per request from the router. */
 export interface CompiledRoute extends RouteInfo {
@@ -20,6 +21,8 @@ export interface CompiledRoute extends RouteInfo {
   readonly bodyLimit: number;
   /** Set when the route declares a concurrency limit. */
   readonly gate?: Gate;
+  /** What the route demands of a token caller's scopes (null: nothing). */
+  readonly scopes: ScopeDemand | null;
 }
 
 export interface CompiledRoutes {
@@ -81,5 +84,6 @@ function compileRoute(plugin: string, def: AnyRoute, { config, registry, seriali
     serializers: new Map(Object.entries(schema.response ?? {}).map(([status, s]) => [Number(status), serializers.compile(s)])),
     bodyLimit: typeof def.bodyLimit === 'function' ? def.bodyLimit(config) : def.bodyLimit ?? config.bodyLimit,
     gate: concurrency > 0 ? createGate(concurrency) : undefined,
+    scopes: scopeDemand(def),
   };
 }

@@ -40,12 +40,12 @@ export default definePlugin({
   routes: [
     {
       operationId: 'adminCreateUser', summary: 'Create a user',
-      method: 'POST', path: '/admin/users', auth: 'admin', body: 'json',
+      scope: 'admin', method: 'POST', path: '/admin/users', auth: 'admin', body: 'json',
       schema: { body: createUserBody, response: { 201: ref('forgekit/User') } },
       handler: h.createUser,
     },
     {
-      operationId: 'adminDeleteUser', summary: 'Delete a user', method: 'DELETE', path: '/admin/users/:username', auth: 'admin',
+      operationId: 'adminDeleteUser', summary: 'Delete a user', scope: 'admin', method: 'DELETE', path: '/admin/users/:username', auth: 'admin',
       schema: { params: usernameParams, querystring: { type: 'object', properties: { purge: { type: 'boolean' } } } },
       handler: h.deleteUser,
     },

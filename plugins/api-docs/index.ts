@@ -55,6 +55,7 @@ export function createApiDocs(source?: RouteSource) {
         operationId: 'getSwaggerDocument', summary: 'The API description (Swagger 2.0) generated from the enabled plugins',
         method: 'GET',
         path: '/swagger.v1.json',
+        scope: 'misc',
         mount: 'root',
         auth: 'public',
         async handler(rc) {
@@ -66,6 +67,7 @@ export function createApiDocs(source?: RouteSource) {
         operationId: 'getSwaggerPage', summary: 'The interactive API documentation page (Swagger UI)',
         method: 'GET',
         path: '/api/swagger',
+        scope: 'misc',
         mount: 'root',
         auth: 'public',
         schema: { response: { 200: { type: 'string' } } },
@@ -77,6 +79,7 @@ export function createApiDocs(source?: RouteSource) {
         operationId: 'getSwaggerPageAsset', summary: 'A file of the API documentation page',
         method: 'GET',
         path: '/api/swagger/:file',
+        scope: 'misc',
         mount: 'root',
         auth: 'public',
         schema: {

@@ -77,7 +77,7 @@ export default definePlugin<Users, UsersSettings>({
     return users;
   },
   routes: [
-    { operationId: 'userGetCurrent', summary: 'Get the authenticated user', method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
+    { operationId: 'userGetCurrent', summary: 'Get the authenticated user', scope: 'user', method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
     {
       method: 'GET', path: '/users/search', auth: 'optional', operationId: 'userSearch', summary: 'Search for users', scope: 'user',
       schema: {
@@ -88,19 +88,19 @@ export default definePlugin<Users, UsersSettings>({
     },
     {
       operationId: 'userGet', summary: 'Get a user',
-      method: 'GET', path: '/users/:username', auth: 'optional',
+      scope: 'user', method: 'GET', path: '/users/:username', auth: 'optional',
       schema: { params: usernameParams, response: { 200: ref('forgekit/User') } },
       handler: h.getUser,
     },
-    { operationId: 'userListEmails', summary: 'List the authenticated user\'s email addresses', method: 'GET', path: '/user/emails', auth: 'user', schema: { response: { 200: emailList } }, handler: h.listEmails },
+    { operationId: 'userListEmails', summary: 'List the authenticated user\'s email addresses', scope: 'user', method: 'GET', path: '/user/emails', auth: 'user', schema: { response: { 200: emailList } }, handler: h.listEmails },
     {
       operationId: 'userAddEmail', summary: 'Add email addresses',
-      method: 'POST', path: '/user/emails', auth: 'user', body: 'json',
+      scope: 'user', method: 'POST', path: '/user/emails', auth: 'user', body: 'json',
       schema: { body: emailsBody, response: { 201: emailList } }, handler: h.addEmails,
     },
     {
       operationId: 'userDeleteEmail', summary: 'Delete email addresses',
-      method: 'DELETE', path: '/user/emails', auth: 'user', body: 'json',
+      scope: 'user', method: 'DELETE', path: '/user/emails', auth: 'user', body: 'json',
       schema: { body: emailsBody }, handler: h.deleteEmails,
     },
     {
@@ -118,7 +118,7 @@ export default definePlugin<Users, UsersSettings>({
     },
     {
       operationId: 'getAvatar', summary: 'The avatar image of an account (uploaded, or a generated identicon)',
-      method: 'GET', path: '/avatars/:id', auth: 'public', mount: 'root',
+      scope: 'misc', method: 'GET', path: '/avatars/:id', auth: 'public', mount: 'root',
       schema: { params: paramsSchema({ id: idParam }) },
       handler: h.getAvatar,
     },

@@ -110,7 +110,7 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
   }
 
   async function tokenFor(username: string, password: string): Promise<string> {
-    const res = await request('POST', `/users/${username}/tokens`, { basic: [username, password], json: { name: 'test' } });
+    const res = await request('POST', `/users/${username}/tokens`, { basic: [username, password], json: { name: 'test', scopes: ['all'] } });
     if (res.status !== 201) throw new Error(`token creation for ${username} failed: ${res.status} ${res.text}`);
     return res.json.sha1;
   }
