@@ -119,6 +119,8 @@ export class Tokens {
       if (this.beforeVerdict) await this.beforeVerdict();
       if (!this.stillValid(doc.id, doc.uid, stamp, revokeStamp)) continue;
       if (!account) return null;
+      // Checked on every verification that reads the rows (the cache is dropped when the account's rights change).
+      this.users.checkSignIn(account);
       const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', scopes: grantedBits(doc) };
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       this.cache.set(hash, { caller, tokenId: doc.id, stamp, revokeStamp, expires: Date.now() + CACHE_MS });

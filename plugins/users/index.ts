@@ -5,6 +5,7 @@ import { UserSchema, UserListSchema, ref } from '../../schemas/resources.js';
 import { Users, USERS, EMAILS, type UsersSettings } from './service.js';
 import * as h from './handlers.js';
 import { AVATARS, AVATAR_MAX_BYTES } from './avatar.js';
+import { UserSettingsSchema, getSettings, updateSettings, userSettingsBody } from './settings.js';
 
 const EmailSchema = {
   $id: 'forgekit/Email',
@@ -53,7 +54,7 @@ export default definePlugin<Users, UsersSettings>({
       },
     },
   },
-  schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema],
+  schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema, UserSettingsSchema],
   collections: [
     {
       name: USERS,
@@ -63,6 +64,7 @@ export default definePlugin<Users, UsersSettings>({
         { fields: { lowerEmail: 1 }, unique: true, sparse: true },
         { fields: { grams: 1 } },
         { fields: { type: 1, id: 1 } },
+        { fields: { type: 1, lowerName: 1 } },
       ],
     },
     {
@@ -115,6 +117,15 @@ export default definePlugin<Users, UsersSettings>({
     {
       operationId: 'userDeleteAvatar', summary: 'Delete the authenticated user\'s avatar (back to the generated one)', scope: 'user',
       method: 'DELETE', path: '/user/avatar', auth: 'user', handler: h.deleteAvatar,
+    },
+    {
+      operationId: 'getUserSettings', summary: 'Get user settings', scope: 'user',
+      method: 'GET', path: '/user/settings', auth: 'user', schema: { response: { 200: ref('forgekit/UserSettings') } }, handler: getSettings,
+    },
+    {
+      operationId: 'updateUserSettings', summary: 'Update user settings', scope: 'user',
+      method: 'PATCH', path: '/user/settings', auth: 'user', body: 'json',
+      schema: { body: userSettingsBody, response: { 200: ref('forgekit/UserSettings') } }, handler: updateSettings,
     },
     {
       operationId: 'getAvatar', summary: 'The avatar image of an account (uploaded, or a generated identicon)',
