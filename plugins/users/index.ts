@@ -107,9 +107,9 @@ export default definePlugin<Users, UsersSettings>({
     },
     {
       operationId: 'userUpdateAvatar', summary: 'Update the authenticated user\'s avatar (base64 PNG, JPEG, GIF or WebP)', scope: 'user',
-      // Read as text and parsed as JSON by the handler whatever the Content-Type: gitea-js sends this body as
-      // text/plain (Gitea's swagger names no media type here) and Gitea accepts it.
-      method: 'POST', path: '/user/avatar', auth: 'user', body: 'text',
+      // gitea-js sends this body as text/plain (Gitea's swagger names no media type here) and Gitea accepts it.
+      method: 'POST', path: '/user/avatar', auth: 'user', body: 'json', textPlainJson: true,
+      schema: { body: { type: 'object', properties: { image: { type: 'string', minLength: 1 } }, required: ['image'] } },
       // base64 takes 4 bytes per 3; the decoded size is checked by the handler.
       bodyLimit: Math.ceil((AVATAR_MAX_BYTES * 4) / 3) + 4096,
       handler: h.updateAvatar,
