@@ -2,7 +2,7 @@
 // in the document shapes the plugins store. Capability case files may add their own seeders (bench/case.ts).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PACKAGE_ROOT, type ForgeConfig } from '../core/config.js';
+import { PACKAGE_ROOT, resolvePluginSettings, type ForgeConfig } from '../core/config.js';
 import type { Plugin } from '../core/plugin.js';
 import type { Doc, Store } from '../core/store/port.js';
 import { USERS } from '../plugins/users/service.js';
@@ -15,6 +15,7 @@ import { GRAM_DF_COLLECTION, SEARCH_COLLECTION, searchDocOf } from '../plugins/r
 import { trigramsOf } from '../plugins/lib/grams.js';
 import { COLLECTION as SSH_KEYS } from '../plugins/ssh-keys/handlers.js';
 import { parseSshPublicKey, type MinimumSizes } from '../plugins/ssh-keys/parse.js';
+import sshKeysPlugin from '../plugins/ssh-keys/index.js';
 import { COLLECTION as GPG_KEYS } from '../plugins/gpg-keys/handlers.js';
 import { parseGpgPublicKey, type GpgKeyInfo } from '../plugins/gpg-keys/parse.js';
 import { toRfc3339 } from '../core/time.js';
@@ -199,7 +200,7 @@ export async function seedDataset(o: SeedOptions): Promise<SeedReport> {
 
   await step('ssh keys', ['ssh-keys'], async () => {
     const owner = o.fixture.accounts.keys;
-    const minimum = (o.config.plugins['ssh-keys']?.minimumSizes ?? {}) as MinimumSizes;
+    const minimum = resolvePluginSettings('ssh-keys', sshKeysPlugin.settings, o.config).minimumSizes as MinimumSizes;
     const lines = readSshFixture(plan.sizes.sshKeys);
     await takeIds(store, SSH_KEYS, lines.length);
     const docs = lines.map((line, i) => {

@@ -19,8 +19,11 @@ export interface ForgeConfig {
   bodyLimit: number;
   shutdownTimeoutMs: number;
   compactIntervalMs: number;
-  /** node:http server options (ms; 0 = off / unlimited). */
-  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number };
+  /**
+   * node:http server options (ms; 0 = off / unlimited), and `replyBatch`: the most replies whose writes are held to
+   * the end of the event-loop turn (0 = write each reply in place; see core/http/reply-batch.ts).
+   */
+  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number; replyBatch: number };
   pagination: { defaultLimit: number; maxLimit: number };
   admin: { username: string; password: string; email: string };
   disabledPlugins: string[];
@@ -54,6 +57,7 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_MONGODB_URI', 'mongodbUri', String],
   ['FORGEKIT_LOG_LEVEL', 'logLevel', String],
   ['FORGEKIT_LOG_FORMAT', 'logFormat', String],
+  ['FORGEKIT_REPLY_BATCH', 'server.replyBatch', Number],
   ['FORGEKIT_LOAD_PLUGINS', 'loadPlugins', (v) => v.split(',').map((s) => s.trim()).filter(Boolean)],
   ['FORGEKIT_ADMIN_USERNAME', 'admin.username', String],
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],

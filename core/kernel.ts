@@ -72,8 +72,6 @@ const LOG_NAME = 'forgekit';
 const LOG_BATCH_BYTES = 12288;
 /** ...or after this long at the latest, so a quiet server's lines do not wait. */
 const LOG_FLUSH_MS = 100;
-/** At most this many replies wait for the end of their turn; the one that reaches it writes them all at once. */
-const REPLY_BATCH_MAX = 64;
 
 export async function createKernel(options: KernelOptions): Promise<Forge> {
   const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
@@ -109,8 +107,9 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     throw err;
   }
 
-  // Replies leave together at the end of the event-loop turn (see reply-batch.ts for why and what it measured).
-  const replies = createReplyBatch(REPLY_BATCH_MAX, (err) => log.error({ err }, 'reply write failed'));
+  // Replies leave together at the end of the event-loop turn unless `server.replyBatch` is 0 (see reply-batch.ts for
+  // why, what it measured and what it changes).
+  const replies = createReplyBatch(config.server.replyBatch, (err, reqId) => log.error({ err, reqId }, 'reply write failed'));
   const inFlight = new InFlight();
   const dispatch = createDispatch({
     router: routes.router, auth, log, logRequest: logging.logRequest, hooks, inFlight,

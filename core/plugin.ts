@@ -143,14 +143,17 @@ export interface RouteDef<A extends AuthLevel = AuthLevel, P = any, Q = any, B =
    * userCreate/UpdateOAuth2Application) send their JSON as text/plain; Gitea decodes it anyway. Off by default: 415.
    */
   textPlainJson?: boolean;
-  /** Overrides the configured body size limit for this route (bytes), or derives it from the config at boot. */
-  bodyLimit?: number | ((config: ForgeConfig) => number);
+  /**
+   * Overrides the configured body size limit for this route (bytes), or derives it at boot from the config and the
+   * owning plugin's settings (defaults applied, as `ctx.settings`).
+   */
+  bodyLimit?: number | ((config: ForgeConfig, settings: Readonly<Record<string, any>>) => number);
   /**
    * At most this many requests of this route are handled at once (0: no limit). Later ones wait in arrival order
    * after their body has been read as bytes and before it is parsed: meant for routes whose work runs on a small
    * pool (the markup workers), so a queue of requests holds raw bytes rather than parsed strings.
    */
-  concurrency?: number | ((config: ForgeConfig) => number);
+  concurrency?: number | ((config: ForgeConfig, settings: Readonly<Record<string, any>>) => number);
   schema?: RouteSchemas;
   handler: Handler<P, Q, B, A>;
 }
@@ -244,6 +247,8 @@ export interface RouteInfo {
   /** The full route template as served, e.g. `/api/v1/repos/:owner/:repo` (never a raw URL). */
   readonly path: string;
   readonly def: AnyRoute;
+  /** Set when the route declares a `concurrency` limit: places taken and requests waiting right now (metrics, tests). */
+  readonly gate?: { readonly limit: number; readonly active: number; readonly waiting: number };
 }
 
 /** What a before-route hook sees besides `req`/`res`. */

@@ -31,11 +31,12 @@ import webhooks from './webhooks/index.js';
 import deployKeys from './deploy-keys/index.js';
 import ssh from './ssh/index.js';
 import contents from './contents/index.js';
+import topics from './topics/index.js';
 import settings from './settings/index.js';
 import cors from './cors/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents, settings, cors];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents, topics, settings, cors];
 
 export type ForgeOptions = Partial<KernelOptions>;
 

@@ -24,3 +24,14 @@ export const pageProps = {
 export function listQuery(extra: Record<string, JsonSchema> = {}): JsonSchema {
   return { type: 'object', properties: { ...pageProps, ...extra } };
 }
+
+/** The settings of a search route's paging (`plugins.<name>.search`): the defaults live here only. */
+export const searchPagingSettings = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    defaultLimit: { type: 'integer', minimum: 1, default: 10 },
+    maxLimit: { type: 'integer', minimum: 1, default: 50 },
+  },
+} as const;

@@ -218,6 +218,8 @@ export interface RepoRecord {
   updatedAt: string;
   mirrorUpdated: string | null;
   mirrorError: string | null;
+  /** The repository's topics (Gitea's rules: lower case, at most 25), in name order; absent on records made before topics. */
+  topics?: string[];
 }
 
 /** What the caller sees of a repository: the API Repository object. */
@@ -302,6 +304,11 @@ export interface ReposService {
    */
   delete(repo: RepoRecord): Promise<void>;
   setStorage(provider: RepoStorageProvider): void;
+  /**
+   * Replaces the repository's topics (already validated and normalised by the `topics` plugin), emits `repo.updated`
+   * and returns the record after the change (null when the repository is gone). `updated_at` is left alone, as in Gitea.
+   */
+  setTopics(repoId: number, topics: string[]): Promise<RepoRecord | null>;
   /** True when the caller reads every repository (site admins): skip id filters instead of listing every id. */
   readsAll(caller: Caller | null): boolean;
   /** The Permission object for an access mode: `{admin: >=admin, push: >=write, pull: >=read}`. */

@@ -65,24 +65,27 @@ export function compileRoutes(plugins: readonly Plugin[], deps: CompileDeps): Co
       throw new PluginLoadError(`plugin "${route.plugin}": route ${route.method} ${route.path}: ${(err as Error).message}`);
     }
   }
-  const list = Object.freeze(compiled.map((r): RouteInfo => Object.freeze({ plugin: r.plugin, method: r.method, path: r.path, def: r.def })));
+  const list = Object.freeze(compiled.map((r): RouteInfo => Object.freeze({
+    plugin: r.plugin, method: r.method, path: r.path, def: r.def, ...(r.gate ? { gate: r.gate } : {}),
+  })));
   return { router, list };
 }
 
 function compileRoute(plugin: string, def: AnyRoute, { config, registry, serializers, contexts }: CompileDeps): CompiledRoute {
   const schema = def.schema ?? {};
-  const concurrency = typeof def.concurrency === 'function' ? def.concurrency(config) : def.concurrency ?? 0;
+  const app = contexts.get(plugin)!;
+  const concurrency = typeof def.concurrency === 'function' ? def.concurrency(config, app.settings) : def.concurrency ?? 0;
   return {
     plugin,
     method: def.method,
     path: fullPathOf(def, config.apiPrefix),
     def,
-    app: contexts.get(plugin)!,
+    app,
     params: schema.params ? registry.compileStringInput(schema.params, 'path') : undefined,
     query: schema.querystring ? registry.compileStringInput(schema.querystring, 'query') : undefined,
     body: schema.body ? registry.compileBody(schema.body) : undefined,
     serializers: new Map(Object.entries(schema.response ?? {}).map(([status, s]) => [Number(status), serializers.compile(s)])),
-    bodyLimit: typeof def.bodyLimit === 'function' ? def.bodyLimit(config) : def.bodyLimit ?? config.bodyLimit,
+    bodyLimit: typeof def.bodyLimit === 'function' ? def.bodyLimit(config, app.settings) : def.bodyLimit ?? config.bodyLimit,
     gate: concurrency > 0 ? createGate(concurrency) : undefined,
     scopes: scopeDemand(def),
   };

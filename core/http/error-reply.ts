@@ -38,7 +38,7 @@ export function createErrorSender(replies: ReplyBatch, compile: (schema: object)
     headers['Content-Type'] = JSON_TYPE;
     headers['Content-Length'] = Buffer.byteLength(payload);
     res.writeHead(status, headers);
-    replies.hold(() => res.end(payload));
+    replies.hold(res, id, payload);
     return status;
   };
 }

@@ -1,5 +1,5 @@
 // Stage 3: a handler's Reply becomes the response — body serialised with the route's response schema, one flat
-// header list, the write held for the end of the turn (reply-batch.ts).
+// header list, the write held for the end of the turn (reply-batch.ts; `server.replyBatch`).
 import type { ServerResponse } from 'node:http';
 import type { Reply } from '../plugin.js';
 import type { CompiledRoute } from './compile.js';
@@ -48,7 +48,7 @@ export function createReplySender(replies: ReplyBatch): ReplySender {
     if (text === undefined) {
       headers.push('Content-Length', 0);
       res.writeHead(status, headers as string[]);
-      replies.hold(() => res.end());
+      replies.hold(res, id);
       return;
     }
     if (reply.type === 'html') pushHeaders(headers, HTML_RESPONSE_HEADERS);
@@ -57,7 +57,6 @@ export function createReplySender(replies: ReplyBatch): ReplySender {
     // writeHead only builds the header block (and validates it here, inside the request's error handling); the
     // bytes go out with the turn's other replies.
     res.writeHead(status, headers as string[]);
-    const body = text;
-    replies.hold(() => res.end(body));
+    replies.hold(res, id, text);
   };
 }

@@ -5,7 +5,7 @@ import { listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schem
 import { ref } from '../../schemas/resources.js';
 import { REPO_UPDATED } from '../../schemas/services.js';
 import * as h from './handlers.js';
-import { MIRRORS, GitService } from './service.js';
+import { MIRRORS, GitService, type GitSettings } from './service.js';
 import * as smart from './smart-http.js';
 
 const nameParams = paramsSchema({ name: nameParam });
@@ -55,8 +55,21 @@ const migrateBody: JsonSchema = {
   required: ['clone_addr', 'repo_name'],
 };
 
-export default definePlugin<GitService>({
+export default definePlugin<GitService, GitSettings>({
   name: 'git',
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      gitBinary: { type: 'string', minLength: 1, default: 'git' },
+      timeoutMs: { type: 'integer', minimum: 1000, default: 600000 },
+      /** env FORGEKIT_MIGRATE_ALLOW_LOCAL */
+      migrateAllowLocal: { type: 'boolean', default: false },
+      mirrorIntervalMs: { type: 'integer', minimum: 0, default: 28800000 },
+      catFileMaxRepos: { type: 'integer', minimum: 1, default: 32 },
+      catFileIdleMs: { type: 'integer', minimum: 0, default: 60000 },
+    },
+  },
   dependencies: ['users', 'repos'],
   optionalDependencies: ['orgs'],
   collections: [{

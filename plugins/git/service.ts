@@ -32,6 +32,7 @@ export interface MirrorRecord {
   nextSyncAt: number;
 }
 
+/** `plugins.git.*` (defaults in the plugin's settings schema). */
 export interface GitSettings {
   gitBinary: string;
   timeoutMs: number;
@@ -60,16 +61,8 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
   private timer: NodeJS.Timeout | undefined;
   private box: SecretBox | undefined;
 
-  constructor(private readonly ctx: PluginContext) {
-    const s = ctx.settings;
-    this.settings = {
-      gitBinary: s.gitBinary ?? 'git',
-      timeoutMs: s.timeoutMs ?? 600_000,
-      migrateAllowLocal: s.migrateAllowLocal === true,
-      mirrorIntervalMs: s.mirrorIntervalMs ?? 8 * 3600_000,
-      catFileMaxRepos: s.catFileMaxRepos ?? 32,
-      catFileIdleMs: s.catFileIdleMs ?? 60_000,
-    };
+  constructor(private readonly ctx: PluginContext<GitSettings>) {
+    this.settings = ctx.settings;
     const dataDir = path.resolve(ctx.config.dataDir);
     this.runner = new GitRunner({ binary: this.settings.gitBinary, home: path.join(dataDir, 'git-home'), timeoutMs: this.settings.timeoutMs, log: ctx.log });
     this.storage = new GitStorage(this.runner, path.join(dataDir, 'repositories'), ctx.log);

@@ -323,7 +323,7 @@ export async function editIssueDeadline(rc: Rc<{ owner: string; repo: string; in
 
 /** How many issues (and pull requests) a repository may pin (plugin setting `maxPinned`, Gitea's default 3). */
 function maxPinned(rc: Rc): number {
-  return (rc.app.settings as { maxPinned?: number }).maxPinned ?? 3;
+  return (rc.app.settings as { maxPinned: number }).maxPinned;
 }
 
 /** GET /repos/{owner}/{repo}/new_pin_allowed */

@@ -1,17 +1,24 @@
 // The `markup` plugin: markdown rendering (CommonMark and Gitea-flavoured), always sanitised.
 import { definePlugin } from '../../core/plugin.js';
-import type { ForgeConfig } from '../../core/config.js';
-import { createMarkupService, readSettings } from './service.js';
+import { createMarkupService, type MarkupSettings } from './service.js';
 import type { MarkupService } from './service.js';
 import { renderMarkdown, renderRaw } from './handlers.js';
 
-export const DEFAULT_MAX_BYTES = 1024 * 1024;
+/** `plugins.markup.*`: the defaults live here only. */
+const SETTINGS = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    /** Larger bodies are answered 413 before anything is parsed. */
+    maxBytes: { type: 'integer', minimum: 1, default: 1048576 },
+    workers: { type: 'integer', minimum: 0, maximum: 64, default: 2 },
+    timeoutMs: { type: 'integer', minimum: 100, default: 10000 },
+    inlineMaxBytes: { type: 'integer', minimum: 0, default: 4096 },
+    workerHeapMb: { type: 'integer', minimum: 32, default: 128 },
+  },
+};
 
-/** `plugins.markup.maxBytes`: larger bodies are answered 413 before anything is parsed. */
-function maxBytes(config: ForgeConfig): number {
-  const value = config.plugins?.markup?.maxBytes;
-  return typeof value === 'number' && value > 0 ? value : DEFAULT_MAX_BYTES;
-}
+type Settings = MarkupSettings & { maxBytes: number };
 
 /**
  * Documents handled at once per route: two per render worker, so a worker always has the next document parsed and
@@ -19,16 +26,16 @@ function maxBytes(config: ForgeConfig): number {
  * parsed strings outlived young-generation collections and grew the main heap by about 13 MB/s. Rendering inline
  * (no workers) blocks the event loop anyway, so it needs no limit.
  */
-function concurrency(config: ForgeConfig): number {
-  return readSettings(config.plugins?.markup ?? {}).workers * 2;
-}
+const concurrency = (_config: unknown, settings: Readonly<Record<string, any>>): number => (settings as Settings).workers * 2;
+const maxBytes = (_config: unknown, settings: Readonly<Record<string, any>>): number => (settings as Settings).maxBytes;
 
 const html = { 200: { type: 'string' } };
 
-export default definePlugin<MarkupService>({
+export default definePlugin<MarkupService, Settings>({
   name: 'markup',
+  settings: SETTINGS,
   start(ctx) {
-    return createMarkupService(ctx.urls.root, readSettings(ctx.settings));
+    return createMarkupService(ctx.urls.root, ctx.settings);
   },
   async stop(ctx) {
     await ctx.services.get('markup').close();

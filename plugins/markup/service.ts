@@ -4,6 +4,7 @@ import { createMarkupRenderer } from './render.js';
 import type { RenderOptions } from './render.js';
 import { createRenderPool, RenderLimitError } from './pool.js';
 
+/** The render settings (`plugins.markup.*`; defaults in the plugin's settings schema). */
 export interface MarkupSettings {
   /** Render workers; 0 renders every document on the event loop (no time limit). */
   workers: number;
@@ -18,20 +19,10 @@ export interface MarkupSettings {
   workerHeapMb: number;
 }
 
-export const DEFAULT_SETTINGS: MarkupSettings = { workers: 2, timeoutMs: 10_000, inlineMaxBytes: 4096, workerHeapMb: 128 };
-
 export interface MarkupService {
   /** Sanitised HTML; a document past the time or memory limit is a 422 naming `Text`. */
   render(text: string, options: RenderOptions): Promise<string>;
   close(): Promise<void>;
-}
-
-export function readSettings(settings: Readonly<Record<string, unknown>>): MarkupSettings {
-  const pick = (key: keyof MarkupSettings): number => {
-    const v = settings[key];
-    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : DEFAULT_SETTINGS[key];
-  };
-  return { workers: pick('workers'), timeoutMs: pick('timeoutMs'), inlineMaxBytes: pick('inlineMaxBytes'), workerHeapMb: pick('workerHeapMb') };
 }
 
 /**

@@ -11,17 +11,9 @@ export interface RepoUrls {
   ssh: { domain: string; port: number; user: string };
 }
 
-/** Resolves the ssh settings: the domain defaults to the root URL's host name. */
-export function repoUrls(root: string, ssh: Partial<RepoUrls['ssh']> | undefined, api = `${root}api/v1/`): RepoUrls {
-  return {
-    root,
-    api,
-    ssh: {
-      domain: ssh?.domain || new URL(root).hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: ssh?.port ?? 22,
-      user: ssh?.user || 'git',
-    },
-  };
+/** Resolves the ssh settings (`plugins.repos.ssh`): an empty domain is the root URL's host name. */
+export function repoUrls(root: string, ssh: RepoUrls['ssh'], api = `${root}api/v1/`): RepoUrls {
+  return { root, api, ssh: { ...ssh, domain: ssh.domain || new URL(root).hostname.replace(/^\[(.*)\]$/, '$1') } };
 }
 
 export function sshUrl(urls: RepoUrls, fullName: string): string {

@@ -230,8 +230,7 @@ export async function listOrgRepos(rc: Rc<{ org: string }>): Promise<Reply> {
 
 /** GET /repos/search — `{ok:true,data}`; an internal failure is `500 {ok:false,error}`, never internals. */
 export async function search(rc: Rc<unknown, { q?: string; uid?: number; page?: number; limit?: number }>): Promise<Reply> {
-  const settings = rc.app.settings.search ?? {};
-  const win = pageWindow(rc.query, { defaultLimit: settings.defaultLimit ?? 10, maxLimit: settings.maxLimit ?? 50 });
+  const win = pageWindow(rc.query, rc.app.settings.search);
   try {
     const uid = rc.query.uid !== undefined && rc.query.uid > 0 ? rc.query.uid : undefined;
     const result = await repos(rc).search(rc.caller, rc.query.q ?? '', uid, win);

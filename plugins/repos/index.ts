@@ -1,20 +1,40 @@
 // Plugin `repos`: repositories, who may do what on them (the access service every plugin uses), lists and search.
 import { definePlugin } from '../../core/plugin.js';
-import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
+import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema, searchPagingSettings } from '../../schemas/common.js';
 import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, TEAM_DELETED, type ReposService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { collaboratorBody, createRepoBody, editRepoBody, searchQuery } from './schemas.js';
 import { GRAM_DF_COLLECTION, GRAM_DF_INDEXES, SEARCH_COLLECTION, SEARCH_INDEXES } from './search-index.js';
-import { COLLABORATIONS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS } from './service.js';
+import { COLLABORATIONS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS, type ReposSettings } from './service.js';
 
 const repoResponse = (status: number) => ({ [status]: ref('forgekit/Repository') });
 const collaboratorParams = paramsSchema({ owner: nameParam, repo: nameParam, collaborator: nameParam });
 const teamRepoParams = paramsSchema({ id: idParam, org: nameParam, repo: nameParam });
 const list = listQuery();
 
-export default definePlugin<ReposService>({
+export default definePlugin<ReposService, ReposSettings>({
   name: 'repos',
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      /** What `ssh_url` advertises; an empty domain is the root URL's host. env FORGEKIT_SSH_PORT sets the port. */
+      ssh: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: {
+          domain: { type: 'string', default: '' },
+          port: { type: 'integer', minimum: 1, maximum: 65535, default: 22 },
+          user: { type: 'string', minLength: 1, default: 'git' },
+        },
+      },
+      search: searchPagingSettings,
+      /** Repositories whose serialised JSON is kept for reuse in lists (0: none). */
+      jsonCacheEntries: { type: 'integer', minimum: 0, default: 20000 },
+    },
+  },
   dependencies: ['users', 'orgs'],
   schemas: [...RESOURCE_SCHEMAS],
   collections: [

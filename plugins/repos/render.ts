@@ -28,7 +28,7 @@ export class RepoRender {
       ctx.serializer({ $ref: 'forgekit/Permission' }),
       ctx.serializer({ $ref: 'forgekit/User' }),
       Object.keys(UserSchema.properties),
-      ctx.settings.jsonCacheEntries ?? 20000,
+      ctx.settings.jsonCacheEntries as number,
     );
   }
 

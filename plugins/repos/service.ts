@@ -59,6 +59,13 @@ export const REPO_INDEXES: IndexSpec[] = [
 
 
 
+/** `plugins.repos.*` (defaults in the plugin's settings schema). */
+export interface ReposSettings {
+  ssh: { domain: string; port: number; user: string };
+  search: { defaultLimit: number; maxLimit: number };
+  jsonCacheEntries: number;
+}
+
 export interface CreateInput {
   name: string;
   description?: string;
@@ -94,7 +101,7 @@ export class Repos implements ReposService {
   private readonly names: RepoSearch;
   private storage: RepoStorageProvider | null = null;
 
-  constructor(private readonly ctx: PluginContext) {
+  constructor(private readonly ctx: PluginContext<ReposSettings>) {
     this.repos = ctx.store.collection<RepoRecord>(REPOS);
     this.collaborations = ctx.store.collection<CollaborationRecord>(COLLABORATIONS);
     this.teamRepos = ctx.store.collection<TeamRepoRecord>(TEAM_REPOS);
@@ -180,6 +187,15 @@ export class Repos implements ReposService {
 
   setStorage(provider: RepoStorageProvider): void {
     this.storage = provider;
+  }
+
+  async setTopics(repoId: number, topics: string[]): Promise<RepoRecord | null> {
+    const before = await this.byId(repoId);
+    if (!before) return null;
+    const after = await this.repos.findOneAndUpdate({ id: repoId }, { $set: { topics: [...topics] } });
+    if (!after) return null;
+    await this.emit(REPO_UPDATED, { repo: after, before });
+    return after;
   }
 
   // ---- create / update / delete ----

@@ -16,8 +16,23 @@ const createBody = {
   required: ['title', 'key'],
 };
 
+/** Minimum key size in bits per family; -1 refuses the type. */
+const minimumSize = (bits: number) => ({ type: 'integer', minimum: -1, default: bits });
+
 export default definePlugin({
   name: 'ssh-keys',
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      minimumSizes: {
+        type: 'object',
+        additionalProperties: false,
+        default: {},
+        properties: { ed25519: minimumSize(256), ecdsa: minimumSize(256), rsa: minimumSize(2048), dsa: minimumSize(-1) },
+      },
+    },
+  },
   dependencies: ['users'],
   collections: [{
     name: h.COLLECTION,

@@ -13,7 +13,7 @@ export function createSshKeysService(ctx: PluginContext): SshKeysService {
   return {
     parse(text: string, field = 'key'): ParsedPublicKey {
       try {
-        const parsed = parseSshPublicKey(text, (ctx.settings.minimumSizes ?? {}) as MinimumSizes);
+        const parsed = parseSshPublicKey(text, ctx.settings.minimumSizes as MinimumSizes);
         return { type: parsed.type, bits: parsed.bits, line: parsed.line, fingerprint: parsed.fingerprint };
       } catch (err) {
         if (err instanceof SshKeyError) throw fail.validation(field, err.message);

@@ -1,6 +1,6 @@
 // The `users` plugin: accounts (users and organizations), profiles, user search, email addresses, password login.
 import { definePlugin } from '../../core/plugin.js';
-import { idParam, listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
+import { idParam, listQuery, paramsSchema, searchPagingSettings, usernameParams } from '../../schemas/common.js';
 import { UserSchema, UserListSchema, ref } from '../../schemas/resources.js';
 import { Users, USERS, EMAILS, type UsersSettings } from './service.js';
 import * as h from './handlers.js';
@@ -44,7 +44,7 @@ export default definePlugin<Users, UsersSettings>({
     type: 'object',
     additionalProperties: false,
     properties: {
-      search: { type: 'object' },
+      search: searchPagingSettings,
       maxConcurrentHashes: { type: 'integer', minimum: 1, maximum: 64, default: 2 },
       signInThrottle: {
         type: 'object',

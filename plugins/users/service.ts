@@ -48,6 +48,8 @@ export interface UsersSettings {
   /** Password hashes (scrypt, on libuv's pool) running at once; the rest wait, so file I/O always finds a thread. */
   maxConcurrentHashes: number;
   signInThrottle: { perAccount: ThrottleRule; perAddress: ThrottleRule };
+  /** `/users/search` paging. */
+  search: { defaultLimit: number; maxLimit: number };
 }
 
 /** Where a sign-in comes from (the client address keys the per-address throttle). */
@@ -82,11 +84,11 @@ export class Users implements UsersService {
   /** User JSON per stored account version, in two views: 0 without the email, 1 with it (its owner, site admins). */
   private readonly userJson: DocJson<Account>;
 
-  constructor(private readonly ctx: PluginContext<Partial<UsersSettings>>) {
+  constructor(private readonly ctx: PluginContext<UsersSettings>) {
     const settings = ctx.settings;
-    this.hasher = new PasswordHasher(settings.maxConcurrentHashes ?? 2);
-    this.accountFailures = new FailureThrottle(settings.signInThrottle?.perAccount ?? { maxFailures: 10, windowSeconds: 300, lockSeconds: 300 });
-    this.addressFailures = new FailureThrottle(settings.signInThrottle?.perAddress ?? { maxFailures: 100, windowSeconds: 300, lockSeconds: 300 });
+    this.hasher = new PasswordHasher(settings.maxConcurrentHashes);
+    this.accountFailures = new FailureThrottle(settings.signInThrottle.perAccount);
+    this.addressFailures = new FailureThrottle(settings.signInThrottle.perAddress);
     this.accounts = ctx.store.collection<Account>(USERS);
     this.emails = ctx.store.collection<EmailDoc>(EMAILS);
     const serialize = ctx.serializer({ $ref: 'forgekit/User' });

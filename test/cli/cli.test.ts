@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PACKAGE_ROOT } from '../../core/config.js';
 import { freePort } from '../helpers/forge.js';
+import { waitFor } from '../helpers/wait.js';
 
 const BIN = path.join(PACKAGE_ROOT, 'dist', 'bin', 'forgekit.js');
 const run = promisify(execFile);
@@ -23,8 +24,8 @@ function start(env: Record<string, string>) {
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // The request log line is written after the response is sent, and reaches our pipe a moment later.
-  const logged = async (pattern: RegExp, withinMs = 5000) => {
-    for (const deadline = Date.now() + withinMs; !pattern.test(out) && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
+  const logged = async (pattern: RegExp) => {
+    await waitFor(`a log line matching ${pattern}`, () => pattern.test(out));
     return out;
   };
   return { child, ready, exited, output: () => out, logged };

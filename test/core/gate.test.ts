@@ -6,6 +6,7 @@ import net from 'node:net';
 import { createGate } from '../../core/http/gate.js';
 import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { waitFor } from '../helpers/wait.js';
 
 t.test('a gate lets `limit` callers in and the rest in arrival order', async (t) => {
   t.throws(() => createGate(0), RangeError);
@@ -75,23 +76,26 @@ function gatedPlugin() {
   return { plugin, started, releases, most: () => most };
 }
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-};
+/** Waits for a condition; a condition that never comes fails the test naming it. */
+const until = (check: () => boolean, what = 'the gated requests to get there') => waitFor(what, check);
 
 t.test('through a real server', async (t) => {
   const g = gatedPlugin();
   const f = await startForge({ extraPlugins: [g.plugin] });
   t.teardown(() => f.close());
   const post = (n: string) => f.request('POST', '/gated', { json: { n } });
+  const gate = f.forge.routes().find((r) => r.path === '/api/v1/gated')!.gate!;
+  t.equal(gate.limit, 1, 'the route list shows the gate');
 
   const a = post('a');
   await until(() => g.started.length === 1);
   const b = post('b');
+  await until(() => gate.waiting === 1, 'b to wait at the gate');
   const c = post('c');
-  // Give b and c every chance to be read and parsed: they must not reach the handler while a holds the place.
-  await new Promise((r) => setTimeout(r, 100));
+  // b and c have been read and wait at the gate: they must not reach the handler while a holds the place.
+  await until(() => gate.waiting === 2, 'c to wait at the gate');
   t.same(g.started, ['a'], 'one at a time: b and c wait');
+  t.equal(gate.active, 1);
   t.equal((await f.request('POST', '/free', { body: 'x' })).text, 'x', 'other routes are not held up');
   g.releases.shift()!();
   t.equal((await a).text, 'a');

@@ -3,6 +3,10 @@ import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { startForge } from '../helpers/forge.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** The slow route's handler holds until the test releases it. */
+const slow = { started: false, release: () => {} };
 
 const probe = definePlugin({
   name: 'probe',
@@ -29,7 +33,16 @@ const probe = definePlugin({
       },
       handler: async (rc) => ({ status: 200, body: rc.body }),
     },
-    { method: 'GET', path: '/probe/slow', auth: 'public', handler: async () => { await new Promise((r) => setTimeout(r, 300)); return { status: 200, type: 'text', body: 'done' }; } },
+    {
+      method: 'GET', path: '/probe/slow', auth: 'public',
+      handler: async () => {
+        await new Promise<void>((resolve) => {
+          slow.release = resolve;
+          slow.started = true;
+        });
+        return { status: 200, type: 'text', body: 'done' };
+      },
+    },
     { method: 'GET', path: '/probe/admin', auth: 'admin', handler: async () => ({ status: 204 }) },
   ],
 });
@@ -203,8 +216,9 @@ t.test('kernel over HTTP', async (t) => {
 t.test('graceful shutdown finishes in-flight requests', async (t) => {
   const f = await startForge({ extraPlugins: [probe] });
   const inflight = f.request('GET', '/probe/slow');
-  await new Promise((r) => setTimeout(r, 50));
-  const closing = f.close();
+  await waitFor('the slow request to reach its handler', () => slow.started);
+  const closing = f.close(); // stops accepting at once (synchronously), then waits for the request in flight
+  slow.release();
   const res = await inflight;
   t.equal(res.status, 200);
   t.equal(res.text, 'done');

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { createRequestLog } from '../../core/http/request-log.js';
+import { clockPast } from '../helpers/wait.js';
 
 /** A destination that keeps what it is given. */
 function sink(): { lines: string[]; write(line: string): void } {
@@ -64,7 +65,7 @@ t.test('the time is the current millisecond on every line', async (t) => {
   const logRequest = createRequestLog(pino({ level: 'info' }, sink()), direct, 'forgekit');
   const before = Date.now();
   logRequest('t-1', 'GET', '/', 200, 1);
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(JSON.parse(direct.lines[0]!).time); // the next line is written in a later millisecond
   logRequest('t-2', 'DELETE', '/', 204, 1);
   logRequest('t-3', 'PROPFIND', '/', 405, 1);
   const lines = direct.lines.map((line) => JSON.parse(line));

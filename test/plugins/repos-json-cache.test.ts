@@ -11,7 +11,7 @@ import { startForge } from '../helpers/forge.js';
 const factory = new SerializerFactory(RESOURCE_SCHEMAS as any);
 const serializeRepo = factory.compile({ $ref: 'forgekit/Repository' });
 const serializePermission = factory.compile({ $ref: 'forgekit/Permission' });
-const urls = repoUrls('http://127.0.0.1:3000/', undefined);
+const urls = repoUrls('http://127.0.0.1:3000/', { domain: '', port: 22, user: 'git' });
 const owner: ApiUser = {
   id: 7, login: 'alice', login_name: '', source_id: 0, full_name: 'Alice', email: '', avatar_url: 'http://127.0.0.1:3000/avatars/7',
   html_url: 'http://127.0.0.1:3000/alice', language: '', is_admin: false, last_login: null, created: '2026-11-22T10:42:52Z',

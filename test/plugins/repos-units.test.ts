@@ -84,7 +84,7 @@ t.test('list windows', async (t) => {
 });
 
 t.test('clone URLs', async (t) => {
-  const def = repoUrls('http://forge.example:3000/', undefined);
+  const def = repoUrls('http://forge.example:3000/', { domain: '', port: 22, user: 'git' });
   t.equal(sshUrl(def, 'o/r'), 'git@forge.example:o/r.git', 'port 22: scp-like form, domain from the root URL');
   const custom = repoUrls('http://forge.example/', { domain: 'ssh.example', port: 2222, user: 'forge' });
   t.equal(sshUrl(custom, 'o/r'), 'ssh://forge@ssh.example:2222/o/r.git');

@@ -9,6 +9,7 @@ import {
   type RepoInitOptions, type RepoRecord, type RepoStorageProvider,
 } from '../../schemas/services.js';
 import { REPO_SETTING_NAMES } from '../../schemas/resources.js';
+import { nextSecondAfter } from '../helpers/wait.js';
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const REPO_KEYS = ['clone_url', 'created_at', 'default_branch', 'description', 'empty', 'fork', 'forks_count', 'full_name',
@@ -260,7 +261,7 @@ t.test('repositories', async (t) => {
 
   t.test('PATCH /repos/{owner}/{repo}', async (t) => {
     const before = (await f.request('GET', '/repos/alice/hello')).json;
-    await new Promise((r) => setTimeout(r, 1100));
+    await nextSecondAfter(before.updated_at); // updated_at has second precision
     const res = await f.request('PATCH', '/repos/alice/hello', {
       token: alice.token, json: { description: 'Changed', website: 'https://hello.example', default_branch: 'main' },
     });

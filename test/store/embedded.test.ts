@@ -9,6 +9,7 @@ import { createStore } from '../../core/store/index.js';
 import { EmbeddedStore } from '../../core/store/embedded/index.js';
 import { storeContract } from './contract.js';
 import { openEmbedded, recordingLogger, removeDir, tempDir } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const dirs = new Map<Store, string>();
 
@@ -78,9 +79,9 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     for (let i = 0; i < 30; i++) await c.updateOne({ id: 1 }, { $inc: { n: 1 } });
     const file = path.join(dir, 'store', 'counters_test.db');
     t.ok((await lines(file)).length >= 31);
-    // The timer fires after 40 ms; the rewrite itself may take longer on a loaded machine: wait for it (up to 5 s).
-    for (let waited = 0; waited < 5000 && (await lines(file)).length !== 1; waited += 25) await new Promise((r) => setTimeout(r, 25));
-    t.equal((await lines(file)).length, 1, 'compacted in the background to one line');
+    // The timer fires after 40 ms; the rewrite itself may take longer on a loaded machine: wait for it.
+    await waitFor('the background compaction', async () => (await lines(file)).length === 1);
+    t.pass('compacted in the background to one line');
     t.equal((await c.findOne({ id: 1 }))!.n, 30);
     await c.updateOne({ id: 1 }, { $inc: { n: 1 } });
     t.equal((await lines(file)).length, 2, 'appends continue after a rewrite');
@@ -112,7 +113,7 @@ t.test('embedded store: files, compaction, scans', async (t) => {
         writes++;
       }
     });
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the writers to be under way', () => writes >= 50);
     const before = writes;
     await store.compactAll();
     const during = writes - before;
