@@ -11,7 +11,6 @@ import { hashPassword } from '../plugins/users/password.js';
 import { TOKENS, hashToken } from '../plugins/tokens/service.js';
 import { TEAMS, TEAM_MEMBERS } from '../plugins/orgs/service.js';
 import { REPOS } from '../plugins/repos/service.js';
-import { GRAM_DF_COLLECTION, SEARCH_COLLECTION, searchDocOf } from '../plugins/repos/search-index.js';
 import { trigramsOf } from '../plugins/lib/grams.js';
 import { COLLECTION as SSH_KEYS } from '../plugins/ssh-keys/handlers.js';
 import { parseSshPublicKey, type MinimumSizes } from '../plugins/ssh-keys/parse.js';
@@ -190,12 +189,8 @@ export async function seedDataset(o: SeedOptions): Promise<SeedReport> {
 
   await step('repositories', ['repos'], async () => {
     await takeIds(store, REPOS, plan.repos.length);
-    const n = await insertChunked(store, REPOS, plan.repos.map(repoDoc));
-    const m = await insertChunked(store, SEARCH_COLLECTION, plan.repos.map((r) => searchDocOf(r) as Doc));
-    const df = new Map<string, number>();
-    for (const r of plan.repos) for (const g of trigramsOf(r.lowerName)) df.set(g, (df.get(g) ?? 0) + 1);
-    const k = await insertChunked(store, GRAM_DF_COLLECTION, [...df].map(([gram, count]) => ({ gram, n: count })));
-    return n + m + k;
+    // The search index is built in memory from these records when the server starts (plugins/repos/memory-index.ts).
+    return insertChunked(store, REPOS, plan.repos.map(repoDoc));
   });
 
   await step('ssh keys', ['ssh-keys'], async () => {

@@ -96,7 +96,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
 
   // Stage 1, before anything starts: a bad schema or a duplicate route fails the boot.
   const routes = compileRoutes(plugins, { config, registry, serializers, contexts });
-  hooks.setRoutes(routes.list);
+  hooks.setRoutes(routes.list, registry.sharedSchemas());
 
   await store.open();
   let started: Plugin[];

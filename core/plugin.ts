@@ -290,6 +290,11 @@ export type RequestObserver = (request: FinishedRequest) => void;
 export interface KernelHooks {
   /** Every compiled route, in declaration order (plugins in start order). Read-only. */
   routes(): readonly RouteInfo[];
+  /**
+   * Every shared `$id`'d schema the routes may `$ref` (the embedder's, then the enabled plugins' in start order), as
+   * registered with the validator. Read-only.
+   */
+  schemas(): readonly JsonSchema[];
   /** Adds a stage before routing (CORS preflight). */
   beforeRoute(hook: BeforeRouteHook): void;
   /** Adds an observer of finished requests (metrics per route template). */

@@ -86,24 +86,64 @@ async function isDir(p: string): Promise<boolean> {
   }
 }
 
+/** What every check works with: the collections read once (the server is stopped), and the report being built. */
+interface Run {
+  store: Store;
+  known: Map<string, CollectionSpec>;
+  problems: Problem[];
+  checked: Record<string, number>;
+  /** Every row of a collection the enabled plugins declare (none otherwise), read once. */
+  all(name: string): Promise<Doc[]>;
+  /** Drops the snapshots (after repairs). */
+  forget(): void;
+  step(name: string): void;
+}
+
 export async function checkConsistency(options: ConsistencyOptions): Promise<ConsistencyReport> {
   const { store, fix = false } = options;
   const known = new Map(options.collections.map((c) => [c.name, c]));
-  const problems: Problem[] = [];
-  const checked: Record<string, number> = {};
   const steps = REFERENCES.length + COUNTERS.length + 1 + options.collections.length;
   let done = 0;
-  const step = (name: string) => options.progress?.(++done, steps, name);
-
-  // Every collection read once; the checks work on these snapshots (the server is stopped).
   const docs = new Map<string, Doc[]>();
-  const all = async (name: string): Promise<Doc[]> => {
-    if (!known.has(name)) return [];
-    let rows = docs.get(name);
-    if (!rows) docs.set(name, (rows = await store.collection(name).find({})));
-    return rows;
+  const run: Run = {
+    store,
+    known,
+    problems: [],
+    checked: {},
+    async all(name) {
+      if (!known.has(name)) return [];
+      let rows = docs.get(name);
+      if (!rows) docs.set(name, (rows = await store.collection(name).find({})));
+      return rows;
+    },
+    forget: () => docs.clear(),
+    step: (name) => options.progress?.(++done, steps, name),
   };
 
+  await checkReferences(run);
+  // Orphans are repaired before counters are counted, so the counters come out right in one pass.
+  if (fix) await applyAll(run);
+  await checkCounters(run);
+  await checkInterruptedCreates(run);
+  await checkGitDirectories(run, options.dataDir);
+  run.step('git');
+  await checkIndexes(run, options.collections);
+  if (fix) await applyAll(run);
+  for (const problem of run.problems) delete problem.apply;
+  return { problems: run.problems, checked: run.checked };
+}
+
+async function applyAll(run: Run): Promise<void> {
+  for (const problem of run.problems) {
+    if (!problem.apply || problem.fixed) continue;
+    await problem.apply();
+    problem.fixed = true;
+  }
+  run.forget();
+}
+
+/** Rows pointing at a record that does not exist. */
+async function checkReferences({ store, known, problems, checked, all, step }: Run): Promise<void> {
   for (const [name, field, target, action] of REFERENCES) {
     if (known.has(name) && known.has(target)) {
       const ids = new Set((await all(target)).map((d) => d.id));
@@ -126,18 +166,10 @@ export async function checkConsistency(options: ConsistencyOptions): Promise<Con
     }
     step('references');
   }
+}
 
-  // Orphans are repaired before counters are counted, so the counters come out right in one pass.
-  const applyAll = async () => {
-    for (const problem of problems) {
-      if (!problem.apply || problem.fixed) continue;
-      await problem.apply();
-      problem.fixed = true;
-    }
-    docs.clear();
-  };
-  if (fix) await applyAll();
-
+/** Denormalised counters against the rows they count. */
+async function checkCounters({ store, known, problems, checked, all, step }: Run): Promise<void> {
   for (const [name, field, rowsName, by] of COUNTERS) {
     if (known.has(name) && known.has(rowsName)) {
       const counts = countBy(await all(rowsName), by);
@@ -159,9 +191,13 @@ export async function checkConsistency(options: ConsistencyOptions): Promise<Con
     }
     step('counters');
   }
+}
 
-  // Creates a crash interrupted (the repos and orgs plugins roll back / finish them when they start) and
-  // organizations without any owner (nobody but a site admin could reach their private repositories).
+/**
+ * Creates a crash interrupted (the repos and orgs plugins roll back / finish them when they start) and organizations
+ * without any owner (nobody but a site admin could reach their private repositories).
+ */
+async function checkInterruptedCreates({ known, problems, all }: Run): Promise<void> {
   for (const repo of await all('repos')) {
     if (repo.creating !== true) continue;
     problems.push({ check: 'halfmade', message: `repos #${String(repo.id)} (${String(repo.name)}): a create was interrupted`, repair: 'rolled back when the server next starts' });
@@ -169,56 +205,57 @@ export async function checkConsistency(options: ConsistencyOptions): Promise<Con
   for (const intent of await all('org_intents')) {
     problems.push({ check: 'halfmade', message: `organization ${String(intent.lowerName)}: a create was interrupted`, repair: 'finished (Owners team) when the server next starts' });
   }
-  if (known.has('team_members')) {
-    const owned = new Set((await all('team_members')).filter((m) => m.owners === true).map((m) => m.orgId));
-    const unfinished = new Set((await all('org_intents')).map((i) => i.lowerName));
-    for (const org of await all('users')) {
-      if (org.type === 'org' && !owned.has(org.id) && !unfinished.has(org.lowerName)) {
-        problems.push({ check: 'owner', message: `organization ${String(org.login)} (#${String(org.id)}) has no owner` });
-      }
+  if (!known.has('team_members')) return;
+  const owned = new Set((await all('team_members')).filter((m) => m.owners === true).map((m) => m.orgId));
+  const unfinished = new Set((await all('org_intents')).map((i) => i.lowerName));
+  for (const org of await all('users')) {
+    if (org.type === 'org' && !owned.has(org.id) && !unfinished.has(org.lowerName)) {
+      problems.push({ check: 'owner', message: `organization ${String(org.login)} (#${String(org.id)}) has no owner` });
     }
   }
+}
 
-  // Repository records against git directories (only when the git plugin keeps repositories here).
-  const root = path.join(options.dataDir, 'repositories');
-  if (known.has('repos') && (await isDir(root))) {
-    const users = new Map((await all('users')).map((u) => [u.id, u]));
-    const expected = new Map<string, Doc>();
-    for (const repo of await all('repos')) {
-      const owner = users.get(repo.ownerId);
-      if (!owner) continue; // reported as an orphan
-      expected.set(path.join(String(owner.lowerName), `${String(repo.lowerName)}.git`), repo);
-    }
-    const found = new Set<string>();
-    for (const ownerDir of await readdir(root).catch(() => [] as string[])) {
-      if (!(await isDir(path.join(root, ownerDir)))) continue;
-      for (const entry of await readdir(path.join(root, ownerDir))) {
-        if (entry.endsWith('.git') && (await isDir(path.join(root, ownerDir, entry)))) found.add(path.join(ownerDir, entry));
-      }
-    }
-    for (const [rel, repo] of expected) {
-      if (found.has(rel)) continue;
-      problems.push({ check: 'git', message: `repos #${String(repo.id)} (${rel.replace(/\.git$/, '')}): its git directory ${path.join(root, rel)} is missing` });
-    }
-    for (const rel of found) {
-      if (expected.has(rel)) continue;
-      const lost = path.join(options.dataDir, 'lost+found', `${rel.replace(/[\\/]/g, '__')}-${Date.now()}`);
-      problems.push({
-        check: 'git',
-        message: `git directory ${path.join(root, rel)} belongs to no repository record`,
-        repair: `move it to ${lost}`,
-        apply: async () => {
-          await mkdir(path.dirname(lost), { recursive: true });
-          await rename(path.join(root, rel), lost);
-        },
-      });
-    }
-    checked.git = expected.size + found.size;
+/** Repository records against git directories (only when the git plugin keeps repositories here). */
+async function checkGitDirectories({ known, problems, checked, all }: Run, dataDir: string): Promise<void> {
+  const root = path.join(dataDir, 'repositories');
+  if (!known.has('repos') || !(await isDir(root))) return;
+  const users = new Map((await all('users')).map((u) => [u.id, u]));
+  const expected = new Map<string, Doc>();
+  for (const repo of await all('repos')) {
+    const owner = users.get(repo.ownerId);
+    if (!owner) continue; // reported as an orphan
+    expected.set(path.join(String(owner.lowerName), `${String(repo.lowerName)}.git`), repo);
   }
-  step('git');
+  const found = new Set<string>();
+  for (const ownerDir of await readdir(root).catch(() => [] as string[])) {
+    if (!(await isDir(path.join(root, ownerDir)))) continue;
+    for (const entry of await readdir(path.join(root, ownerDir))) {
+      if (entry.endsWith('.git') && (await isDir(path.join(root, ownerDir, entry)))) found.add(path.join(ownerDir, entry));
+    }
+  }
+  for (const [rel, repo] of expected) {
+    if (found.has(rel)) continue;
+    problems.push({ check: 'git', message: `repos #${String(repo.id)} (${rel.replace(/\.git$/, '')}): its git directory ${path.join(root, rel)} is missing` });
+  }
+  for (const rel of found) {
+    if (expected.has(rel)) continue;
+    const lost = path.join(dataDir, 'lost+found', `${rel.replace(/[\\/]/g, '__')}-${Date.now()}`);
+    problems.push({
+      check: 'git',
+      message: `git directory ${path.join(root, rel)} belongs to no repository record`,
+      repair: `move it to ${lost}`,
+      apply: async () => {
+        await mkdir(path.dirname(lost), { recursive: true });
+        await rename(path.join(root, rel), lost);
+      },
+    });
+  }
+  checked.git = expected.size + found.size;
+}
 
-  // Index integrity: unique keys are unique, and every record is found through each of its indexes.
-  for (const spec of options.collections) {
+/** Index integrity: unique keys are unique, and every record is found through each of its indexes. */
+async function checkIndexes({ store, problems, checked, all, step }: Run, collections: readonly CollectionSpec[]): Promise<void> {
+  for (const spec of collections) {
     const rows = await all(spec.name);
     const collection = store.collection(spec.name);
     for (const index of spec.indexes ?? []) {
@@ -246,8 +283,4 @@ export async function checkConsistency(options: ConsistencyOptions): Promise<Con
     checked.index = (checked.index ?? 0) + rows.length;
     step('indexes');
   }
-
-  if (fix) await applyAll();
-  for (const problem of problems) delete problem.apply;
-  return { problems, checked };
 }

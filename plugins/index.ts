@@ -1,12 +1,10 @@
 // The forgekit distribution: the kernel plus the built-in capability plugins. This is the package entry point.
 import { createKernel, type Forge, type KernelOptions } from '../core/kernel.js';
-import type { JsonSchema, Plugin } from '../core/plugin.js';
+import type { Plugin } from '../core/plugin.js';
 import { loadConfig } from '../core/config.js';
-import { resolvePlugins } from '../core/loader.js';
-import type { RouteSource } from './api-docs/index.js';
 import { loadPluginPackages, namePackageIn } from './packages.js';
 import { RESOURCE_SCHEMAS } from '../schemas/resources.js';
-import apiDocs, { createApiDocs } from './api-docs/index.js';
+import apiDocs from './api-docs/index.js';
 import version from './version/index.js';
 import users from './users/index.js';
 import admin from './admin/index.js';
@@ -31,12 +29,14 @@ import webhooks from './webhooks/index.js';
 import deployKeys from './deploy-keys/index.js';
 import ssh from './ssh/index.js';
 import contents from './contents/index.js';
+import pulls from './pulls/index.js';
 import topics from './topics/index.js';
+import releases from './releases/index.js';
 import settings from './settings/index.js';
 import cors from './cors/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents, topics, settings, cors];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents, topics, releases, pulls, settings, cors];
 
 export type ForgeOptions = Partial<KernelOptions>;
 
@@ -51,9 +51,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   const config = loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
   const packages = await loadPluginPackages(config.loadPlugins);
   const given = [...(options.plugins ?? builtinPlugins), ...packages.flatMap((pkg) => pkg.plugins)];
-  // The API description is built from the plugins actually served: the api-docs plugin gets the final list.
   let plugins: Plugin<any>[] = given;
-  plugins = given.map((p) => (p === apiDocs ? createApiDocs(routeSource(() => plugins, schemas, options)) : p));
   // Metrics on: the store is instrumented, the metrics plugin observes finished requests (the kernel's hook) and serves
   // the registry. Off: nothing is wrapped or observed, so metrics cost nothing.
   let store = options.store;
@@ -71,26 +69,6 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   } catch (err) {
     throw namePackageIn(err, packages);
   }
-}
-
-/** The served routes the way the kernel compiles them: enabled plugins, in start order, with their full paths. */
-function routeSource(plugins: () => Plugin<any>[], schemas: JsonSchema[], options: ForgeOptions): RouteSource {
-  const config = () => loadConfig({ env: options.env ?? {}, overrides: options.config ?? {} });
-  return {
-    routes() {
-      const { apiPrefix, disabledPlugins } = config();
-      return resolvePlugins(plugins(), disabledPlugins).flatMap((p) => (p.routes ?? []).map((def) => ({
-        plugin: p.name,
-        method: def.method,
-        path: (def.mount === 'root' ? '' : apiPrefix) + (def.path === '/' && def.mount !== 'root' ? '' : def.path),
-        def,
-      })));
-    },
-    schemas() {
-      const { disabledPlugins } = config();
-      return [...schemas, ...resolvePlugins(plugins(), disabledPlugins).flatMap((p) => p.schemas ?? [])];
-    },
-  };
 }
 
 export type { Forge, KernelOptions } from '../core/kernel.js';

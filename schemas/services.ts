@@ -282,7 +282,7 @@ export interface ReposService {
    * and `}`).
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
-  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void>;
+  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push
    * moved refs).
@@ -304,6 +304,8 @@ export interface ReposService {
    */
   delete(repo: RepoRecord): Promise<void>;
   setStorage(provider: RepoStorageProvider): void;
+  /** The stars plugin registers who starred what, for `/repos/search?starredBy=` (repos cannot read its rows). */
+  setStarredSource(source: (userId: number) => Promise<number[]>): void;
   /**
    * Replaces the repository's topics (already validated and normalised by the `topics` plugin), emits `repo.updated`
    * and returns the record after the change (null when the repository is gone). `updated_at` is left alone, as in Gitea.
@@ -352,6 +354,8 @@ export interface OrgsService {
   /** The teams the user is a member of, optionally only in these organizations. */
   teamsOf(userId: number, orgIds?: number[]): Promise<TeamRecord[]>;
   teamById(id: number): Promise<TeamRecord | null>;
+  /** Every team of the organization (the pulls plugin resolves `team_reviewers` names with it). */
+  teamsOfOrg(orgId: number): Promise<TeamRecord[]>;
 }
 
 /** Emitted by the orgs plugin after a team is deleted, payload `{ team }` (repos drops the team's grants). */

@@ -1,8 +1,8 @@
-// The kernel's extension points (`ctx.kernel` of every plugin): the compiled route list, a stage before routing and
-// an observer of finished requests. Several registrations of a kind are composed into one function when registered,
+// The kernel's extension points (`ctx.kernel` of every plugin): the compiled route list and its shared schemas, a
+// stage before routing and an observer of finished requests. Several registrations of a kind are composed into one function when registered,
 // so the dispatcher makes one null check per request and walks no list (nothing at all when nobody registered).
 import type { Logger } from 'pino';
-import type { BeforeRouteHook, KernelHooks, RequestObserver, RouteInfo } from '../plugin.js';
+import type { BeforeRouteHook, JsonSchema, KernelHooks, RequestObserver, RouteInfo } from '../plugin.js';
 
 export class Hooks implements KernelHooks {
   /** The composed before-route stage, or null. Read by the dispatcher on every request. */
@@ -10,16 +10,22 @@ export class Hooks implements KernelHooks {
   /** The composed finished-request observer, or null. Read by the dispatcher on every request. */
   observer: RequestObserver | null = null;
   private list: readonly RouteInfo[] = [];
+  private shared: readonly JsonSchema[] = [];
 
   constructor(private readonly log: Logger) {}
 
-  /** Set once, when the routes are compiled (before any plugin starts). */
-  setRoutes(list: readonly RouteInfo[]): void {
+  /** Set once, when the routes are compiled (before any plugin starts), with the shared schemas they use. */
+  setRoutes(list: readonly RouteInfo[], schemas: readonly JsonSchema[]): void {
     this.list = list;
+    this.shared = Object.freeze([...schemas]);
   }
 
   routes(): readonly RouteInfo[] {
     return this.list;
+  }
+
+  schemas(): readonly JsonSchema[] {
+    return this.shared;
   }
 
   beforeRoute(hook: BeforeRouteHook): void {

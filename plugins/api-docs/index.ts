@@ -7,12 +7,6 @@ import type {} from '../../schemas/contracts/version.js';
 import { fail } from '../../core/errors.js';
 import { loadPageAssets, PAGE_HTML, type AssetName, type PageAsset } from './page.js';
 
-/** What the description is built from: the served routes and the shared schemas they `$ref`. */
-export interface RouteSource {
-  routes(): readonly DescribedRoute[];
-  schemas(): readonly JsonSchema[];
-}
-
 export interface ApiDocsService {
   /** The Swagger 2.0 document as served (UTF-8 JSON bytes). */
   readonly swagger: Buffer;
@@ -30,70 +24,63 @@ declare module '../../core/plugin.js' {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/**
- * The plugin, reading the served routes from `source`. The distribution (`createForge`) hands it the resolved plugin
- * list; without a source the description lists no routes.
- */
-export function createApiDocs(source?: RouteSource) {
-  return definePlugin<ApiDocsService>({
-    name: 'api-docs',
-    // The reported version (`1.23.0+forgekit-<v>`) when the version plugin is on.
-    optionalDependencies: ['version'],
-    start(ctx) {
-      const document = buildSwagger({
-        routes: source?.routes() ?? [],
-        schemas: source?.schemas() ?? [],
-        apiPrefix: ctx.config.apiPrefix,
-        basePath: new URL(ctx.urls.api).pathname,
-        version: ctx.services.has('version') ? ctx.services.get('version').version : packageVersion(),
-        docsUrl: ctx.urls.docs,
-      });
-      return { document, swagger: Buffer.from(JSON.stringify(document)), assets: loadPageAssets() };
+/** The plugin: the description is built at start from the kernel's compiled routes and shared schemas. */
+export default definePlugin<ApiDocsService>({
+  name: 'api-docs',
+  // The reported version (`1.23.0+forgekit-<v>`) when the version plugin is on.
+  optionalDependencies: ['version'],
+  start(ctx) {
+    const document = buildSwagger({
+      routes: ctx.kernel.routes(),
+      schemas: ctx.kernel.schemas(),
+      apiPrefix: ctx.config.apiPrefix,
+      basePath: new URL(ctx.urls.api).pathname,
+      version: ctx.services.has('version') ? ctx.services.get('version').version : packageVersion(),
+      docsUrl: ctx.urls.docs,
+    });
+    return { document, swagger: Buffer.from(JSON.stringify(document)), assets: loadPageAssets() };
+  },
+  routes: [
+    {
+      operationId: 'getSwaggerDocument', summary: 'The API description (Swagger 2.0) generated from the enabled plugins',
+      method: 'GET',
+      path: '/swagger.v1.json',
+      scope: 'misc',
+      mount: 'root',
+      auth: 'public',
+      async handler(rc) {
+        const { swagger } = rc.app.services.get('api-docs');
+        return { status: 200, type: 'text', body: swagger, headers: { 'Content-Type': JSON_TYPE } };
+      },
     },
-    routes: [
-      {
-        operationId: 'getSwaggerDocument', summary: 'The API description (Swagger 2.0) generated from the enabled plugins',
-        method: 'GET',
-        path: '/swagger.v1.json',
-        scope: 'misc',
-        mount: 'root',
-        auth: 'public',
-        async handler(rc) {
-          const { swagger } = rc.app.services.get('api-docs');
-          return { status: 200, type: 'text', body: swagger, headers: { 'Content-Type': JSON_TYPE } };
-        },
+    {
+      operationId: 'getSwaggerPage', summary: 'The interactive API documentation page (Swagger UI)',
+      method: 'GET',
+      path: '/api/swagger',
+      scope: 'misc',
+      mount: 'root',
+      auth: 'public',
+      schema: { response: { 200: { type: 'string' } } },
+      async handler() {
+        return { status: 200, type: 'html', body: PAGE_HTML, headers: { 'Cache-Control': 'no-cache' } };
       },
-      {
-        operationId: 'getSwaggerPage', summary: 'The interactive API documentation page (Swagger UI)',
-        method: 'GET',
-        path: '/api/swagger',
-        scope: 'misc',
-        mount: 'root',
-        auth: 'public',
-        schema: { response: { 200: { type: 'string' } } },
-        async handler() {
-          return { status: 200, type: 'html', body: PAGE_HTML, headers: { 'Cache-Control': 'no-cache' } };
-        },
+    },
+    {
+      operationId: 'getSwaggerPageAsset', summary: 'A file of the API documentation page',
+      method: 'GET',
+      path: '/api/swagger/:file',
+      scope: 'misc',
+      mount: 'root',
+      auth: 'public',
+      schema: {
+        params: { type: 'object', properties: { file: { type: 'string', maxLength: 64 } }, required: ['file'] },
+        response: { 200: { type: 'string' } },
       },
-      {
-        operationId: 'getSwaggerPageAsset', summary: 'A file of the API documentation page',
-        method: 'GET',
-        path: '/api/swagger/:file',
-        scope: 'misc',
-        mount: 'root',
-        auth: 'public',
-        schema: {
-          params: { type: 'object', properties: { file: { type: 'string', maxLength: 64 } }, required: ['file'] },
-          response: { 200: { type: 'string' } },
-        },
-        async handler(rc) {
-          const asset = rc.app.services.get('api-docs').assets.get(rc.params.file as AssetName);
-          if (!asset) throw fail.notFound();
-          return { status: 200, type: 'text', body: asset.body, headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400' } };
-        },
+      async handler(rc) {
+        const asset = rc.app.services.get('api-docs').assets.get(rc.params.file as AssetName);
+        if (!asset) throw fail.notFound();
+        return { status: 200, type: 'text', body: asset.body, headers: { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=86400' } };
       },
-    ],
-  });
-}
-
-export default createApiDocs();
+    },
+  ],
+});

@@ -3,6 +3,7 @@
 import { definePlugin, type JsonSchema, type RouteDef } from '../../core/plugin.js';
 import { listQuery, nameParam, paramsSchema } from '../../schemas/common.js';
 import '../../schemas/contracts/git.js';
+import type { ContentsService } from '../../schemas/contracts/contents.js';
 import * as h from './handlers.js';
 import * as w from './handlers-write.js';
 import { PROTECTIONS, Protections } from './protection.js';
@@ -25,7 +26,7 @@ const ref = (id: string) => ({ $ref: `forgekit/${id}` });
 const list = (id: string) => ({ type: 'array', items: ref(id) });
 const bool = { type: 'boolean' } as const;
 
-export interface ContentsPluginService {
+export interface ContentsPluginService extends ContentsService {
   contents: Contents;
   protections: Protections;
   writer: Writer;
@@ -178,6 +179,8 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
         ctx.log.error({ err, repoId: repo.id }, 'removing branch protections failed');
       }
     });
-    return { contents, protections, writer };
+    // The pulls plugin reads the rule of a merge's base branch through this (schemas/contracts/contents.ts).
+    const protectionFor = async (repoId: number, branch: string) => protections.forBranch(await protections.list(repoId), branch);
+    return { contents, protections, writer, protectionFor };
   },
 });

@@ -14,7 +14,7 @@ import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
 import { PushProcessor, readRefs } from './push.js';
-import type { GitRunOptions, GitService as GitServiceContract, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
+import type { GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
 import type { PushTransport } from '../../schemas/events.js';
 
 export const MIRRORS = 'git_mirrors';
@@ -78,6 +78,16 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
 
   get users(): UsersService {
     return this.ctx.services.get('users');
+  }
+
+  async stats(): Promise<GitStats> {
+    return {
+      running: this.runner.running,
+      catFileProcesses: this.catFiles.processes,
+      catFileRepositories: this.catFiles.repositories,
+      mirrorsDue: await this.mirrors.count({ nextSyncAt: { $lte: Date.now() } }),
+      mirrorSyncsQueued: this.queue.size,
+    };
   }
 
   async start(): Promise<void> {

@@ -28,6 +28,11 @@ export class SyncQueue {
     this.again.delete(id);
   }
 
+  /** Syncs waiting or running. */
+  get size(): number {
+    return this.pending.size + this.running.size;
+  }
+
   isQueued(id: number): boolean {
     return this.pending.has(id) || this.running.has(id);
   }

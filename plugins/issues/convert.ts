@@ -114,7 +114,8 @@ export class Renderer {
         updated_at: issue.updatedAt,
         closed_at: issue.closedAt,
         due_date: issue.deadline,
-        pull_request: issue.isPull ? { merged: false, merged_at: null, draft: false, html_url: `${root}${fullName}/pulls/${issue.number}` } : null,
+        // `pullMergedAt` is set by the pulls plugin (IssuesService.setPullMerged) when the pull request is merged.
+        pull_request: issue.isPull ? { merged: typeof issue.pullMergedAt === 'string', merged_at: typeof issue.pullMergedAt === 'string' ? issue.pullMergedAt : null, draft: false, html_url: `${root}${fullName}/pulls/${issue.number}` } : null,
         repository: { id: repo.id, name: repo.name, owner: owner.login, full_name: fullName },
         pin_order: issue.pinOrder,
       };

@@ -11,7 +11,7 @@ import type { IssueQuery, Issues } from './service.js';
 export type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 
 export function service(rc: Rc): Issues {
-  return rc.app.services.get<Issues>('issues');
+  return rc.app.services.get('issues') as Issues; // the contract, implemented by this plugin's class
 }
 
 export interface RepoAccess {

@@ -7,7 +7,7 @@ import { nowRfc3339 } from '../../core/time.js';
 import type { IssueAction } from '../../schemas/events.js';
 import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
 import type {
-  CommentRecord, IssueChangeContext, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
+  CommentRecord, IssueChangeContext, IssueListQuery, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
 } from '../../schemas/contracts/issues.js';
 import { Renderer } from './convert.js';
 import { GRAM, gramsOf, matchesText, mentionedNames, queryGrams } from './text.js';
@@ -118,29 +118,8 @@ export interface WatchRecord extends Doc {
 /** Gitea's default allowed reactions (`[ui] REACTIONS`). */
 export const REACTION_CONTENTS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes'];
 
-/** The filters of an issue list or search, resolved to ids. */
-export interface IssueQuery {
-  /** One repository, or a scope of several. */
-  repoId?: number;
-  /** Search: visible rows only (public or these private repositories); absent = everything (site admins). */
-  visiblePrivateRepoIds?: number[];
-  repoOwnerId?: number;
-  repoIds?: number[];
-  isClosed?: boolean;
-  isPull?: boolean;
-  /** Label groups: an issue has one label of every group (names: the labels of that name across repositories). */
-  labelGroups?: number[][];
-  /** Any one of these milestones. */
-  milestoneIds?: number[];
-  posterId?: number;
-  assigneeId?: number;
-  mentionId?: number;
-  since?: string;
-  before?: string;
-  q?: string;
-  skip: number;
-  limit: number;
-}
+/** The filters of an issue list or search (the contract's type). */
+export type IssueQuery = IssueListQuery;
 
 /** Gitea's label color: `#rgb` or `#rrggbb`, `#` optional; stored as six lower-case hex digits. */
 export function normalizeColor(color: string): string | null {
@@ -535,6 +514,10 @@ export class Issues implements IssuesService {
     return after;
   }
 
+  async setPullMerged(issue: IssueRecord, mergedAt: string): Promise<IssueRecord | null> {
+    return this.issues.findOneAndUpdate({ id: issue.id, isPull: true }, { $set: { pullMergedAt: mergedAt } });
+  }
+
   async setLocked(c: IssueChangeContext, issue: IssueRecord, locked: boolean, reason = ''): Promise<void> {
     const result = await this.update(issue, (cur) => (cur.isLocked === locked ? null : { isLocked: locked, lockReason: locked ? reason : '' }));
     if (result && result.before !== result.after) await this.emitIssue(c, result.after, locked ? 'locked' : 'unlocked');
@@ -593,6 +576,7 @@ export class Issues implements IssuesService {
     if (q.repoId !== undefined) filter.repoId = q.repoId;
     else if (q.repoIds !== undefined) filter.repoId = { $in: q.repoIds };
     if (q.repoOwnerId !== undefined) filter.repoOwnerId = q.repoOwnerId;
+    if (q.ids !== undefined) filter.id = { $in: q.ids };
     if (q.visiblePrivateRepoIds !== undefined) {
       and.push({ $or: [{ repoPrivate: false }, { repoId: { $in: q.visiblePrivateRepoIds } }] });
     }
@@ -628,12 +612,12 @@ export class Issues implements IssuesService {
     if (!lower) {
       const [total, issues] = await Promise.all([
         this.countVisible(q, filter),
-        this.issues.find(filter, { sort: { id: -1 }, skip: q.skip, limit: q.limit }),
+        this.issues.find(filter, { sort: q.sort ?? { id: -1 }, skip: q.skip, limit: q.limit }),
       ]);
       return { total, issues };
     }
     // `q` is literal text: the grams narrow the candidates through the index, the literal check decides.
-    const candidates = await this.issues.find(filter, { sort: { id: -1 } });
+    const candidates = await this.issues.find(filter, { sort: q.sort ?? { id: -1 } });
     const matches = candidates.filter((issue) => matchesText(issue, lower));
     return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
   }

@@ -30,8 +30,17 @@ export function createMetricsPlugin(metrics?: ForgeMetrics) {
   return definePlugin<undefined, MetricsSettings>({
     name: 'metrics',
     settings: METRICS_SETTINGS,
+    // Read at scrape time through their typed services when they are enabled.
+    optionalDependencies: ['git', 'webhooks'],
     start(ctx) {
-      if (metrics && ctx.settings.enabled) ctx.kernel.onRequestFinished(metrics.observe);
+      if (!metrics || !ctx.settings.enabled) return undefined;
+      ctx.kernel.onRequestFinished(metrics.observe);
+      const { services } = ctx;
+      metrics.connect({
+        git: services.has('git') ? () => services.get('git').stats() : undefined,
+        webhooks: services.has('webhooks') ? () => services.get('webhooks').stats() : undefined,
+        routes: () => ctx.kernel.routes(),
+      });
       return undefined;
     },
     routes: [

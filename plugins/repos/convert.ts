@@ -42,7 +42,8 @@ export function toApiRepo(
     template: repo.template === true,
     parent,
     mirror: repo.mirror,
-    size: repo.size ?? 0,
+    // KiB: the git objects plus release attachments (`attachmentsSize`, bytes, kept by the releases plugin).
+    size: (repo.size ?? 0) + Math.ceil((typeof repo.attachmentsSize === 'number' ? repo.attachmentsSize : 0) / 1024),
     // No language detection: Gitea's empty values.
     language: '',
     languages_url: `${urls.api}repos/${fullName}/languages`,

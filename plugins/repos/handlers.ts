@@ -5,6 +5,7 @@ import type { Reply, RequestContext } from '../../core/plugin.js';
 import { ACCESS, type Account, type OrgsService, type RepoRecord, type TeamRecord } from '../../schemas/services.js';
 import { users } from '../lib/request.js';
 import type { CollaboratorPermission, PageResult, Repos } from './service.js';
+import type { SearchMode, SearchOptions, SearchSort } from './search.js';
 
 type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 type OwnerRepo = { owner: string; repo: string };
@@ -228,12 +229,37 @@ export async function listOrgRepos(rc: Rc<{ org: string }>): Promise<Reply> {
   return listReply(rc, await repos(rc).listOwnedBy(rc.caller, org, win), win);
 }
 
+/** The query of `GET /repos/search` (schemas.ts). */
+interface SearchQuery {
+  q?: string; uid?: number; page?: number; limit?: number; topic?: boolean; includeDesc?: boolean; priority_owner_id?: number;
+  starredBy?: number; private?: boolean; is_private?: boolean; template?: boolean; archived?: boolean;
+  exclusive?: boolean; mode?: SearchMode | ''; sort?: SearchSort | ''; order?: 'asc' | 'desc' | '';
+}
+
 /** GET /repos/search — `{ok:true,data}`; an internal failure is `500 {ok:false,error}`, never internals. */
-export async function search(rc: Rc<unknown, { q?: string; uid?: number; page?: number; limit?: number }>): Promise<Reply> {
+export async function search(rc: Rc<unknown, SearchQuery>): Promise<Reply> {
   const win = pageWindow(rc.query, rc.app.settings.search);
+  const qs = rc.query;
+  const positive = (n: number | undefined) => (n !== undefined && n > 0 ? n : undefined);
   try {
-    const uid = rc.query.uid !== undefined && rc.query.uid > 0 ? rc.query.uid : undefined;
-    const result = await repos(rc).search(rc.caller, rc.query.q ?? '', uid, win);
+    const options: SearchOptions = {
+      q: qs.q ?? '',
+      uid: positive(qs.uid),
+      topicOnly: qs.topic === true,
+      includeDesc: qs.includeDesc === true,
+      priorityOwnerId: positive(qs.priority_owner_id),
+      starredBy: positive(qs.starredBy),
+      private: qs.private,
+      isPrivate: qs.is_private,
+      archived: qs.archived,
+      template: qs.template,
+      exclusive: qs.exclusive === true,
+      mode: qs.mode || undefined,
+      // Gitea: `order` alone changes nothing; `sort` without `order` is ascending.
+      sort: qs.sort || undefined,
+      order: qs.sort ? (qs.order || 'asc') : undefined,
+    };
+    const result = await repos(rc).search(rc.caller, options, win);
     const body = await repos(rc).toJsonList(result.repos, rc.caller, { envelope: { before: '{"ok":true,"data":', after: '}' }, grants: result.grants });
     return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, result.total, win) };
   } catch (err) {

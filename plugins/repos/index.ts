@@ -2,10 +2,9 @@
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema, searchPagingSettings } from '../../schemas/common.js';
 import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, TEAM_DELETED, type ReposService } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, REPO_UPDATED, TEAM_DELETED, type ReposService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { collaboratorBody, createRepoBody, editRepoBody, searchQuery } from './schemas.js';
-import { GRAM_DF_COLLECTION, GRAM_DF_INDEXES, SEARCH_COLLECTION, SEARCH_INDEXES } from './search-index.js';
 import { COLLABORATIONS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS, type ReposSettings } from './service.js';
 
 const repoResponse = (status: number) => ({ [status]: ref('forgekit/Repository') });
@@ -39,8 +38,6 @@ export default definePlugin<ReposService, ReposSettings>({
   schemas: [...RESOURCE_SCHEMAS],
   collections: [
     { name: REPOS, indexes: REPO_INDEXES },
-    { name: SEARCH_COLLECTION, indexes: SEARCH_INDEXES },
-    { name: GRAM_DF_COLLECTION, indexes: GRAM_DF_INDEXES },
     {
       name: COLLABORATIONS,
       indexes: [
@@ -61,6 +58,9 @@ export default definePlugin<ReposService, ReposSettings>({
   async start(ctx) {
     const service = new Repos(ctx);
     await service.rollBackUnfinished();
+    await service.loadIndex();
+    // Changes made outside this plugin's update paths (a topics plugin's `setTopics`) reach the index this way.
+    ctx.events.on(REPO_UPDATED, ({ repo }) => service.index.upsert(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     ctx.events.on(TEAM_DELETED, ({ team }) => service.onTeamDeleted(team));
     ctx.services.get('users').addDeletionGuard({

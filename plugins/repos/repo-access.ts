@@ -133,6 +133,11 @@ export class RepoAccess {
     return [...out.values()].filter((r) => modeOf(grants, r) >= ACCESS.read);
   }
 
+  /** The organizations `userId` belongs to (any team). */
+  async memberOrgIds(userId: number): Promise<number[]> {
+    return [...new Set((await this.orgs.teamsOf(userId)).map((t) => t.orgId))];
+  }
+
   async privateReadableIds(caller: Caller | null): Promise<number[]> {
     const grants = await this.grants(caller);
     return (await this.privateReadable(caller, grants)).map((r) => r.id).sort((a, b) => a - b);

@@ -41,7 +41,22 @@ export const collaboratorBody: JsonSchema = {
   properties: { permission: { type: 'string', enum: ['read', 'write', 'admin'] } },
 };
 
+const id = { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 };
+
+/** Gitea's `/repos/search` query (routers/api/v1/repo/repo.go Search); an unknown mode, sort or order is a 422. */
 export const searchQuery: JsonSchema = listQuery({
   q: { type: 'string' },
-  uid: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+  uid: id,
+  topic: { type: 'boolean' },
+  includeDesc: { type: 'boolean' },
+  priority_owner_id: id,
+  starredBy: id,
+  private: { type: 'boolean' },
+  is_private: { type: 'boolean' },
+  template: { type: 'boolean' },
+  archived: { type: 'boolean' },
+  exclusive: { type: 'boolean' },
+  mode: { type: 'string', enum: ['fork', 'source', 'mirror', 'collaborative', ''] },
+  sort: { type: 'string', enum: ['alpha', 'created', 'updated', 'size', 'git_size', 'id', 'stars', 'forks', ''] },
+  order: { type: 'string', enum: ['asc', 'desc', ''] },
 });

@@ -1,70 +1,177 @@
-// `GET /repos/search` planning: which gram posting or name walk answers a query for this caller, cheapest first
-// (the name index: search-index.ts; the gram engine: plugins/lib/grams.ts).
+// `GET /repos/search` over the in-memory index (memory-index.ts): the caller's visibility as a small set of private
+// ids (public repositories are a side of their own), Gitea's filters as index constraints, and the page as a merge
+// that stops after `skip + limit`. Name order (ties by id) is the index's own order; other orders sort the matches.
 import type { Caller } from '../../core/plugin.js';
-import type { Filter } from '../../core/store/port.js';
 import { ACCESS } from '../../schemas/services.js';
 import { modeOf, type Grants } from './access.js';
 import type { RepoAccess } from './repo-access.js';
-import { mergeWindow, sliceSorted, type Light } from './listing.js';
 import type { PageRequest, PageResult, RepoPages } from './pages.js';
-import { gramFilter, type NameIndex, type SearchDoc } from './search-index.js';
+import type { Entry, Flag, IndexQuery, RepoIndex, Visibility } from './memory-index.js';
+
+export type SearchSort = 'alpha' | 'created' | 'updated' | 'size' | 'git_size' | 'id' | 'stars' | 'forks';
+export const SEARCH_SORTS: readonly SearchSort[] = ['alpha', 'created', 'updated', 'size', 'git_size', 'id', 'stars', 'forks'];
+export type SearchMode = 'fork' | 'source' | 'mirror' | 'collaborative';
+
+/** Gitea's SearchRepoOptions as the API sets them. */
+export interface SearchOptions {
+  q: string;
+  uid?: number;
+  /** `topic=true`: `q` is a topic the repository carries (exactly). */
+  topicOnly?: boolean;
+  includeDesc?: boolean;
+  priorityOwnerId?: number;
+  starredBy?: number;
+  /** `private=false` leaves private repositories out even for a signed-in caller. */
+  private?: boolean;
+  isPrivate?: boolean;
+  archived?: boolean;
+  template?: boolean;
+  exclusive?: boolean;
+  mode?: SearchMode;
+  sort?: SearchSort;
+  order?: 'asc' | 'desc';
+}
+
+/** Who starred what: the stars plugin registers it (absent when stars are disabled: nothing is starred). */
+export type StarredSource = (userId: number) => Promise<number[]>;
+
+const SORT_KEY: Record<Exclude<SearchSort, 'alpha'>, (e: Entry) => number> = {
+  created: (e) => e.created,
+  updated: (e) => e.updated,
+  size: (e) => e.size,
+  git_size: (e) => e.size,
+  id: (e) => e.id,
+  stars: (e) => e.stars,
+  forks: (e) => e.forks,
+};
 
 export class RepoSearch {
+  starred: StarredSource | null = null;
+
   constructor(
-    private readonly nameIndex: NameIndex,
+    private readonly index: RepoIndex,
     private readonly pages: RepoPages,
     private readonly access: RepoAccess,
   ) {}
 
-  /**
-   * `GET /repos/search`: `q` a literal, case-insensitive substring of the name (empty: every visible repository),
-   * `uid` an owner filter; public repositories plus the private ones the caller can read; name order.
-   */
-  async search(caller: Caller | null, q: string, uid: number | undefined, page: PageRequest): Promise<PageResult> {
-    const needle = q.trim().toLowerCase();
-    if (needle.length > 100) return { repos: [], total: 0 }; // longer than any repository name
-    const grants = await this.access.modeGrants(caller);
-    // Every repository in scope is readable: site admins, or an owner whose every repository the caller reads.
-    const readsAll = grants.admin || (uid !== undefined && (grants.ownerModes.get(uid) ?? ACCESS.none) >= ACCESS.read);
-    const scope: Filter = uid !== undefined ? { ownerId: uid } : {};
-    const result = await this.searchPage(caller, grants, readsAll, needle, uid, scope, page);
-    return { ...result, grants };
+  /** The private repositories the caller reads (through the index: no store reads beyond the grants). */
+  privateIds(grants: Grants): number[] {
+    const out = new Set<number>();
+    for (const [owner, mode] of grants.ownerModes) if (mode >= ACCESS.read) for (const id of this.index.privateOf(owner)) out.add(id);
+    for (const [id, mode] of grants.repoModes) {
+      if (mode < ACCESS.read || out.has(id)) continue;
+      const e = this.index.entries.get(id);
+      if (e?.private) out.add(id);
+    }
+    return [...out];
   }
 
-  private async searchPage(caller: Caller | null, grants: Grants, readsAll: boolean, needle: string, uid: number | undefined,
-    scope: Filter, page: PageRequest): Promise<PageResult> {
+  async search(caller: Caller | null, opts: SearchOptions, page: PageRequest): Promise<PageResult> {
+    const q = opts.q.trim().toLowerCase();
+    const grants = await this.access.modeGrants(caller);
+    const query: IndexQuery = {};
+    if (q !== '') {
+      if (opts.topicOnly) query.topic = q;
+      else {
+        if (q.length > 255 && !opts.includeDesc) return { repos: [], total: 0, grants };
+        query.text = { q, desc: opts.includeDesc === true };
+      }
+    }
+    const flags: Partial<Record<Flag, boolean>> = {};
+    if (opts.archived !== undefined) flags.archived = opts.archived;
+    if (opts.template !== undefined) flags.template = opts.template;
+    let collaborate: boolean | undefined = opts.exclusive ? false : undefined;
+    switch (opts.mode) {
+      case 'fork': flags.fork = true; break;
+      case 'mirror': flags.mirror = true; break;
+      case 'source': flags.fork = false; flags.mirror = false; break;
+      case 'collaborative': flags.mirror = false; collaborate = true; break;
+      default: break;
+    }
+    if (Object.keys(flags).length) query.flags = flags;
+    if (opts.uid !== undefined) {
+      const reached = collaborate === false ? [] : await this.reachedBy(opts.uid);
+      if (collaborate === false || (collaborate === undefined && reached.length === 0)) query.owners = [opts.uid];
+      else {
+        const ids = new Set(reached);
+        if (collaborate === undefined) for (const id of this.ownedIds(opts.uid)) ids.add(id);
+        query.ids = ids;
+      }
+    }
+    if (opts.starredBy !== undefined) {
+      const starred = this.starred ? await this.starred(opts.starredBy) : [];
+      if (query.ids) {
+        const both = new Set(starred.filter((id) => query.ids!.has(id)));
+        query.ids = both;
+      } else query.ids = new Set(starred);
+    }
+    const signedPrivate = caller !== null && opts.private !== false;
+    const vis: Visibility = {
+      public: opts.isPrivate !== true,
+      privateAll: signedPrivate && grants.admin && opts.isPrivate !== false,
+      privateIds: signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateIds(grants) : undefined,
+    };
+    const sort = opts.sort ?? 'alpha';
+    const desc = opts.order === 'desc';
+    if (sort === 'alpha' && !desc) {
+      const { ids, total } = this.byName(query, vis, opts.priorityOwnerId, page);
+      return { ...(await this.pages.pageOfIds({ ids, total })), grants };
+    }
+    // Other orders: every match, sorted (priority owner first, then the key, ties by id in the same direction).
+    const matches = this.index.all(query, vis).map((id) => this.index.entries.get(id)!);
+    const dir = desc ? -1 : 1;
+    const key = sort === 'alpha' ? null : SORT_KEY[sort];
+    const p = opts.priorityOwnerId;
+    matches.sort((a, b) => {
+      if (p !== undefined && (a.ownerId === p) !== (b.ownerId === p)) return a.ownerId === p ? -1 : 1;
+      if (key) {
+        const d = key(a) - key(b);
+        if (d !== 0) return d * dir;
+        return (a.id - b.id) * dir;
+      }
+      return this.index.order(a.id, b.id) * dir;
+    });
+    const ids = matches.slice(page.skip, page.skip + page.limit).map((e) => e.id);
+    return { ...(await this.pages.pageOfIds({ ids, total: matches.length })), grants };
+  }
+
+  /** Name order: a merge that stops after the page; with a priority owner, that owner's matches come first. */
+  private byName(query: IndexQuery, vis: Visibility, priority: number | undefined, page: PageRequest): { ids: number[]; total: number } {
     const n = page.skip + page.limit;
-    /** A private search document passes when the caller reads that repository. */
-    const accept = (d: SearchDoc) => !d.private || readsAll || modeOf(grants, { id: d.repoId, ownerId: d.ownerId, private: true }) >= ACCESS.read;
-    // Private repositories beyond the walked ones come from the caller's own grants (owned, organizations, teams,
-    // collaborations), which are few, so a query never loads private candidates it would then drop.
-    const extrasFor = async (): Promise<Light[]> => readsAll || !caller
-      ? []
-      : (await this.access.privateReadable(caller, grants, uid)).filter((r) => r.lowerName.includes(needle));
-    if (needle === '') return this.pages.sortedPage(readsAll ? scope : { ...scope, private: false }, await extrasFor(), page);
-    const gram = await this.nameIndex.planGram(needle);
-    // Up to 3 characters the query is its own gram: the posting's size is the number of matches.
-    const short = gram === needle;
-    const posting = await this.nameIndex.postingSize(gram, readsAll);
-    if (uid !== undefined) {
-      const ownerSize = await this.nameIndex.docs.count(scope);
-      // An owner with fewer repositories than the gram has documents: every name of the owner checked in order
-      // (private ones too), which gives the page and the total at once.
-      if (ownerSize <= posting) return this.pages.pageOfIds(sliceSorted(await this.nameIndex.walkNames(scope, needle, Infinity, 1, accept), page.skip, page.limit));
-      const found = await this.nameIndex.candidates(needle, { ...gramFilter(gram, readsAll), ...scope }, accept);
-      return this.pages.pageOfIds(sliceSorted([...found, ...(await extrasFor())], page.skip, page.limit));
+    if (priority === undefined) {
+      const { head, total } = this.index.search(query, vis, n);
+      return { ids: head.slice(page.skip, n), total };
     }
-    const walked: Filter = readsAll ? {} : { private: false };
-    const domain = readsAll ? await this.nameIndex.docs.count({}) : await this.nameIndex.docs.count(walked);
-    // A short query whose matches are common: names read in order until the page is full (expected rows:
-    // n ÷ the share of matches), when that is fewer than the posting holds; else the posting, checked and sorted.
-    if (short && ((n + 1) * domain) / Math.max(posting, 1) <= posting) {
-      const extras = await extrasFor();
-      const head = await this.nameIndex.walkNames(walked, needle, n, posting / Math.max(domain, 1));
-      const { ids } = mergeWindow(head, posting, extras, page.skip, page.limit);
-      return this.pages.pageOfIds({ ids, total: posting + extras.length });
+    const firstOwners = query.owners ? query.owners.filter((o) => o === priority) : [priority];
+    const first = this.index.search({ ...query, owners: firstOwners }, vis, n);
+    const rest = this.index.search({ ...query, notOwner: priority }, vis, Math.max(0, n - first.head.length));
+    const head = [...first.head, ...rest.head];
+    return { ids: head.slice(page.skip, n), total: first.total + rest.total };
+  }
+
+  private ownedIds(ownerId: number): number[] {
+    return this.index.search({ owners: [ownerId] }, { public: true, privateAll: true }, Infinity).head;
+  }
+
+  /**
+   * Repositories `uid` reaches without owning them (Gitea's "collaborative"): collaborations, team grants, every
+   * repository of an owner whose repositories all reach them, and the public repositories of their organizations.
+   */
+  private async reachedBy(uid: number): Promise<number[]> {
+    const grants = await this.access.grants({ id: uid, isAdmin: false } as Caller);
+    const out = new Set<number>();
+    for (const [owner, mode] of grants.ownerModes) {
+      if (owner === uid || mode < ACCESS.read) continue;
+      for (const id of this.ownedIds(owner)) out.add(id);
     }
-    const found = await this.nameIndex.candidates(needle, gramFilter(gram, readsAll), accept);
-    return this.pages.pageOfIds(sliceSorted([...found, ...(await extrasFor())], page.skip, page.limit));
+    for (const [id, mode] of grants.repoModes) {
+      const e = this.index.entries.get(id);
+      if (e && e.ownerId !== uid && modeOf(grants, e) >= ACCESS.read && mode >= ACCESS.read) out.add(id);
+    }
+    for (const orgId of await this.access.memberOrgIds(uid)) {
+      if (orgId === uid) continue;
+      for (const id of this.index.search({ owners: [orgId] }, { public: true, privateAll: false }, Infinity).head) out.add(id);
+    }
+    return [...out];
   }
 }

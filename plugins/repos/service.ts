@@ -27,8 +27,8 @@ import { checkBranchName, checkRepoName, DESCRIPTION_MAX, WEBSITE_MAX } from './
 import { settingChanges } from './settings.js';
 import { RepoPages, type PageRequest, type PageResult } from './pages.js';
 import { RepoRender, type RepoListOptions } from './render.js';
-import { RepoSearch } from './search.js';
-import { GRAM_DF_COLLECTION, NameIndex, SEARCH_COLLECTION, type GramDfDoc, type SearchDoc } from './search-index.js';
+import { RepoSearch, type SearchOptions, type StarredSource } from './search.js';
+import { RepoIndex } from './memory-index.js';
 
 export type { CollaborationRecord, CollaboratorPermission, TeamRepoRecord } from './repo-access.js';
 export type { PageRequest, PageResult } from './pages.js';
@@ -93,7 +93,8 @@ export class Repos implements ReposService {
   readonly repos: Collection<RepoRecord>;
   readonly collaborations: Collection<CollaborationRecord>;
   readonly teamRepos: Collection<TeamRepoRecord>;
-  readonly nameIndex: NameIndex;
+  /** Every repository's compact search entry and postings (memory-index.ts), loaded by `loadIndex` at start. */
+  readonly index = new RepoIndex();
   readonly urls: RepoUrls;
   readonly access: RepoAccess;
   private readonly render: RepoRender;
@@ -105,12 +106,11 @@ export class Repos implements ReposService {
     this.repos = ctx.store.collection<RepoRecord>(REPOS);
     this.collaborations = ctx.store.collection<CollaborationRecord>(COLLABORATIONS);
     this.teamRepos = ctx.store.collection<TeamRepoRecord>(TEAM_REPOS);
-    this.nameIndex = new NameIndex(ctx.store.collection<SearchDoc>(SEARCH_COLLECTION), ctx.store.collection<GramDfDoc>(GRAM_DF_COLLECTION));
     this.urls = repoUrls(ctx.urls.root, ctx.settings.ssh, ctx.urls.api);
     this.access = new RepoAccess(ctx, this.repos, this.collaborations, this.teamRepos);
     this.render = new RepoRender(ctx, this.repos, this.access, this.urls);
     this.pages = new RepoPages(this.repos, this.teamRepos, this.access);
-    this.names = new RepoSearch(this.nameIndex, this.pages, this.access);
+    this.names = new RepoSearch(this.index, this.pages, this.access);
   }
 
   get users(): UsersService {
@@ -176,13 +176,32 @@ export class Repos implements ReposService {
 
   // ---- counters and storage fields ----
 
-  async incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues', delta: number): Promise<void> {
+  async incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void> {
     await this.repos.updateOne({ id }, { $inc: { [field]: delta } });
+    if (field === 'numStars') this.index.bump(id, 'stars', delta);
+    else if (field === 'numForks') this.index.bump(id, 'forks', delta);
   }
 
   async updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void> {
     if (Object.keys(fields).length === 0) return;
     await this.repos.updateOne({ id }, { $set: fields });
+    if (typeof fields.size === 'number') this.index.patch(id, { size: fields.size });
+    const updatedAt = (fields as { updatedAt?: string }).updatedAt;
+    if (typeof updatedAt === 'string') this.index.patch(id, { updated: Date.parse(updatedAt) || 0 });
+  }
+
+  /** The search index from the stored records (start, after the crash repair). */
+  async loadIndex(): Promise<void> {
+    const projection = {
+      id: 1, ownerId: 1, lowerName: 1, description: 1, private: 1, fork: 1, mirror: 1, archived: 1, template: 1,
+      createdAt: 1, updatedAt: 1, size: 1, numStars: 1, numForks: 1, topics: 1,
+    } as const;
+    this.index.load(await this.repos.find({}, { projection }) as RepoRecord[]);
+  }
+
+  /** The stars plugin tells search who starred what (`starredBy`). */
+  setStarredSource(source: StarredSource): void {
+    this.names.starred = source;
   }
 
   setStorage(provider: RepoStorageProvider): void {
@@ -194,6 +213,7 @@ export class Repos implements ReposService {
     if (!before) return null;
     const after = await this.repos.findOneAndUpdate({ id: repoId }, { $set: { topics: [...topics] } });
     if (!after) return null;
+    this.index.upsert(after);
     await this.emit(REPO_UPDATED, { repo: after, before });
     return after;
   }
@@ -268,7 +288,7 @@ export class Repos implements ReposService {
     }
     crashPoint('repo.create:after-record');
     try {
-      await this.nameIndex.add(record);
+      this.index.upsert(record);
       if (createStorage) {
         const made = await createStorage(record, owner, init);
         crashPoint('repo.create:after-storage');
@@ -277,7 +297,7 @@ export class Repos implements ReposService {
     } catch (err) {
       // No record without storage: undo the insert (and the index entry) before reporting the failure.
       await this.repos.deleteOne({ id: record.id });
-      await this.nameIndex.remove(record);
+      this.index.remove(record.id);
       throw err;
     }
     if (typeof record.forkId === 'number') await this.incrementCounter(record.forkId, 'numForks', 1);
@@ -323,7 +343,7 @@ export class Repos implements ReposService {
     set.updatedAt = nowRfc3339();
     const after = await this.repos.findOneAndUpdate({ id: repo.id }, { $set: set });
     if (!after) throw fail.notFound();
-    if (set.private !== undefined && set.private !== repo.private) await this.nameIndex.setPrivate(repo.id, set.private);
+    this.index.upsert(after);
     await this.emit(REPO_UPDATED, { repo: after, before: repo });
     return after;
   }
@@ -331,11 +351,16 @@ export class Repos implements ReposService {
   async delete(repo: RepoRecord): Promise<void> {
     const gone = await this.repos.findOneAndDelete({ id: repo.id });
     if (!gone) return; // already deleted by a concurrent request
-    await this.nameIndex.remove(gone);
+    this.index.remove(gone.id);
     await this.collaborations.deleteMany({ repoId: gone.id });
     await this.teamRepos.deleteMany({ repoId: gone.id });
     // Forks survive as standalone repositories.
+    const forks = await this.repos.find({ forkId: gone.id }, { projection: { id: 1 } });
     await this.repos.updateMany({ forkId: gone.id }, { $set: { forkId: null, fork: false } });
+    for (const f of forks) {
+      const after = await this.repos.findOne({ id: f.id });
+      if (after) this.index.upsert(after);
+    }
     if (typeof gone.forkId === 'number') await this.incrementCounter(gone.forkId, 'numForks', -1);
     const owner = await this.users.byId(gone.ownerId);
     await this.emit(REPO_DELETED, { repo: gone, owner });
@@ -356,7 +381,7 @@ export class Repos implements ReposService {
     const removed: string[] = [];
     for (const repo of await this.repos.find({ creating: true })) {
       await this.repos.deleteOne({ id: repo.id, creating: true });
-      await this.nameIndex.remove(repo);
+      this.index.remove(repo.id);
       await this.collaborations.deleteMany({ repoId: repo.id });
       await this.teamRepos.deleteMany({ repoId: repo.id });
       if (typeof repo.forkId === 'number') {
@@ -460,8 +485,8 @@ export class Repos implements ReposService {
   }
 
   /** `GET /repos/search` (search.ts). */
-  search(caller: Caller | null, q: string, uid: number | undefined, page: PageRequest): Promise<PageResult> {
-    return this.names.search(caller, q, uid, page);
+  search(caller: Caller | null, options: SearchOptions, page: PageRequest): Promise<PageResult> {
+    return this.names.search(caller, options, page);
   }
 
 }

@@ -15,6 +15,8 @@ export default definePlugin<Stars>({
   collections: [{ name: STARS, indexes: STAR_INDEXES }],
   start(ctx) {
     const service = new Stars(ctx);
+    // `/repos/search?starredBy=`: the repos plugin asks for a user's starred repository ids.
+    ctx.services.get('repos').setStarredSource(async (uid) => (await service.rows.find({ uid }, { projection: { repoId: 1 } })).map((r) => r.repoId));
     ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));
     ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));

@@ -13,7 +13,7 @@ type Params = { owner: string; repo: string; sha?: string; ref?: string };
 type Rc<Q = unknown, B = unknown> = RequestContext<Params, Q, B>;
 
 function statuses(rc: Rc<any, any>): Statuses {
-  return rc.app.services.get<Statuses>('statuses');
+  return rc.app.services.get('statuses') as Statuses; // the contract, implemented by this plugin's class
 }
 
 /** A ref or commit id to the commit id statuses are kept under; 404 for a ref that names nothing. */

@@ -32,11 +32,6 @@ const NEWEST: SortSpec = { id: -1 };
 /** The state of every context that has a status, at most this many (a bound on the combined view). */
 const MAX_STATUSES_PER_COMMIT = 10_000;
 
-/** Resolves a ref (branch, tag, commit id) to a full commit id: the git plugin's service method. */
-interface CommitResolver {
-  resolveCommit(repo: RepoRecord, owner: Account, ref: string): Promise<string | null>;
-}
-
 export interface NewStatus {
   state: CommitStatusState;
   target_url?: string;
@@ -61,7 +56,7 @@ export class Statuses implements StatusesService {
    */
   async resolve(repo: RepoRecord, owner: Account, ref: string): Promise<string | null> {
     if (!this.ctx.services.has('git')) return /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ref) ? ref.toLowerCase() : null;
-    return this.ctx.services.get<CommitResolver>('git').resolveCommit(repo, owner, ref);
+    return this.ctx.services.get('git').resolveCommit(repo, owner, ref);
   }
 
   async create(repo: RepoRecord, owner: Account, caller: Caller, sha: string, input: NewStatus): Promise<CommitStatusRecord> {

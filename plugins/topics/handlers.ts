@@ -1,7 +1,7 @@
 // Topic routes: a repository's topics (list, replace, add, delete) and the keyword search over all topics.
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
-import type { Reply, RequestContext, SignedInContext } from '../../core/plugin.js';
+import type { Reply, RequestContext, ServiceRegistry, SignedInContext } from '../../core/plugin.js';
 import { toRfc3339 } from '../../core/time.js';
 import { ACCESS } from '../../schemas/services.js';
 import { repos } from '../lib/request.js';
@@ -10,8 +10,8 @@ import { sanitizeTopics, Topics, TOPICS_PER_REPO, validTopic, type TopicDoc } fr
 type RepoParams = { owner: string; repo: string };
 type TopicParams = RepoParams & { topic: string };
 
-function topics(rc: { app: { services: { get<T>(name: string): T } } }): Topics {
-  return rc.app.services.get<Topics>('topics');
+function topics(rc: { app: { services: ServiceRegistry } }): Topics {
+  return rc.app.services.get('topics');
 }
 
 /** GET /repos/{owner}/{repo}/topics */

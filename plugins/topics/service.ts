@@ -74,6 +74,13 @@ export function sanitizeTopics(input: readonly string[]): { valid: string[]; inv
   return { valid, invalid };
 }
 
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    /** Only this plugin's handlers use it (no contract file). */
+    topics: Topics;
+  }
+}
+
 export class Topics {
   readonly topics: Collection<TopicDoc>;
   private readonly counted: Collection<CountedDoc>;

@@ -13,7 +13,7 @@ type Rc<Q = unknown, B = unknown> = RequestContext<Params, Q, B>;
 export type Scope = 'repo' | 'org' | 'user' | 'admin';
 
 function service(rc: Rc<any, any>): Webhooks {
-  return rc.app.services.get<Webhooks>('webhooks');
+  return rc.app.services.get('webhooks') as Webhooks; // the contract, implemented by this plugin's class
 }
 
 /** Who may manage the scope's hooks: repository admins, organization owners, the user, site admins. */

@@ -102,7 +102,7 @@ export default definePlugin<Webhooks, WebhookSettings>({
     return service;
   },
   async stop(ctx) {
-    await ctx.services.get<Webhooks>('webhooks').stop(Math.min(ctx.config.shutdownTimeoutMs, 10_000));
+    await (ctx.services.get('webhooks') as Webhooks).stop(Math.min(ctx.config.shutdownTimeoutMs, 10_000));
   },
   routes: [
     ...SCOPES.flatMap(routesOf),

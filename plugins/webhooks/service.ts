@@ -322,7 +322,7 @@ export class Webhooks implements WebhooksService {
     const branch = ref || repo.defaultBranch || 'master';
     let sha: string | null = null;
     if (this.ctx.services.has('git')) {
-      sha = await this.ctx.services.get<{ resolveCommit(r: RepoRecord, o: Account, ref: string): Promise<string | null> }>('git').resolveCommit(repo, owner, branch);
+      sha = await this.ctx.services.get('git').resolveCommit(repo, owner, branch);
     }
     const ghost = { name: 'Ghost', email: '', username: 'Ghost' };
     const commit = {

@@ -69,6 +69,18 @@ export interface ObjectReader {
   tree(rev: string): Promise<TreeEntry[] | null>;
 }
 
+/** What the git plugin reports to operators (metrics), read at scrape time. */
+export interface GitStats {
+  /** git processes this server's runner has running (requests, syncs, pooled readers). */
+  running: number;
+  /** Live pooled `git cat-file` processes, and the repositories they serve. */
+  catFileProcesses: number;
+  catFileRepositories: number;
+  /** Mirrors due for a sync (the mirror-sync backlog), and syncs queued or running now. */
+  mirrorsDue: number;
+  mirrorSyncsQueued: number;
+}
+
 /**
  * What the git service offers other plugins. `services.get('git')` is typed (plugins/git/service.ts declares the
  * class, which implements this interface); consumers should use only these members.
@@ -85,6 +97,8 @@ export interface GitService {
   spawn(dir: string, args: string[], options?: GitRunOptions): ChildProcess;
   /** The pooled object reader of a repository directory. */
   reader(dir: string): ObjectReader;
+  /** A ref (branch, tag, short or full id) to its full commit id, or null when nothing matches. */
+  resolveCommit(repo: RepoRecord, owner: Account, ref: string): Promise<string | null>;
   /** Every ref of the repository (full name → object id), e.g. before a push, to compare with afterwards. */
   readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>>;
   /** Registers a check every push and API ref update goes through (branch protection). */
@@ -101,5 +115,7 @@ export interface GitService {
    * logged, never thrown.
    */
   afterPush(repo: RepoRecord, owner: Account, before: Map<string, string>, pusherId: number | null, via: PushTransport): Promise<void>;
+  /** Process and queue counts for metrics. */
+  stats(): Promise<GitStats>;
 }
 

@@ -92,6 +92,34 @@ export interface NewIssueInput {
   deadline?: string | null;
 }
 
+/** The filters of an issue list or search, resolved to ids (the issues plugin's list; the pulls plugin lists through it). */
+export interface IssueListQuery {
+  /** One repository, or a scope of several. */
+  repoId?: number;
+  /** Search: visible rows only (public or these private repositories); absent = everything (site admins). */
+  visiblePrivateRepoIds?: number[];
+  repoOwnerId?: number;
+  repoIds?: number[];
+  /** Only these issue ids (the pulls plugin's base-branch filter). */
+  ids?: number[];
+  isClosed?: boolean;
+  isPull?: boolean;
+  /** Label groups: an issue has one label of every group (names: the labels of that name across repositories). */
+  labelGroups?: number[][];
+  /** Any one of these milestones. */
+  milestoneIds?: number[];
+  posterId?: number;
+  assigneeId?: number;
+  mentionId?: number;
+  since?: string;
+  before?: string;
+  q?: string;
+  /** Store sort (default newest first: `{ id: -1 }`). */
+  sort?: Record<string, 1 | -1>;
+  skip: number;
+  limit: number;
+}
+
 export interface IssueChangeContext {
   repo: RepoRecord;
   owner: Account;
@@ -117,6 +145,14 @@ export interface IssuesService {
   /** Replaces the labels (ids must be the repository's or its organization's; 422 otherwise). */
   replaceLabels(ctx: IssueChangeContext, issue: IssueRecord, labelIds: number[]): Promise<IssueRecord>;
   setMilestone(ctx: IssueChangeContext, issue: IssueRecord, milestoneId: number): Promise<IssueRecord>;
+  /** Title, body, ref and due date; emits `edited` for issues (pull requests emit their own). */
+  edit(ctx: IssueChangeContext, issue: IssueRecord, set: Partial<Pick<IssueRecord, 'title' | 'body' | 'ref' | 'deadline'>>): Promise<IssueRecord>;
+  /** Replaces the assignees (each must be able to write: 422 otherwise). */
+  setAssignees(ctx: IssueChangeContext, issue: IssueRecord, ids: number[]): Promise<IssueRecord>;
+  /** Records a pull request's merge on its issue half (`pull_request.merged`/`merged_at` of the Issue object). */
+  setPullMerged(issue: IssueRecord, mergedAt: string): Promise<IssueRecord | null>;
+  /** A page of matching issues and the exact total. */
+  list(q: IssueListQuery): Promise<{ total: number; issues: IssueRecord[] }>;
   /** Adds a comment (mentions recorded, counters moved); emits `issue_comment.changed`. */
   addComment(ctx: IssueChangeContext, issue: IssueRecord, body: string): Promise<CommentRecord>;
   /** The Issue API object of a stored issue, as `viewer` sees it. */

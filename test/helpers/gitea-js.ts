@@ -231,6 +231,22 @@ export const NULLABLE: Record<string, string> = {
   'User.last_login': 'null for an account that never signed in, and for viewers other than the account and site admins',
   'GPGKey.expires_at': 'null for a key that never expires (never the zero time)',
   'WatchInfo.reason': 'always null, as in Gitea',
+  // pulls: Gitea's Go pointers and nil slices of a pull request that is not merged, closed, assigned or scheduled
+  'PullRequest.assignee': 'null while nobody is assigned (Gitea: nil *User)',
+  'PullRequest.assignees': 'null while nobody is assigned (Gitea: nil slice)',
+  'PullRequest.closed_at': 'null while open (never the zero time)',
+  'PullRequest.due_date': 'null without a due date (never the zero time)',
+  'PullRequest.merge_commit_sha': 'null until merged (Gitea: nil *string)',
+  'PullRequest.merged_at': 'null until merged (never the zero time)',
+  'PullRequest.merged_by': 'null until merged (Gitea: nil *User)',
+  'PullRequest.milestone': 'null without a milestone (Gitea: nil *Milestone)',
+  'PRBranchInfo.repo': 'null when the caller cannot read the head repository (a private fork never leaks)',
+  'PullReview.team': 'null for a review by a user (Gitea: nil *Team)',
+  'PullReview.user': 'null for a team review request (Gitea: nil *User)',
+  'PullReviewComment.resolver': 'null while the conversation is not resolved (Gitea: nil *User)',
+  'Commit.author': 'null when no account matches the commit email (Gitea: nil *User)',
+  'Commit.committer': 'null when no account matches the commit email (Gitea: nil *User)',
+  'PayloadCommitVerification.signer': 'null for an unsigned or unverified commit (Gitea: nil *PayloadUser)',
 };
 
 // ---- the runtime check ----

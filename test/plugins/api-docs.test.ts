@@ -113,3 +113,23 @@ t.test('a disabled plugin\'s routes vanish from the description', async (t) => {
   t.ok(doc.paths['/repos/{owner}/{repo}'], 'the rest stays');
   await SwaggerParser.validate(structuredClone(doc));
 });
+
+t.test('the description is built from the kernel\'s compiled routes: an embedder\'s plugin and its schema appear', async (t) => {
+  const extra = {
+    name: 'extra',
+    schemas: [{ $id: 'extra/Thing', type: 'object', properties: { n: { type: 'integer' } } }],
+    routes: [{
+      operationId: 'extraGetThing', summary: 'A thing', method: 'GET' as const, path: '/extra/thing', auth: 'public' as const,
+      schema: { response: { 200: { $ref: 'extra/Thing' } } },
+      handler: async () => ({ status: 200, body: { n: 1 } }),
+    }],
+  };
+  const f = await startForge({ extraPlugins: [extra] });
+  t.teardown(() => f.close());
+  const doc = (await f.request('GET', '/swagger.v1.json', { root: true })).json;
+  t.equal(doc.paths['/extra/thing']?.get?.operationId, 'extraGetThing');
+  t.ok(Object.values<any>(doc.definitions).some((d) => d.properties?.n?.type === 'integer'), 'its $ref\'d schema is a definition');
+  const described = operationsOf(doc).map((o) => `${o.method} ${o.root ? '' : doc.basePath}${o.path}`).sort();
+  t.same(described, f.forge.routes().map((r) => `${r.method} ${toSwaggerPath(r.path).path}`).sort(), 'exactly the routes the kernel serves');
+  await SwaggerParser.validate(structuredClone(doc));
+});

@@ -57,8 +57,11 @@ t.test('every plan agrees with the model', async (t) => {
     if (r.owner === who || (r.owner === 'porg' && (who === 'ann' || members.has(who)))) return true;
     return collaborations.has(`${who} ${r.owner}/${r.lowerName}`);
   };
+  // Gitea's `uid`: repositories the user owns or reaches (ann owns porg; col collaborates on ann/abc).
+  const reaches = (uid: string, r: Made): boolean => r.owner === uid || (uid === 'ann' && r.owner === 'porg')
+    || collaborations.has(`${uid} ${r.owner}/${r.lowerName}`);
   const expected = (who: Who, q: string, uid?: string) => made
-    .filter((r) => reads(who, r) && r.lowerName.includes(q.toLowerCase()) && (uid === undefined || r.owner === uid))
+    .filter((r) => reads(who, r) && r.lowerName.includes(q.toLowerCase()) && (uid === undefined || reaches(uid, r)))
     .sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
 
   const check = async (t: Test, label: string) => {

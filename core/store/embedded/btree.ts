@@ -121,23 +121,22 @@ export class BTree<K> {
 
   /** First index in `keys` whose key is not below `key`. */
   private lowerBound(keys: K[], key: K): number {
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.compare(keys[mid]!, key) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.bound(keys, key, false);
   }
 
   /** Number of separators at or below `key`: the child of an inner node that holds `key`. */
   private childFor(keys: K[], key: K): number {
+    return this.bound(keys, key, true);
+  }
+
+  /** Binary search: the first index whose key is not below `key` (with `orEqual`: the first above it). */
+  private bound(keys: K[], key: K, orEqual: boolean): number {
     let lo = 0;
     let hi = keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.compare(keys[mid]!, key) <= 0) lo = mid + 1;
+      const c = this.compare(keys[mid]!, key);
+      if (c < 0 || (orEqual && c === 0)) lo = mid + 1;
       else hi = mid;
     }
     return lo;

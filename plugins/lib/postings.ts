@@ -1,0 +1,132 @@
+// Posting lists kept in result order: a sorted array of document ids (an Int32Array that grows), ordered by a
+// caller-given comparison of ids (e.g. name order with ties by id). A page is a walk that stops after `limit`
+// matches, a count is the list's size, and an insert or a removal is a binary search plus one memmove.
+
+export type IdOrder = (a: number, b: number) => number;
+
+export class Posting {
+  private ids: Int32Array;
+  private n = 0;
+
+  constructor(private readonly order: IdOrder, capacity = 4) {
+    this.ids = new Int32Array(capacity);
+  }
+
+  get size(): number {
+    return this.n;
+  }
+
+  at(i: number): number {
+    return this.ids[i]!;
+  }
+
+  /** The first position whose id sorts at or after `id` (by the list's order). */
+  private lowerBound(id: number): number {
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.order(this.ids[mid]!, id) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  has(id: number): boolean {
+    const at = this.lowerBound(id);
+    return at < this.n && this.ids[at] === id;
+  }
+
+  /** Inserts `id` at its place; a no-op when present. */
+  insert(id: number): void {
+    const at = this.lowerBound(id);
+    if (at < this.n && this.ids[at] === id) return;
+    if (this.n === this.ids.length) {
+      const grown = new Int32Array(Math.max(4, this.ids.length * 2));
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids.copyWithin(at + 1, at, this.n);
+    this.ids[at] = id;
+    this.n++;
+  }
+
+  /** Appends an id known to sort after every id present (bulk loading in order). */
+  push(id: number): void {
+    if (this.n === this.ids.length) {
+      const grown = new Int32Array(Math.max(4, this.ids.length * 2));
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[this.n++] = id;
+  }
+
+  /** Removes `id` (which must still sort where it was inserted); false when absent. */
+  remove(id: number): boolean {
+    const at = this.lowerBound(id);
+    if (at >= this.n || this.ids[at] !== id) return false;
+    this.ids.copyWithin(at, at + 1, this.n);
+    this.n--;
+    return true;
+  }
+
+  /** Gives memory back after a bulk load. */
+  trim(): void {
+    if (this.ids.length > this.n + 8) this.ids = this.ids.slice(0, this.n);
+  }
+
+  /** Bytes held (reporting). */
+  get bytes(): number {
+    return this.ids.byteLength;
+  }
+}
+
+/** A read-only ordered id source: a posting, or a small list sorted by the same order. */
+export interface OrderedIds {
+  readonly size: number;
+  at(i: number): number;
+}
+
+export function arraySource(ids: readonly number[]): OrderedIds {
+  return { size: ids.length, at: (i) => ids[i]! };
+}
+
+export const EMPTY_SOURCE: OrderedIds = { size: 0, at: () => { throw new RangeError('empty'); } };
+
+/**
+ * The first `n` ids of the union of disjoint ordered sources that pass `accept`, in order: a k-way merge that stops
+ * after `n` accepted ids. Each source is read from its start only as far as the merge needs.
+ */
+export function mergeHead(sources: readonly OrderedIds[], order: IdOrder, n: number, accept: (id: number) => boolean): number[] {
+  const out: number[] = [];
+  if (n <= 0) return out;
+  const pos = sources.map(() => 0);
+  for (;;) {
+    let best = -1;
+    let bestId = 0;
+    for (let s = 0; s < sources.length; s++) {
+      // Advance this source to its next accepted id.
+      const src = sources[s]!;
+      let i = pos[s]!;
+      while (i < src.size && !accept(src.at(i))) i++;
+      pos[s] = i;
+      if (pos[s]! >= src.size) continue;
+      const id = src.at(pos[s]!);
+      if (best < 0 || order(id, bestId) < 0) {
+        best = s;
+        bestId = id;
+      }
+    }
+    if (best < 0) return out;
+    out.push(bestId);
+    pos[best] = pos[best]! + 1;
+    if (out.length >= n) return out;
+  }
+}
+
+/** How many ids of the source pass `accept` (a full walk). */
+export function countAccepted(src: OrderedIds, accept: (id: number) => boolean): number {
+  let n = 0;
+  for (let i = 0; i < src.size; i++) if (accept(src.at(i))) n++;
+  return n;
+}

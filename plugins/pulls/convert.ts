@@ -1,0 +1,210 @@
+// Stored pull requests, reviews and review comments → Gitea's API objects (PullRequest, PullReview,
+// PullReviewComment, ChangedFile, Commit): the only place they are shaped.
+import type { Caller } from '../../core/plugin.js';
+import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
+import type { ChangedFileInfo, CommitInfo } from './git-ops.js';
+import type { PullContext, PullRecord, Pulls, ReviewCommentRecord, ReviewRecord } from './service.js';
+
+export class PullRenderer {
+  constructor(private readonly s: Pulls) {}
+
+  private get urls() {
+    return this.s.ctx.urls;
+  }
+
+  async user(id: number, viewer: Caller | null): Promise<ApiUser | null> {
+    if (!id) return null;
+    const account = await this.s.users.byId(id);
+    return account ? this.s.users.toApi(account, viewer) : null;
+  }
+
+  /**
+   * A branch's repository as the viewer sees it; null when the viewer cannot read it (a private fork never leaks
+   * through the pull requests of a public base). Events (`event`) carry it as the anonymous API shows it.
+   */
+  private async repoApi(side: { repo: RepoRecord; owner: Account } | null, viewer: Caller | null, event: boolean): Promise<Record<string, unknown> | null> {
+    if (!side) return null;
+    if (!event && (await this.s.repos.accessMode(viewer, side.repo)) < 1) return null;
+    const [api] = await this.s.repos.toApi([side.repo], viewer);
+    return api ?? null;
+  }
+
+  /** PullRequest objects (each with its issue half, branches and reviewers) as `viewer` sees them. */
+  async pulls(list: PullRecord[], viewer: Caller | null, base?: { repo: RepoRecord; owner: Account }, event = false): Promise<Array<Record<string, unknown>>> {
+    const out: Array<Record<string, unknown>> = [];
+    for (const pr of list) {
+      const c = await this.s.contextOf(pr, base);
+      if (!c) continue;
+      out.push(await this.pull(c, viewer, event));
+    }
+    return out;
+  }
+
+  async pull(c: PullContext, viewer: Caller | null, event = false): Promise<Record<string, unknown>> {
+    const { pr, base, head } = c;
+    const issue = await this.s.issues.toApi(c.issue, base.repo, base.owner, viewer);
+    const fullName = `${base.owner.login}/${base.repo.name}`;
+    const html = `${this.urls.root}${fullName}/pulls/${pr.number}`;
+    const [baseRepo, headRepo] = await Promise.all([this.repoApi(base, viewer, event), head === base ? null : this.repoApi(head, viewer, event)]);
+    const requests = await this.s.reviews.find({ pullId: pr.id, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } });
+    const reviewers: ApiUser[] = [];
+    const teams: Array<Record<string, unknown>> = [];
+    for (const r of requests) {
+      if (r.reviewerId) {
+        const u = await this.user(r.reviewerId, viewer);
+        if (u) reviewers.push(u);
+      } else if (r.teamId && this.s.ctx.services.has('orgs')) {
+        const team = await this.s.ctx.services.get('orgs').teamById(r.teamId);
+        if (team) teams.push(teamToApi(team));
+      }
+    }
+    const headLabel = head && head.repo.id !== base.repo.id ? `${head.owner.login}:${pr.headBranch}` : pr.headBranch;
+    const reviewComments = await this.s.comments.count({ pullId: pr.id });
+    return {
+      id: pr.id,
+      url: html,
+      number: pr.number,
+      user: issue.user,
+      title: issue.title,
+      body: issue.body,
+      labels: issue.labels,
+      milestone: issue.milestone,
+      assignee: issue.assignee,
+      assignees: issue.assignees,
+      requested_reviewers: reviewers,
+      requested_reviewers_teams: teams,
+      state: issue.state,
+      draft: /^\s*(\[wip\]|wip:)/i.test(c.issue.title),
+      is_locked: issue.is_locked,
+      comments: issue.comments,
+      review_comments: reviewComments,
+      additions: pr.additions,
+      deletions: pr.deletions,
+      changed_files: pr.changedFiles,
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      mergeable: !pr.hasMerged && (pr.status === 'mergeable' || pr.status === 'empty'),
+      merged: pr.hasMerged,
+      merged_at: pr.mergedAt,
+      merge_commit_sha: pr.mergeCommitSha,
+      merged_by: pr.hasMerged ? await this.user(pr.mergedById, viewer) : null,
+      allow_maintainer_edit: pr.allowMaintainerEdit,
+      base: { label: pr.baseBranch, ref: pr.baseBranch, sha: pr.baseSha, repo_id: base.repo.id, repo: baseRepo },
+      head: {
+        label: headLabel, ref: pr.headBranch, sha: pr.headSha, repo_id: head?.repo.id ?? 0,
+        repo: head === base ? baseRepo : headRepo,
+      },
+      merge_base: pr.mergeBase,
+      conflicted_files: pr.conflictedFiles,
+      due_date: issue.due_date,
+      created_at: issue.created_at,
+      updated_at: issue.updated_at,
+      closed_at: issue.closed_at,
+      pin_order: issue.pin_order,
+    };
+  }
+
+  async reviews(list: ReviewRecord[], c: PullContext, viewer: Caller | null): Promise<Array<Record<string, unknown>>> {
+    const fullName = `${c.base.owner.login}/${c.base.repo.name}`;
+    const out: Array<Record<string, unknown>> = [];
+    for (const r of list) {
+      const team = r.teamId && this.s.ctx.services.has('orgs') ? await this.s.ctx.services.get('orgs').teamById(r.teamId) : null;
+      out.push({
+        id: r.id,
+        user: await this.user(r.reviewerId, viewer),
+        team: team ? teamToApi(team) : null,
+        state: r.state,
+        body: r.body,
+        commit_id: r.commitId,
+        stale: r.stale || (r.commitId !== '' && r.commitId !== c.pr.headSha && r.state !== 'REQUEST_REVIEW' && r.state !== 'PENDING'),
+        official: r.official,
+        dismissed: r.dismissed,
+        comments_count: await this.s.comments.count({ reviewId: r.id }),
+        submitted_at: r.submittedAt ?? r.createdAt,
+        updated_at: r.updatedAt,
+        html_url: `${this.urls.root}${fullName}/pulls/${c.pr.number}#issuecomment-${r.id}`,
+        pull_request_url: `${this.urls.root}${fullName}/pulls/${c.pr.number}`,
+      });
+    }
+    return out;
+  }
+
+  async reviewComments(list: ReviewCommentRecord[], c: PullContext, viewer: Caller | null): Promise<Array<Record<string, unknown>>> {
+    const fullName = `${c.base.owner.login}/${c.base.repo.name}`;
+    const out: Array<Record<string, unknown>> = [];
+    for (const r of list) {
+      out.push({
+        id: r.id,
+        body: r.body,
+        user: await this.user(r.posterId, viewer),
+        resolver: null,
+        pull_request_review_id: r.reviewId,
+        created_at: r.createdAt,
+        updated_at: r.updatedAt,
+        path: r.path,
+        commit_id: r.commitId,
+        original_commit_id: r.originalCommitId,
+        diff_hunk: r.diffHunk,
+        position: r.newPosition,
+        original_position: r.oldPosition,
+        html_url: `${this.urls.root}${fullName}/pulls/${c.pr.number}#issuecomment-${r.id}`,
+        pull_request_url: `${this.urls.root}${fullName}/pulls/${c.pr.number}`,
+      });
+    }
+    return out;
+  }
+
+  files(list: ChangedFileInfo[], c: PullContext): Array<Record<string, unknown>> {
+    const fullName = `${c.base.owner.login}/${c.base.repo.name}`;
+    const sha = c.pr.headSha;
+    return list.map((f) => {
+      const path = f.filename.split('/').map(encodeURIComponent).join('/');
+      return {
+        filename: f.filename,
+        previous_filename: f.previousFilename ?? '',
+        status: f.status,
+        additions: f.additions,
+        deletions: f.deletions,
+        changes: f.additions + f.deletions,
+        html_url: `${this.urls.root}${fullName}/src/commit/${sha}/${path}`,
+        contents_url: `${this.urls.api}repos/${fullName}/contents/${path}?ref=${sha}`,
+        raw_url: `${this.urls.root}${fullName}/raw/commit/${sha}/${path}`,
+      };
+    });
+  }
+
+  commit(info: CommitInfo, c: PullContext, users: Map<string, ApiUser>, files: ChangedFileInfo[] | null): Record<string, unknown> {
+    const fullName = `${c.base.owner.login}/${c.base.repo.name}`;
+    const api = `${this.urls.api}repos/${fullName}`;
+    const stats = files ? {
+      additions: files.reduce((n, f) => n + f.additions, 0),
+      deletions: files.reduce((n, f) => n + f.deletions, 0),
+      total: files.reduce((n, f) => n + f.additions + f.deletions, 0),
+    } : null;
+    return {
+      url: `${api}/git/commits/${info.sha}`,
+      sha: info.sha,
+      created: info.committer.date,
+      html_url: `${this.urls.root}${fullName}/commit/${info.sha}`,
+      commit: {
+        url: `${api}/git/commits/${info.sha}`,
+        author: { name: info.author.name, email: info.author.email, date: info.author.date },
+        committer: { name: info.committer.name, email: info.committer.email, date: info.committer.date },
+        message: info.message,
+        tree: { url: `${api}/git/trees/${info.tree}`, sha: info.tree, created: info.committer.date },
+        // Signatures are checked by the contents plugin's /git/commits; here they are reported unchecked.
+        verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '', signer: null },
+      },
+      author: users.get(info.author.email.toLowerCase()) ?? null,
+      committer: users.get(info.committer.email.toLowerCase()) ?? null,
+      parents: info.parents.map((p) => ({ url: `${api}/git/commits/${p}`, sha: p, created: info.committer.date })),
+      files: files ? files.map((f) => ({ filename: f.filename, status: f.status })) : null,
+      stats,
+    };
+  }
+}
+
+export function teamToApi(team: { id: number; name: string; description: string; permission: string; includesAllRepos: boolean }): Record<string, unknown> {
+  return { id: team.id, name: team.name, description: team.description, permission: team.permission, includes_all_repositories: team.includesAllRepos };
+}

@@ -1,0 +1,215 @@
+// Release routes: list, get (by id, by tag, latest), create, edit, delete (by id, by tag); attachments: list, get,
+// upload (streamed), rename, delete; and the download behind `browser_download_url`.
+import { pipeline } from 'node:stream/promises';
+import { fail } from '../../core/errors.js';
+import { pageHeaders, pageWindow } from '../../core/pagination.js';
+import type { Reply, RequestContext, SignedInContext } from '../../core/plugin.js';
+import { ACCESS, type AccessMode, type Account, type RepoRecord } from '../../schemas/services.js';
+import { repos } from '../lib/request.js';
+import { attachmentName, typeAllowed, UUID } from './files.js';
+import type { NewRelease, ReleaseEdit, Releases } from './service.js';
+import type { AttachmentRecord, ReleaseRecord } from './store.js';
+
+type RepoParams = { owner: string; repo: string };
+type IdParams = RepoParams & { id: number };
+type AssetParams = IdParams & { attachment_id: number };
+type TagParams = RepoParams & { '*': string };
+
+function svc(rc: { app: { services: { get<T>(name: string): T } } }): Releases {
+  return rc.app.services.get<Releases>('releases');
+}
+
+interface Resolved {
+  repo: RepoRecord;
+  owner: Account;
+  mode: AccessMode;
+  canWrite: boolean;
+}
+
+async function open(rc: RequestContext<RepoParams>, minimum: AccessMode = ACCESS.read): Promise<Resolved> {
+  const r = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo, minimum);
+  if (minimum >= ACCESS.write) repos(rc).assertWritable(r.repo);
+  return { ...r, canWrite: r.mode >= ACCESS.write };
+}
+
+/** A release of this repository the caller may see: drafts only for writers (404 otherwise). */
+function visible(o: Resolved, release: ReleaseRecord | null): ReleaseRecord {
+  if (!release || release.repoId !== o.repo.id || (release.isDraft && !o.canWrite)) throw fail.notFound();
+  return release;
+}
+
+async function one(rc: RequestContext<RepoParams>, o: Resolved, release: ReleaseRecord, status = 200): Promise<Reply> {
+  const s = svc(rc);
+  return { status, body: (await s.toApi(s.viewOf(o.repo, o.owner), [release], rc.caller))[0] };
+}
+
+/** GET /repos/{owner}/{repo}/releases */
+export async function list(rc: RequestContext<RepoParams, { draft?: boolean; 'pre-release'?: boolean; page?: number; limit?: number }>): Promise<Reply> {
+  const o = await open(rc);
+  const s = svc(rc);
+  const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
+  const asked = rc.query?.draft;
+  // Drafts are for writers: a reader asking for drafts gets none.
+  if (asked === true && !o.canWrite) return { status: 200, body: [], headers: pageHeaders(rc, 0, win) };
+  const drafts = asked === true ? 'only' : asked === false || !o.canWrite ? 'none' : true;
+  const { rows, total } = await s.page(o.repo.id, { drafts, prerelease: rc.query?.['pre-release'] }, win);
+  return { status: 200, body: await s.toApi(s.viewOf(o.repo, o.owner), rows, rc.caller), headers: pageHeaders(rc, total, win) };
+}
+
+/** GET /repos/{owner}/{repo}/releases/{id} */
+export async function get(rc: RequestContext<IdParams>): Promise<Reply> {
+  const o = await open(rc);
+  return one(rc, o, visible(o, await svc(rc).byId(o.repo.id, rc.params.id)));
+}
+
+/** GET /repos/{owner}/{repo}/releases/latest: the newest published release that is no pre-release. */
+export async function latest(rc: RequestContext<RepoParams>): Promise<Reply> {
+  const o = await open(rc);
+  return one(rc, o, visible(o, await svc(rc).latest(o.repo.id)));
+}
+
+/** GET /repos/{owner}/{repo}/releases/tags/{tag} */
+export async function getByTag(rc: RequestContext<TagParams>): Promise<Reply> {
+  const o = await open(rc);
+  return one(rc, o, visible(o, await svc(rc).byTag(o.repo.id, rc.params['*'])));
+}
+
+/** POST /repos/{owner}/{repo}/releases */
+export async function create(rc: SignedInContext<RepoParams, unknown, NewRelease>): Promise<Reply> {
+  const o = await open(rc, ACCESS.write);
+  const release = await svc(rc).create(o.repo, o.owner, rc.caller, rc.body);
+  return one(rc, o, release, 201);
+}
+
+/** PATCH /repos/{owner}/{repo}/releases/{id} */
+export async function edit(rc: SignedInContext<IdParams, unknown, ReleaseEdit>): Promise<Reply> {
+  const o = await open(rc, ACCESS.write);
+  const release = visible(o, await svc(rc).byId(o.repo.id, rc.params.id));
+  return one(rc, o, await svc(rc).edit(o.repo, o.owner, rc.caller, release, rc.body));
+}
+
+/** DELETE /repos/{owner}/{repo}/releases/{id} */
+export async function remove(rc: SignedInContext<IdParams>): Promise<Reply> {
+  const o = await open(rc, ACCESS.write);
+  const release = visible(o, await svc(rc).byId(o.repo.id, rc.params.id));
+  await svc(rc).delete(o.repo, o.owner, rc.caller, release);
+  return { status: 204 };
+}
+
+/** DELETE /repos/{owner}/{repo}/releases/tags/{tag}: the release goes, the tag stays. */
+export async function removeByTag(rc: SignedInContext<TagParams>): Promise<Reply> {
+  const o = await open(rc, ACCESS.write);
+  const release = visible(o, await svc(rc).byTag(o.repo.id, rc.params['*']));
+  await svc(rc).delete(o.repo, o.owner, rc.caller, release);
+  return { status: 204 };
+}
+
+// ---- attachments ----
+
+async function releaseOf(rc: RequestContext<IdParams>, minimum: AccessMode = ACCESS.read): Promise<{ o: Resolved; release: ReleaseRecord }> {
+  const o = await open(rc, minimum);
+  return { o, release: visible(o, await svc(rc).byId(o.repo.id, rc.params.id)) };
+}
+
+async function assetOf(rc: RequestContext<AssetParams>, minimum: AccessMode = ACCESS.read): Promise<{ o: Resolved; asset: AttachmentRecord }> {
+  const { o, release } = await releaseOf(rc, minimum);
+  const asset = await svc(rc).attachment(release.id, rc.params.attachment_id);
+  if (!asset) throw fail.notFound();
+  return { o, asset };
+}
+
+/** GET /repos/{owner}/{repo}/releases/{id}/assets */
+export async function listAssets(rc: RequestContext<IdParams>): Promise<Reply> {
+  const { o, release } = await releaseOf(rc);
+  const view = svc(rc).viewOf(o.repo, o.owner);
+  return { status: 200, body: (await svc(rc).attachmentsOf([release.id])).map((a) => view.attachment(a)) };
+}
+
+/** GET /repos/{owner}/{repo}/releases/{id}/assets/{attachment_id} */
+export async function getAsset(rc: RequestContext<AssetParams>): Promise<Reply> {
+  const { o, asset } = await assetOf(rc);
+  return { status: 200, body: svc(rc).viewOf(o.repo, o.owner).attachment(asset) };
+}
+
+/**
+ * POST /repos/{owner}/{repo}/releases/{id}/assets?name=: the `attachment` part of a multipart/form-data body (or a
+ * raw body named by `name`), streamed to disk; 201 Attachment.
+ */
+export async function upload(rc: SignedInContext<IdParams, { name?: string }>): Promise<Reply> {
+  let target: { o: Resolved; release: ReleaseRecord };
+  try {
+    target = await releaseOf(rc, ACCESS.write);
+  } catch (err) {
+    rc.req.resume(); // the client gets the answer once it has sent its body
+    throw err;
+  }
+  const s = svc(rc);
+  const received = await s.files.receive(rc.req, s.settings.attachments, rc.query?.name || undefined);
+  const record = await s.addAttachment(target.o.repo, target.release, rc.caller, received);
+  return { status: 201, body: s.viewOf(target.o.repo, target.o.owner).attachment(record) };
+}
+
+/** PATCH /repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}: renames (201, as Gitea answers). */
+export async function editAsset(rc: SignedInContext<AssetParams, unknown, { name?: string }>): Promise<Reply> {
+  const { o, asset } = await assetOf(rc, ACCESS.write);
+  const s = svc(rc);
+  let updated = asset;
+  if (rc.body.name !== undefined && rc.body.name !== '') {
+    const name = attachmentName(rc.body.name);
+    if (!typeAllowed(name, '', s.settings.attachments.allowedTypes.filter((t) => t.trim().startsWith('.')))) {
+      throw fail.validation('name', `this file type is not allowed (allowed: ${s.settings.attachments.allowedTypes.join(', ')})`);
+    }
+    updated = await s.renameAttachment(asset, name);
+  }
+  return { status: 201, body: s.viewOf(o.repo, o.owner).attachment(updated) };
+}
+
+/** DELETE /repos/{owner}/{repo}/releases/{id}/assets/{attachment_id} */
+export async function removeAsset(rc: SignedInContext<AssetParams>): Promise<Reply> {
+  const { asset } = await assetOf(rc, ACCESS.write);
+  await svc(rc).removeAttachment(asset);
+  return { status: 204 };
+}
+
+/** A file name for Content-Disposition: an ASCII fallback plus the exact name (RFC 6266 / 5987). */
+function disposition(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/**
+ * GET /attachments/{uuid} (root): the file, streamed, as a download. The repository's readers only (404 otherwise,
+ * drafts' files for writers only), never rendered by a browser (`attachment`, octet-stream, nosniff, sandbox CSP).
+ */
+export async function download(rc: RequestContext<{ uuid: string }>): Promise<Reply | void> {
+  const s = svc(rc);
+  const uuid = rc.params.uuid.toLowerCase();
+  if (!UUID.test(uuid)) throw fail.notFound();
+  const asset = await s.attachmentByUuid(uuid);
+  if (!asset) throw fail.notFound();
+  const [release, repo] = await Promise.all([s.releases.findOne({ id: asset.releaseId }), repos(rc).byId(asset.repoId)]);
+  if (!release || !repo) throw fail.notFound();
+  const mode = await repos(rc).accessMode(rc.caller, repo);
+  if (mode < ACCESS.read || (release.isDraft && mode < ACCESS.write)) throw fail.notFound();
+  const size = await s.files.size(asset.uuid);
+  if (size === null) throw fail.notFound();
+  const etag = `"${asset.uuid}"`;
+  const res = rc.res;
+  const headers: Record<string, string | number> = {
+    'Content-Type': 'application/octet-stream',
+    'Content-Disposition': disposition(asset.name),
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+    // The bytes under a uuid never change, but who may read them can: revalidate every time.
+    'Cache-Control': 'private, no-cache',
+    ETag: etag,
+  };
+  if (rc.req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  await s.counted(asset);
+  res.writeHead(200, { ...headers, 'Content-Length': size });
+  await pipeline(s.files.open(asset.uuid), res);
+}

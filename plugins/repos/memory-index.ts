@@ -1,0 +1,456 @@
+// The in-memory repository index behind `GET /repos/search` and the private-repository sets of lists.
+//
+// Every repository has one compact entry (id, owner, lower-cased name and description, flags, sort keys, topics),
+// and posting lists (plugins/lib/postings.ts) kept in result order — name order, ties by id — per visibility side
+// (public, private): one per name gram (1..3 characters, plugins/lib/grams.ts), per description-only gram, per
+// owner, per topic, per flag (fork, mirror, archived, template), and one of everything. A page is a merge of the
+// right postings that stops after `skip + limit` accepted ids; a total is a posting size (plus the caller's few
+// readable private repositories) or a walk of the smallest posting involved. Queries longer than a gram are
+// answered by an exact posting of the query itself, built once from its rarest trigram's posting by a substring
+// check on the in-memory names, and kept (bounded, least recently used first out) and maintained on every change.
+// Built from the store at start; every change of a repository goes through the Repos service, which updates it
+// before the request that made the change is answered. One process owns a store (as the other in-process caches).
+import type { RepoRecord } from '../../schemas/services.js';
+import { gramsOf, lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
+import { arraySource, countAccepted, mergeHead, Posting, type IdOrder, type OrderedIds } from '../lib/postings.js';
+
+export interface Entry {
+  id: number;
+  ownerId: number;
+  lowerName: string;
+  lowerDesc: string;
+  private: boolean;
+  fork: boolean;
+  mirror: boolean;
+  archived: boolean;
+  template: boolean;
+  created: number;
+  updated: number;
+  size: number;
+  stars: number;
+  forks: number;
+  topics: readonly string[];
+}
+
+export type Flag = 'fork' | 'mirror' | 'archived' | 'template';
+const FLAGS: readonly Flag[] = ['fork', 'mirror', 'archived', 'template'];
+
+export function entryOf(r: RepoRecord): Entry {
+  return {
+    id: r.id,
+    ownerId: r.ownerId,
+    lowerName: r.lowerName,
+    lowerDesc: typeof r.description === 'string' ? r.description.toLowerCase() : '',
+    private: r.private === true,
+    fork: r.fork === true,
+    mirror: r.mirror === true,
+    archived: r.archived === true,
+    template: r.template === true,
+    created: Date.parse(r.createdAt) || 0,
+    updated: Date.parse(r.updatedAt) || 0,
+    size: typeof r.size === 'number' ? r.size : 0,
+    stars: typeof r.numStars === 'number' ? r.numStars : 0,
+    forks: typeof r.numForks === 'number' ? r.numForks : 0,
+    topics: Array.isArray(r.topics) ? (r.topics as unknown[]).filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase()) : [],
+  };
+}
+
+/** Fields whose change moves an entry between postings. */
+function sameIndexing(a: Entry, b: Entry): boolean {
+  return a.ownerId === b.ownerId && a.lowerName === b.lowerName && a.lowerDesc === b.lowerDesc && a.private === b.private
+    && a.fork === b.fork && a.mirror === b.mirror && a.archived === b.archived && a.template === b.template
+    && a.topics.length === b.topics.length && a.topics.every((t, i) => t === b.topics[i]);
+}
+
+/** One visibility side's postings. */
+class Side {
+  readonly all: Posting;
+  readonly name = new Map<string, Posting>();
+  /** Grams of the description that the name lacks: with `name`, a disjoint split of "name or description". */
+  readonly descOnly = new Map<string, Posting>();
+  readonly owner = new Map<number, Posting>();
+  readonly topic = new Map<string, Posting>();
+  readonly flag: Record<Flag, Posting>;
+
+  constructor(private readonly order: IdOrder) {
+    this.all = new Posting(order);
+    this.flag = { fork: new Posting(order), mirror: new Posting(order), archived: new Posting(order), template: new Posting(order) };
+  }
+
+  private of<K>(map: Map<K, Posting>, key: K): Posting {
+    let p = map.get(key);
+    if (!p) map.set(key, (p = new Posting(this.order)));
+    return p;
+  }
+
+  /** Every posting the entry belongs to. */
+  postingsOf(e: Entry, create: boolean): Posting[] {
+    const get = <K>(map: Map<K, Posting>, key: K) => (create ? this.of(map, key) : map.get(key));
+    const out: Array<Posting | undefined> = [this.all, get(this.owner, e.ownerId)];
+    const nameGrams = gramsOf(e.lowerName);
+    for (const g of nameGrams) out.push(get(this.name, g));
+    if (e.lowerDesc) {
+      const own = new Set(nameGrams);
+      for (const g of gramsOf(e.lowerDesc)) if (!own.has(g)) out.push(get(this.descOnly, g));
+    }
+    for (const t of new Set(e.topics)) out.push(get(this.topic, t));
+    for (const f of FLAGS) if (e[f]) out.push(this.flag[f]);
+    return out.filter((p): p is Posting => p !== undefined);
+  }
+
+  trim(): void {
+    for (const map of [this.name, this.descOnly, this.owner, this.topic] as Array<Map<unknown, Posting>>) for (const p of map.values()) p.trim();
+  }
+}
+
+/** What a search asks for, besides visibility. Every present constraint must hold. */
+export interface IndexQuery {
+  /** Lower-cased, non-empty: a substring of the name (or of the description too with `desc`). */
+  text?: { q: string; desc: boolean };
+  /** Lower-cased topic the repository must carry (Gitea's `topic=true`). */
+  topic?: string;
+  /** The owner must be one of these. */
+  owners?: readonly number[];
+  /** The repository must be one of these. */
+  ids?: ReadonlySet<number>;
+  /** Owners excluded (`priority_owner_id`'s second part). */
+  notOwner?: number;
+  flags?: Partial<Record<Flag, boolean>>;
+}
+
+/** A source of candidates in result order and whether it is exactly the constraint's matches. */
+interface Source {
+  parts: OrderedIds[];
+  size: number;
+  exact: boolean;
+}
+
+/** Long-query postings kept at most (each maintained on every change). */
+const LONG_QUERIES_MAX = 2048;
+
+export class RepoIndex {
+  readonly entries = new Map<number, Entry>();
+  readonly order: IdOrder = (a, b) => {
+    const x = this.entries.get(a)!.lowerName;
+    const y = this.entries.get(b)!.lowerName;
+    return x < y ? -1 : x > y ? 1 : a - b;
+  };
+  private pub = new Side(this.order);
+  private priv = new Side(this.order);
+  /** Exact postings of queries longer than a gram, per family (`n` name, `a` name or description) and side. */
+  private readonly long = new Map<string, { key: string; q: string; desc: boolean; pub: Posting; priv: Posting }>();
+  /** Long-query postings built (a test and the benchmark read it). */
+  longBuilds = 0;
+
+  /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
+  load(records: Iterable<RepoRecord>): void {
+    this.entries.clear();
+    this.long.clear();
+    this.pub = new Side(this.order);
+    this.priv = new Side(this.order);
+    for (const r of records) this.entries.set(r.id, entryOf(r));
+    const ids = [...this.entries.keys()].sort(this.order);
+    for (const id of ids) {
+      const e = this.entries.get(id)!;
+      for (const p of this.side(e).postingsOf(e, true)) p.push(id);
+    }
+    this.pub.trim();
+    this.priv.trim();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private side(e: Entry): Side {
+    return e.private ? this.priv : this.pub;
+  }
+
+  /** Adds or refreshes a repository (a no-op for what did not change). */
+  upsert(record: RepoRecord): void {
+    const next = entryOf(record);
+    const prev = this.entries.get(record.id);
+    if (prev && sameIndexing(prev, next)) {
+      Object.assign(prev, { created: next.created, updated: next.updated, size: next.size, stars: next.stars, forks: next.forks });
+      return;
+    }
+    if (prev) this.detach(prev);
+    this.entries.set(next.id, next);
+    for (const p of this.side(next).postingsOf(next, true)) p.insert(next.id);
+    for (const l of this.long.values()) if (this.textMatch(next, l.q, l.desc)) (next.private ? l.priv : l.pub).insert(next.id);
+  }
+
+  remove(id: number): void {
+    const prev = this.entries.get(id);
+    if (!prev) return;
+    this.detach(prev);
+    this.entries.delete(id);
+  }
+
+  /** Sort keys that change without touching postings (counters, size, update time). */
+  patch(id: number, fields: Partial<Pick<Entry, 'size' | 'stars' | 'forks' | 'updated'>>): void {
+    const e = this.entries.get(id);
+    if (e) Object.assign(e, fields);
+  }
+
+  /** Adds to a counter kept for sorting. */
+  bump(id: number, field: 'stars' | 'forks', delta: number): void {
+    const e = this.entries.get(id);
+    if (e) e[field] += delta;
+  }
+
+  private detach(e: Entry): void {
+    // Removal searches by the entry's order, so the entry stays in `entries` until its ids are out.
+    for (const p of this.side(e).postingsOf(e, false)) p.remove(e.id);
+    for (const l of this.long.values()) (e.private ? l.priv : l.pub).remove(e.id);
+  }
+
+  textMatch(e: Entry, q: string, desc: boolean): boolean {
+    return e.lowerName.includes(q) || (desc && e.lowerDesc.includes(q));
+  }
+
+  // ---- query planning ----
+
+  /** The exact postings of a text query on one side: the gram's own for short queries, a kept one for longer ones. */
+  private textSource(side: 'pub' | 'priv', q: string, desc: boolean): Source {
+    if (q.length <= MAX_GRAM) {
+      const s = side === 'pub' ? this.pub : this.priv;
+      const parts = [s.name.get(q), desc ? s.descOnly.get(q) : undefined].filter((p): p is Posting => p !== undefined);
+      return { parts, size: parts.reduce((n, p) => n + p.size, 0), exact: true };
+    }
+    const l = this.longPosting(q, desc);
+    const p = side === 'pub' ? l.pub : l.priv;
+    return { parts: [p], size: p.size, exact: true };
+  }
+
+  /** The kept exact posting of a long query, built from its rarest trigram's postings when first asked. */
+  private longPosting(q: string, desc: boolean): { pub: Posting; priv: Posting } {
+    const key = `${desc ? 'a' : 'n'}\u0000${q}`;
+    const hit = this.long.get(key);
+    if (hit) {
+      // Most recently used last: the first key is the one to drop.
+      this.long.delete(key);
+      this.long.set(key, hit);
+      return hit;
+    }
+    const build = (s: Side): Posting => {
+      let best: Posting[] | null = null;
+      let bestSize = Infinity;
+      for (const g of trigramsOf(q)) {
+        const parts = [s.name.get(g), desc ? s.descOnly.get(g) : undefined].filter((p): p is Posting => p !== undefined);
+        const size = parts.reduce((n, p) => n + p.size, 0);
+        if (size < bestSize) {
+          best = parts;
+          bestSize = size;
+        }
+      }
+      const out = new Posting(this.order);
+      if (!best || bestSize === 0) return out;
+      // The candidates' union in order (the parts are disjoint), kept when the text really contains q.
+      for (const id of mergeHead(best, this.order, Infinity, (id) => this.textMatch(this.entries.get(id)!, q, desc))) out.push(id);
+      out.trim();
+      return out;
+    };
+    const made = { key, q, desc, pub: build(this.pub), priv: build(this.priv) };
+    this.longBuilds++;
+    this.long.set(key, made);
+    if (this.long.size > LONG_QUERIES_MAX) this.long.delete(this.long.keys().next().value!);
+    return made;
+  }
+
+  /** The candidate sources of every positive constraint, on one side. */
+  private sources(side: 'pub' | 'priv', query: IndexQuery): Source[] {
+    const s = side === 'pub' ? this.pub : this.priv;
+    const out: Source[] = [];
+    if (query.text) out.push(this.textSource(side, query.text.q, query.text.desc));
+    if (query.topic !== undefined) {
+      const p = s.topic.get(query.topic);
+      out.push({ parts: p ? [p] : [], size: p?.size ?? 0, exact: true });
+    }
+    if (query.owners) {
+      const parts = [...new Set(query.owners)].map((o) => s.owner.get(o)).filter((p): p is Posting => p !== undefined);
+      out.push({ parts, size: parts.reduce((n, p) => n + p.size, 0), exact: true });
+    }
+    if (query.ids) {
+      const ids = [...query.ids].filter((id) => {
+        const e = this.entries.get(id);
+        return e !== undefined && e.private === (side === 'priv');
+      }).sort(this.order);
+      out.push({ parts: [arraySource(ids)], size: ids.length, exact: true });
+    }
+    for (const f of FLAGS) if (query.flags?.[f] === true) out.push({ parts: [s.flag[f]], size: s.flag[f].size, exact: true });
+    return out;
+  }
+
+  /** Whether an entry meets every constraint of the query. */
+  matches(e: Entry, query: IndexQuery): boolean {
+    if (query.text && !this.textMatch(e, query.text.q, query.text.desc)) return false;
+    if (query.topic !== undefined && !e.topics.includes(query.topic)) return false;
+    if (query.owners && !query.owners.includes(e.ownerId)) return false;
+    if (query.ids && !query.ids.has(e.id)) return false;
+    if (query.notOwner !== undefined && e.ownerId === query.notOwner) return false;
+    if (query.flags) for (const f of FLAGS) if (query.flags[f] !== undefined && e[f] !== query.flags[f]) return false;
+    return true;
+  }
+
+  /**
+   * One side's matches: the smallest positive source drives (every side's `all` when there is none), and the
+   * count is a posting size when the driver is the only constraint or the others only exclude flags whose
+   * postings are small (the count is then the size minus the excluded ones, walked from those postings).
+   */
+  private plan(side: 'pub' | 'priv', query: IndexQuery): { driver: Source; accept: (id: number) => boolean; count: () => number } {
+    const s = side === 'pub' ? this.pub : this.priv;
+    const sources = this.sources(side, query);
+    const all: Source = { parts: [s.all], size: s.all.size, exact: true };
+    let driver = all;
+    let positives = 0;
+    for (const src of sources) {
+      positives++;
+      if (driver === all || src.size < driver.size) driver = src;
+    }
+    const accept = (id: number) => this.matches(this.entries.get(id)!, query);
+    const walk = () => driver.parts.reduce((n, p) => n + countAccepted(p, accept), 0);
+    const count = (): number => {
+      if (driver.size === 0) return 0;
+      if (positives > 1 || query.notOwner !== undefined) return walk();
+      const excluded = FLAGS.filter((f) => query.flags?.[f] === false);
+      if (excluded.length === 0) return driver.size;
+      // size − |driver ∩ (∪ excluded flag postings)|, when those postings are the smaller walk.
+      const flagWalk = excluded.reduce((n, f) => n + s.flag[f].size, 0);
+      if (flagWalk >= driver.size) return walk();
+      const inDriver = (e: Entry) => {
+        if (query.text && !this.textMatch(e, query.text.q, query.text.desc)) return false;
+        if (query.topic !== undefined && !e.topics.includes(query.topic)) return false;
+        if (query.owners && !query.owners.includes(e.ownerId)) return false;
+        if (query.ids && !query.ids.has(e.id)) return false;
+        return true;
+      };
+      let out = 0;
+      excluded.forEach((f, i) => {
+        const p = s.flag[f];
+        for (let j = 0; j < p.size; j++) {
+          const e = this.entries.get(p.at(j))!;
+          // Counted once: under the first excluded flag it carries.
+          if (excluded.slice(0, i).some((g) => e[g])) continue;
+          if (inDriver(e)) out++;
+        }
+      });
+      return driver.size - out;
+    };
+    return { driver, accept, count };
+  }
+
+  /**
+   * The first `n` matches (name order) and the exact total, over the public side, plus the private side for
+   * `privateAll` (site admins) or the given readable private ids (anyone else: a small set).
+   */
+  search(query: IndexQuery, vis: Visibility, n: number): { head: number[]; total: number } {
+    const parts: OrderedIds[] = [];
+    const accepts: Array<(id: number) => boolean> = [];
+    let total = 0;
+    if (vis.public) {
+      const p = this.plan('pub', query);
+      total += p.count();
+      for (const part of p.driver.parts) {
+        parts.push(part);
+        accepts.push(p.accept);
+      }
+    }
+    if (vis.privateAll) {
+      const p = this.plan('priv', query);
+      total += p.count();
+      for (const part of p.driver.parts) {
+        parts.push(part);
+        accepts.push(p.accept);
+      }
+    } else if (vis.privateIds && vis.privateIds.length) {
+      const mine = vis.privateIds.filter((id) => {
+        const e = this.entries.get(id);
+        return e !== undefined && e.private && this.matches(e, query);
+      }).sort(this.order);
+      total += mine.length;
+      parts.push(arraySource(mine));
+      accepts.push(() => true);
+    }
+    // Each part carries its own side's check: a merge over (part, accept) pairs.
+    const tagged = parts.map((p, i) => ({ size: p.size, at: p.at.bind(p), accept: accepts[i]! }));
+    const head = mergeTagged(tagged, this.order, n);
+    return { head, total };
+  }
+
+  /** Every match (for orders other than by name): the driver postings walked whole. */
+  all(query: IndexQuery, vis: Visibility): number[] {
+    const out: number[] = [];
+    const sides: Array<'pub' | 'priv'> = [];
+    if (vis.public) sides.push('pub');
+    if (vis.privateAll) sides.push('priv');
+    for (const side of sides) {
+      const p = this.plan(side, query);
+      for (const part of p.driver.parts) for (let i = 0; i < part.size; i++) if (p.accept(part.at(i))) out.push(part.at(i));
+    }
+    if (!vis.privateAll && vis.privateIds) {
+      for (const id of vis.privateIds) {
+        const e = this.entries.get(id);
+        if (e && e.private && this.matches(e, query)) out.push(id);
+      }
+    }
+    return out;
+  }
+
+  /** The private repositories of these owners (ids), for the caller's private sets. */
+  privateOf(ownerId: number): number[] {
+    const p = this.priv.owner.get(ownerId);
+    const out: number[] = [];
+    if (p) for (let i = 0; i < p.size; i++) out.push(p.at(i));
+    return out;
+  }
+
+  /** Bytes held by the postings (reporting). */
+  get postingBytes(): number {
+    let n = 0;
+    for (const s of [this.pub, this.priv]) {
+      n += s.all.bytes;
+      for (const map of [s.name, s.descOnly, s.owner, s.topic] as Array<Map<unknown, Posting>>) for (const p of map.values()) n += p.bytes;
+      for (const f of FLAGS) n += s.flag[f].bytes;
+    }
+    for (const l of this.long.values()) n += l.pub.bytes + l.priv.bytes;
+    return n;
+  }
+}
+
+export interface Visibility {
+  /** Public repositories are in scope (false for `is_private=true`). */
+  public: boolean;
+  /** Every private repository (a site admin's search). */
+  privateAll: boolean;
+  /** Otherwise: the private repositories the caller reads (absent or empty: none). */
+  privateIds?: readonly number[];
+}
+
+function mergeTagged(sources: Array<{ size: number; at: (i: number) => number; accept: (id: number) => boolean }>, order: IdOrder, n: number): number[] {
+  const out: number[] = [];
+  if (n <= 0) return out;
+  const pos = sources.map(() => 0);
+  for (;;) {
+    let best = -1;
+    let bestId = 0;
+    for (let s = 0; s < sources.length; s++) {
+      const src = sources[s]!;
+      let i = pos[s]!;
+      while (i < src.size && !src.accept(src.at(i))) i++;
+      pos[s] = i;
+      if (i >= src.size) continue;
+      const id = src.at(i);
+      if (best < 0 || order(id, bestId) < 0) {
+        best = s;
+        bestId = id;
+      }
+    }
+    if (best < 0) return out;
+    out.push(bestId);
+    pos[best] = pos[best]! + 1;
+    if (out.length >= n) return out;
+  }
+}
+
+export { lookupGrams };

@@ -1,0 +1,33 @@
+// The `contents` plugin's service as other plugins see it: the branch protection rule that applies to a branch
+// (pull-request merges check required approvals, status contexts and the merge allow-list against it).
+
+/** The fields of a branch protection rule a merge decides with (Gitea's ProtectedBranch). */
+export interface BranchProtectionRule {
+  rule_name: string;
+  enable_push: boolean;
+  enable_push_whitelist: boolean;
+  push_whitelist_usernames: string[];
+  enable_merge_whitelist: boolean;
+  merge_whitelist_usernames: string[];
+  enable_status_check: boolean;
+  status_check_contexts: string[];
+  required_approvals: number;
+  enable_approvals_whitelist: boolean;
+  approvals_whitelist_username: string[];
+  block_on_rejected_reviews: boolean;
+  block_on_official_review_requests: boolean;
+  block_on_outdated_branch: boolean;
+  dismiss_stale_approvals: boolean;
+  ignore_stale_approvals: boolean;
+}
+
+export interface ContentsService {
+  /** The rule that applies to a branch of the repository (an exact name first, then the first matching glob), or null. */
+  protectionFor(repoId: number, branch: string): Promise<BranchProtectionRule | null>;
+}
+
+declare module '../../core/plugin.js' {
+  interface ForgeServices {
+    contents: ContentsService;
+  }
+}
