@@ -19,7 +19,7 @@ t.test('instance settings', async (t) => {
 });
 
 t.test('instance settings follow the enabled capabilities', async (t) => {
-  const f = await startForge({ disabledPlugins: ['stars', 'issues'], config: { plugins: { settings: { defaultTheme: 'gitea-dark' } } } });
+  const f = await startForge({ disabledPlugins: ['stars', 'issues', 'pulls'], config: { plugins: { settings: { defaultTheme: 'gitea-dark' } } } });
   t.teardown(() => f.close());
   t.equal((await f.request('GET', '/settings/repository')).json.stars_disabled, true);
   t.same((await f.request('GET', '/settings/ui')).json, { default_theme: 'gitea-dark', allowed_reactions: [], custom_emojis: [] });
