@@ -192,15 +192,12 @@ export interface ForgeEvents {}
 export interface ServiceRegistry {
   /**
    * The service a dependency (or this plugin itself) exposed from `start`, typed by `ForgeServices`. Throws for a
-   * plugin that is not a declared dependency. A third-party plugin declares its service in the map the same way the
-   * built-ins do (declaration merging), so the untyped form below is a fallback.
+   * plugin that is not a declared dependency. There is no untyped form: a plugin exposing a service declares it in
+   * the map (declaration merging: `declare module '…/core/plugin.js' { interface ForgeServices { name: Service } }`,
+   * in `schemas/contracts/<plugin>.ts` when other plugins use it, beside the class otherwise), so a wrong name or
+   * shape is a compile error. A plugin's own handlers may narrow the contract to their implementation class (`as`).
    */
   get<K extends keyof ForgeServices>(pluginName: K): ForgeServices[K];
-  /**
-   * Untyped form, only for a service no file declares in `ForgeServices` (an optional dependency whose plugin is
-   * not part of this build). Every built-in uses the typed form; prefer declaring the service in the map.
-   */
-  get<T>(pluginName: string): T;
   /** Whether an optional dependency is enabled and exposes a service. */
   has(pluginName: string): boolean;
 }

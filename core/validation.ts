@@ -43,14 +43,16 @@ export class SchemaRegistry {
   compileStringInput(schema: JsonSchema, where: 'path' | 'query'): CompiledInput {
     const validate = this.ajv.compile(schema);
     const props: Record<string, JsonSchema> = schema.properties ?? {};
-    const coercers = Object.entries(props).map(([key, prop]) => [key, scalarCoercer(prop)] as const);
+    const coercers = Object.entries(props).map(([key, prop]) => [key, scalarCoercer(prop), prop.type === 'array' ? scalarCoercer(prop.items ?? {}) : null] as const);
     return (input) => {
       const value: Record<string, unknown> = { ...input };
-      for (const [key, coerce] of coercers) {
+      for (const [key, coerce, coerceItem] of coercers) {
         const raw = value[key];
         if (raw === undefined) continue;
-        // A repeated query parameter: the first value wins, like Go's Query().Get.
-        value[key] = coerce(Array.isArray(raw) ? raw[0] : raw);
+        // An array parameter takes every repeat (`status-types=unread&status-types=pinned`, as gitea-js sends arrays).
+        if (coerceItem) value[key] = (Array.isArray(raw) ? raw : [raw]).map(coerceItem);
+        // Any other repeated query parameter: the first value wins, like Go's Query().Get.
+        else value[key] = coerce(Array.isArray(raw) ? raw[0] : raw);
       }
       check(validate, value, where);
       return value;

@@ -202,9 +202,11 @@ export const GPGKeySchema = {
     can_certify: { type: 'boolean' },
     created_at: timestamp,
     expires_at: nullableTimestamp,
+    // One of the key's identities is a verified address of its owner (subkeys: their primary's).
+    verified: { type: 'boolean' },
   },
   required: ['id', 'primary_key_id', 'key_id', 'public_key', 'emails', 'subkeys', 'can_sign', 'can_encrypt_comms',
-    'can_encrypt_storage', 'can_certify', 'created_at', 'expires_at'],
+    'can_encrypt_storage', 'can_certify', 'created_at', 'expires_at', 'verified'],
 } as const;
 
 export const GPGKeyListSchema = { $id: 'forgekit/GPGKeyList', type: 'array', items: { $ref: 'forgekit/GPGKey' } } as const;

@@ -108,7 +108,32 @@ export interface NewOrgInput {
   description?: string;
   website?: string;
   location?: string;
+  /** The organization's contact address (shown to signed-in callers; no uniqueness, it signs nobody in). */
+  email?: string;
+  visibility?: AccountVisibility;
+  repoAdminChangeTeamAccess?: boolean;
 }
+
+/** Who sees an account (Gitea's VisibleType): everyone, signed-in callers, or members (orgs) / acquaintances (users). */
+export type AccountVisibility = 'public' | 'limited' | 'private';
+
+/** What `PATCH /orgs/{org}` changes (Gitea's EditOrgOption); absent keys stay as they are. */
+export interface OrgChanges {
+  fullName?: string;
+  email?: string;
+  description?: string;
+  website?: string;
+  location?: string;
+  visibility?: AccountVisibility;
+  repoAdminChangeTeamAccess?: boolean;
+}
+
+/**
+ * A plugin's say in whether a viewer sees a private account (Gitea's IsUserVisibleToViewer / HasOrgOrUserVisible):
+ * orgs answers membership (an organization's members, users sharing an organization), follow answers "the private
+ * user follows the viewer". Any witness saying yes makes the account visible.
+ */
+export type VisibilityWitness = (account: Account, viewerId: number) => Promise<boolean>;
 
 export interface EmailAddress {
   email: string;
@@ -150,6 +175,22 @@ export interface UsersService {
   checkSignIn(account: Account): void;
   /** A page of accounts of one type in name order (Gitea's admin lists), and how many there are. */
   listAccounts(type: 'user' | 'org', skip: number, limit: number, filter?: { loginName?: string }): Promise<{ accounts: Account[]; total: number }>;
+  // ---- organizations' profile and account visibility (orgs engineer) ----
+  /** Validates (422 naming the field) and stores an organization's profile changes; returns the stored account. */
+  updateOrg(org: Account, changes: OrgChanges): Promise<Account>;
+  /**
+   * Whether `viewer` sees `account` (its profile and everything listed under it): public accounts everyone, limited
+   * ones signed-in callers, private ones the account itself, site admins, and whoever a visibility witness accepts.
+   */
+  visibleTo(account: Account, viewer: Caller | null): Promise<boolean>;
+  /** Ids of the accounts (of one type, or all) `viewer` does not see: list filters exclude them. Empty for admins. */
+  hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
+  /** Registers a visibility witness (plugins call it at start). */
+  addVisibilityWitness(witness: VisibilityWitness): void;
+  /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */
+  accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }>;
+  /** The accounts that are not public (limited or private), optionally among `ids`: index-backed, usually few. */
+  nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>>;
   /** Replaces a user's password (422 naming `password` when too short); signs out cached password checks. */
   setPassword(account: Account, password: string): Promise<void>;
   /**
@@ -313,6 +354,14 @@ export interface ReposService {
   setTopics(repoId: number, topics: string[]): Promise<RepoRecord | null>;
   /** True when the caller reads every repository (site admins): skip id filters instead of listing every id. */
   readsAll(caller: Caller | null): boolean;
+  /** The repository ids a team reaches: its repository list, or every repository of its organization (includes_all). */
+  teamRepoIds(team: TeamRecord): Promise<number[]>;
+  /**
+   * Owners (users, organizations) whose repositories the caller may not see at all (Gitea's HasOrgOrUserVisible):
+   * limited ones for anonymous callers, private ones for non-members. Their public repositories are left out of
+   * every list; a collaborator still reaches the repository itself. Empty for site admins and when all are public.
+   */
+  hiddenOwnerIds(caller: Caller | null): Promise<number[]>;
   /** The Permission object for an access mode: `{admin: >=admin, push: >=write, pull: >=read}`. */
   permissionsOf(mode: AccessMode): { admin: boolean; push: boolean; pull: boolean };
 }
@@ -323,8 +372,14 @@ export const REPO_DELETED = 'repo.deleted';
 /** Payload `{ repo, before }` after a PATCH (e.g. `private` changed). */
 export const REPO_UPDATED = 'repo.updated';
 
-/** A team's grant: read/write/admin from the API; `owner` only for an organization's Owners team. */
-export type TeamPermission = 'read' | 'write' | 'admin' | 'owner';
+/**
+ * A team's grant: read/write/admin from the API; `owner` only for an organization's Owners team; `none` when a units
+ * map gives no unit any access (Gitea's MinUnitAccessMode).
+ */
+export type TeamPermission = 'none' | 'read' | 'write' | 'admin' | 'owner';
+
+/** A team's access per repository unit (Gitea's unit keys, e.g. `repo.code`, `repo.issues`). */
+export type TeamUnits = Record<string, 'none' | 'read' | 'write' | 'admin'>;
 
 /** A stored team (owned by the `orgs` plugin). */
 export interface TeamRecord {
@@ -339,6 +394,13 @@ export interface TeamRecord {
   includesAllRepos: boolean;
   /** The organization's Owners team: cannot be deleted, its last member cannot leave. */
   isOwners: boolean;
+  /**
+   * Access per unit, keyed without the `repo.` prefix (`code`, `issues`: the store forbids dots in field names);
+   * absent on teams made before units were stored (every unit at `permission`).
+   */
+  units?: TeamUnits;
+  /** Members may create repositories in the organization (always true for Owners). */
+  canCreateOrgRepo?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -354,8 +416,14 @@ export interface OrgsService {
   /** The teams the user is a member of, optionally only in these organizations. */
   teamsOf(userId: number, orgIds?: number[]): Promise<TeamRecord[]>;
   teamById(id: number): Promise<TeamRecord | null>;
-  /** Every team of the organization (the pulls plugin resolves `team_reviewers` names with it). */
+  /** A team of the organization by name (case-insensitive). */
+  teamByName(orgId: number, name: string): Promise<TeamRecord | null>;
+  /** Every team of the organization, in name order (the pulls plugin resolves `team_reviewers` names with it). */
   teamsOfOrg(orgId: number): Promise<TeamRecord[]>;
+  /** The user ids in a team. */
+  memberIdsOfTeam(teamId: number): Promise<number[]>;
+  /** Whether the user may create repositories in the organization (an owner, or in a team with can_create_org_repo). */
+  canCreateRepo(orgId: number, userId: number): Promise<boolean>;
 }
 
 /** Emitted by the orgs plugin after a team is deleted, payload `{ team }` (repos drops the team's grants). */

@@ -3,6 +3,7 @@
 // service's push guards and afterPush, like a push.
 import { fail, ForgeError } from '../../core/errors.js';
 import type { Reply, RequestContext } from '../../core/plugin.js';
+import type { ContentsPluginService } from './index.js';
 import { ZERO_SHA } from '../../schemas/contracts/git.js';
 import { ACCESS } from '../../schemas/services.js';
 import { contents as contentsApi, fileCommit } from './convert.js';
@@ -16,11 +17,11 @@ type P = { owner: string; repo: string; '*'?: string; name?: string };
 type Rc<B = any, Q = Record<string, unknown>> = RequestContext<P, Q, B>;
 
 function protections(rc: Rc): Protections {
-  return rc.app.services.get<{ protections: Protections }>('contents').protections;
+  return (rc.app.services.get('contents') as ContentsPluginService).protections;
 }
 
 function writer(rc: Rc): Writer {
-  return rc.app.services.get<{ writer: Writer }>('contents').writer;
+  return (rc.app.services.get('contents') as ContentsPluginService).writer;
 }
 
 async function fileResult(rc: Rc, o: Opened, branch: string, commitSha: string, filePath: string | null): Promise<Record<string, unknown> | null> {

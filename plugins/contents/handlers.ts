@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Reply, RequestContext } from '../../core/plugin.js';
+import type { ContentsPluginService } from './index.js';
 import { killGroupOf, mediaType } from './media.js';
 import {
   annotatedTag, apiCommit, apiTag, contents as contentsApi, escapePath, payloadCommit, type ContentsInput, type EntryType,
@@ -17,11 +18,11 @@ type P = { owner: string; repo: string; '*'?: string; sha?: string; diffType?: s
 type Rc<Q = Record<string, unknown>, B = unknown> = RequestContext<P, Q, B>;
 
 export function svc(rc: Rc<any, any>): Contents {
-  return rc.app.services.get<{ contents: Contents }>('contents').contents;
+  return (rc.app.services.get('contents') as ContentsPluginService).contents;
 }
 
 function protections(rc: Rc<any, any>): Protections {
-  return rc.app.services.get<{ protections: Protections }>('contents').protections;
+  return (rc.app.services.get('contents') as ContentsPluginService).protections;
 }
 
 function wildcard(rc: Rc<any, any>): string {

@@ -16,6 +16,9 @@ export default definePlugin<Follows>({
   start(ctx) {
     const service = new Follows(ctx);
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
+    // A private user is seen by the users they follow (Gitea's IsUserVisibleToViewer).
+    ctx.services.get('users').addVisibilityWitness((account, viewerId) =>
+      account.type === 'user' ? service.isFollowing(account.id, viewerId) : Promise.resolve(false));
     return service;
   },
   routes: [

@@ -28,8 +28,10 @@ export interface PageRequest {
 export type FollowSide = 'following' | 'followers';
 
 /** The store query behind a list page (exported so tests can `explain()` exactly what the handlers run). */
-export function followListQuery(side: FollowSide, uid: number, page: PageRequest): { filter: Filter; options: FindOptions } {
-  const filter = side === 'following' ? { followerId: uid } : { followingId: uid };
+export function followListQuery(side: FollowSide, uid: number, page: PageRequest, hidden: number[] = []): { filter: Filter; options: FindOptions } {
+  const filter: Filter = side === 'following' ? { followerId: uid } : { followingId: uid };
+  // Accounts the caller may not see (limited/private users) are left out (Gitea's BuildCanSeeUserCondition).
+  if (hidden.length) filter[side === 'following' ? 'followingId' : 'followerId'] = { $nin: hidden };
   return { filter, options: { sort: { id: -1 }, skip: page.skip, limit: page.limit } };
 }
 
@@ -84,8 +86,8 @@ export class Follows {
   }
 
   /** A page of the account ids on the other side of `uid`'s rows, newest relation first, and the total. */
-  async page(side: FollowSide, uid: number, page: PageRequest): Promise<{ ids: number[]; total: number }> {
-    const { filter, options } = followListQuery(side, uid, page);
+  async page(side: FollowSide, uid: number, page: PageRequest, hidden: number[] = []): Promise<{ ids: number[]; total: number }> {
+    const { filter, options } = followListQuery(side, uid, page, hidden);
     const [rows, total] = await Promise.all([this.rows.find(filter, options), this.rows.count(filter)]);
     return { ids: rows.map((r) => (side === 'following' ? r.followingId : r.followerId)), total };
   }

@@ -36,6 +36,8 @@ export interface ApiGpgKey {
   can_certify: boolean;
   created_at: string;
   expires_at: string | null;
+  /** The key's identity is an address its owner verified (computed when shown, like `emails`). */
+  verified: boolean;
 }
 
 /** The key's user-id addresses that its owner has, as the owner spelled them, with their verification. */
@@ -55,19 +57,23 @@ function ownedEmails(doc: GpgKeyDoc, ownerEmails: EmailAddress[]): ApiGpgKey['em
  * key's addresses that are (still) addresses of the owner, with their current `verified` state. Subkeys carry
  * `emails: []` and `subkeys: []` (arrays, never null).
  */
-export function toApiGpgKey(doc: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[]): ApiGpgKey {
+export function toApiGpgKey(doc: GpgKeyDoc, subkeys: GpgKeyDoc[], ownerEmails: EmailAddress[], primaryVerified?: boolean): ApiGpgKey {
+  const emails = ownedEmails(doc, ownerEmails);
+  // Verified when one of the key's identities is a verified address of its owner; subkeys share their primary's.
+  const verified = primaryVerified ?? emails.some((e) => e.verified);
   return {
     id: doc.id,
     primary_key_id: doc.primaryKeyId,
     key_id: doc.keyId,
     public_key: doc.publicKey,
-    emails: ownedEmails(doc, ownerEmails),
-    subkeys: subkeys.map((s) => toApiGpgKey(s, [], [])),
+    emails,
+    subkeys: subkeys.map((s) => toApiGpgKey(s, [], [], verified)),
     can_sign: doc.canSign,
     can_encrypt_comms: doc.canEncryptComms,
     can_encrypt_storage: doc.canEncryptStorage,
     can_certify: doc.canCertify,
     created_at: doc.createdAt,
     expires_at: doc.expiresAt,
+    verified,
   };
 }

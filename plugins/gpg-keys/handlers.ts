@@ -105,7 +105,12 @@ export const { listMine, listOfUser } = ownerListHandlers(listFor);
 /** GET /user/gpg_keys/{id} — a primary key with its subkeys, or a subkey row; another user's key is a 404. */
 export async function getMine(rc: Rc<{ id: number }>): Promise<Reply> {
   const doc = await readableKey(keys(rc), rc.params.id, me(rc));
-  if (doc.primaryKeyId !== '') return { status: 200, body: toApiGpgKey(doc, [], []) };
+  if (doc.primaryKeyId !== '') {
+    // A subkey row by its own id: `verified` is its primary's, as inside the primary.
+    const primary = await keys(rc).findOne({ ownerId: doc.ownerId, keyId: doc.primaryKeyId, primaryKeyId: '' });
+    const verified = primary ? toApiGpgKey(primary, [], await users(rc).emailsOf(doc.ownerId)).verified : false;
+    return { status: 200, body: toApiGpgKey(doc, [], [], verified) };
+  }
   const [body] = await present(rc, doc.ownerId, [doc]);
   return { status: 200, body };
 }

@@ -162,15 +162,23 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
     if (query.assigned) q.assigneeId = caller.id;
     if (query.mentioned) q.mentionId = caller.id;
   }
-  if (!s.repos.readsAll(caller)) q.visiblePrivateRepoIds = await s.repos.privateReadableIds(caller);
+  if (!s.repos.readsAll(caller)) {
+    q.visiblePrivateRepoIds = await s.repos.privateReadableIds(caller);
+    // Public repositories of owners the caller may not see (limited/private accounts) stay out too.
+    const hiddenOwners = await s.repos.hiddenOwnerIds(caller);
+    if (hiddenOwners.length) q.hiddenOwnerIds = hiddenOwners;
+  }
   if (query.owner) {
     const owner = await s.users.byName(query.owner);
-    if (!owner) throw fail.notFound();
+    if (!owner || !(await s.users.visibleTo(owner, caller))) throw fail.notFound();
     q.repoOwnerId = owner.id;
     if (query.team) {
       if (owner.type !== 'org') throw fail.badRequest('team can only be used with an organization as owner');
-      // Team membership lists belong to the orgs/repos plugins and are not exposed through their services yet.
-      throw fail.badRequest('the team filter is not supported yet');
+      // The team's repositories (its list, or all of the org's): the orgs service finds the team, repos its list.
+      const orgs = s.orgs;
+      const team = orgs ? await orgs.teamByName(owner.id, query.team) : null;
+      if (!team) throw fail.notFound();
+      q.repoIds = await s.repos.teamRepoIds(team);
     }
   } else if (query.team) {
     throw fail.badRequest('team needs owner');
@@ -377,6 +385,15 @@ async function assignableIds(rc: Rc, found: RepoAccess): Promise<number[]> {
   const candidates = new Set<number>();
   if (found.owner.type === 'user') candidates.add(found.owner.id);
   for (const id of await s.repos.collaboratorIds(found.repo)) candidates.add(id);
+  // An organization's repository: the members of its teams that write to it (their access is checked below).
+  const orgs = s.orgs;
+  if (found.owner.type === 'org' && orgs) {
+    for (const team of await orgs.teamsOfOrg(found.owner.id)) {
+      if (team.permission === 'none' || team.permission === 'read') continue;
+      if (!team.includesAllRepos && !(await s.repos.teamRepoIds(team)).includes(found.repo.id)) continue;
+      for (const id of await orgs.memberIdsOfTeam(team.id)) candidates.add(id);
+    }
+  }
   const accounts = await s.users.byIds([...candidates]);
   const out: number[] = [];
   for (const account of accounts.values()) {

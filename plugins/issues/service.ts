@@ -5,7 +5,7 @@ import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Doc, type Filter, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { IssueAction } from '../../schemas/events.js';
-import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
+import type { Account, OrgsService, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
 import type {
   CommentRecord, IssueChangeContext, IssueListQuery, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
 } from '../../schemas/contracts/issues.js';
@@ -177,6 +177,11 @@ export class Issues implements IssuesService {
 
   get users(): UsersService {
     return this.ctx.services.get('users');
+  }
+
+  /** The orgs service when that plugin is enabled (teams: the search's team filter, assignees of org repositories). */
+  get orgs(): OrgsService | null {
+    return this.ctx.services.has('orgs') ? this.ctx.services.get('orgs') : null;
   }
 
   // ---- numbers and lookups ----
@@ -578,7 +583,8 @@ export class Issues implements IssuesService {
     if (q.repoOwnerId !== undefined) filter.repoOwnerId = q.repoOwnerId;
     if (q.ids !== undefined) filter.id = { $in: q.ids };
     if (q.visiblePrivateRepoIds !== undefined) {
-      and.push({ $or: [{ repoPrivate: false }, { repoId: { $in: q.visiblePrivateRepoIds } }] });
+      const publicRows: Filter = q.hiddenOwnerIds?.length ? { repoPrivate: false, repoOwnerId: { $nin: q.hiddenOwnerIds } } : { repoPrivate: false };
+      and.push({ $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });
     }
     if (q.isClosed !== undefined) filter.isClosed = q.isClosed;
     if (q.isPull !== undefined) filter.isPull = q.isPull;
@@ -632,7 +638,9 @@ export class Issues implements IssuesService {
     const scope = q.repoIds ? new Set(q.repoIds) : null;
     const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
     const counts = await Promise.all([
-      this.issues.count({ ...rest, repoPrivate: false }),
+      this.issues.count(q.hiddenOwnerIds?.length
+        ? { ...rest, repoPrivate: false, $and: [...((rest.$and as Filter[] | undefined) ?? []), { repoOwnerId: { $nin: q.hiddenOwnerIds } }] }
+        : { ...rest, repoPrivate: false }),
       privateIds.length ? this.issues.count({ ...rest, repoPrivate: true, repoId: { $in: privateIds } }) : Promise.resolve(0),
     ]);
     return counts[0]! + counts[1]!;
@@ -695,6 +703,10 @@ export class Issues implements IssuesService {
 
   async unwatch(issue: IssueRecord, userId: number): Promise<boolean> {
     return (await this.watches.deleteOne({ issueId: issue.id, userId })) > 0;
+  }
+
+  async subscriberIds(issueId: number): Promise<number[]> {
+    return (await this.watches.find({ issueId }, { projection: { userId: 1 } })).map((r) => r.userId);
   }
 
   // ---- reactions ----

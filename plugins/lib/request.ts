@@ -28,9 +28,12 @@ export function orgsIfEnabled(rc: WithServices): OrgsService | null {
   return rc.app.services.has('orgs') ? rc.app.services.get('orgs') : null;
 }
 
-/** The user or organization of that name, or 404. */
-export async function accountOr404(rc: WithServices, name: string): Promise<Account> {
+/**
+ * The user or organization of that name, or 404 — also when the caller may not see it (a limited account to anonymous
+ * callers, a private one to strangers: Gitea's visibility rules), so nothing listed under it leaks.
+ */
+export async function accountOr404(rc: WithServices & WithCaller, name: string): Promise<Account> {
   const account = await users(rc).byName(name);
-  if (!account) throw fail.notFound();
+  if (!account || !(await users(rc).visibleTo(account, rc.caller))) throw fail.notFound();
   return account;
 }

@@ -4,21 +4,26 @@ import { idParam, listQuery, nameParam, paramsSchema } from '../../schemas/commo
 import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, type OrgsService } from '../../schemas/services.js';
 import * as h from './handlers.js';
-import { listAllOrgs } from './admin.js';
-import { OrganizationListSchema, OrganizationSchema, TeamListSchema, TeamSchema, createOrgBody, createTeamBody } from './schemas.js';
-import { Orgs, ORG_INTENTS, TEAMS, TEAM_MEMBERS } from './service.js';
+import { adminListAllOrgs } from './admin.js';
+import {
+  OrganizationListSchema, OrganizationPermissionsSchema, OrganizationSchema, TeamListSchema, TeamSchema, TeamSearchResultsSchema,
+  createOrgBody, createTeamBody, editOrgBody, editTeamBody,
+} from './schemas.js';
+import { Orgs, ORG_INTENTS, PUBLIC_MEMBERS, TEAMS, TEAM_MEMBERS } from './service.js';
 
 const orgParams = paramsSchema({ org: nameParam });
 const teamParams = paramsSchema({ id: idParam });
 const teamUserParams = paramsSchema({ id: idParam, username: nameParam });
 const orgUserParams = paramsSchema({ org: nameParam, username: nameParam });
 const userParams = paramsSchema({ username: nameParam });
+const userOrgParams = paramsSchema({ username: nameParam, org: nameParam });
 const list = listQuery();
+const teamSearchQuery = listQuery({ q: { type: 'string', maxLength: 255 }, include_desc: { type: 'boolean' } });
 
 export default definePlugin<OrgsService>({
   name: 'orgs',
   dependencies: ['users'],
-  schemas: [...RESOURCE_SCHEMAS, OrganizationSchema, OrganizationListSchema, TeamSchema, TeamListSchema],
+  schemas: [...RESOURCE_SCHEMAS, OrganizationSchema, OrganizationListSchema, OrganizationPermissionsSchema, TeamSchema, TeamListSchema, TeamSearchResultsSchema],
   collections: [
     {
       name: TEAMS,
@@ -38,99 +43,156 @@ export default definePlugin<OrgsService>({
       ],
     },
     { name: ORG_INTENTS, indexes: [{ fields: { id: 1 }, unique: true }] },
+    {
+      name: PUBLIC_MEMBERS,
+      indexes: [{ fields: { orgId: 1, userId: 1 }, unique: true }, { fields: { userId: 1 } }],
+    },
   ],
   async start(ctx) {
     const service = new Orgs(ctx);
     await service.finishUnfinished();
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
-    ctx.services.get('users').addDeletionGuard({ blockers: (account) => service.deletionBlockers(account) });
+    const users = ctx.services.get('users');
+    users.addDeletionGuard({ blockers: (account) => service.deletionBlockers(account) });
+    // A private organization is seen by its members; a private user by the users sharing an organization with them.
+    users.addVisibilityWitness((account, viewerId) => service.sharesOrg(account, viewerId));
     return service;
   },
   routes: [
     {
-      operationId: 'orgCreate', summary: 'Create an organization',
-      scope: 'organization', method: 'POST', path: '/orgs', auth: 'user', body: 'json', handler: h.createOrg,
+      operationId: 'orgCreate', summary: 'Create an organization', scope: 'organization',
+      method: 'POST', path: '/orgs', auth: 'user', body: 'json', handler: h.createOrg,
       schema: { body: createOrgBody, response: { 201: ref('forgekit/Organization') } },
     },
     {
-      operationId: 'adminCreateOrg', summary: 'Create an organization',
-      scope: 'admin', method: 'POST', path: '/admin/users/:username/orgs', auth: 'admin', body: 'json', handler: h.adminCreateOrg,
+      operationId: 'adminCreateOrg', summary: 'Create an organization', scope: 'admin',
+      method: 'POST', path: '/admin/users/:username/orgs', auth: 'admin', body: 'json', handler: h.adminCreateOrg,
       schema: { params: userParams, body: createOrgBody, response: { 201: ref('forgekit/Organization') } },
     },
     {
-      operationId: 'orgGet', summary: 'Get an organization',
-      scope: 'organization', method: 'GET', path: '/orgs/:org', auth: 'optional', handler: h.getOrg,
-      schema: { params: orgParams, response: { 200: ref('forgekit/Organization') } },
-    },
-    {
-      operationId: 'orgDelete', summary: 'Delete an organization',
-      scope: 'organization', method: 'DELETE', path: '/orgs/:org', auth: 'user', handler: h.deleteOrg,
-      schema: { params: orgParams },
-    },
-    {
-      operationId: 'orgListCurrentUserOrgs', summary: 'List the current user\'s organizations',
-      scope: ['user', 'organization'] as const, method: 'GET', path: '/user/orgs', auth: 'user', handler: h.listMyOrgs,
+      operationId: 'orgGetAll', summary: 'Get list of organizations', scope: 'organization',
+      method: 'GET', path: '/orgs', auth: 'optional', handler: h.listAllOrgs,
       schema: { querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
     },
     {
-      operationId: 'orgListUserOrgs', summary: 'List a user\'s organizations',
-      scope: ['user', 'organization'] as const, method: 'GET', path: '/users/:username/orgs', auth: 'optional', handler: h.listUserOrgs,
-      schema: { params: userParams, querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
+      operationId: 'orgEdit', summary: 'Edit an organization', scope: 'organization',
+      method: 'PATCH', path: '/orgs/:org', auth: 'user', body: 'json', handler: h.editOrg,
+      schema: { params: orgParams, body: editOrgBody, response: { 200: ref('forgekit/Organization') } },
     },
     {
-      operationId: 'orgListTeams', summary: 'List an organization\'s teams',
-      scope: 'organization', method: 'GET', path: '/orgs/:org/teams', auth: 'user', handler: h.listTeams,
-      schema: { params: orgParams, querystring: list, response: { 200: ref('forgekit/TeamList') } },
+      operationId: 'orgGetUserPermissions', summary: 'Get user permissions in organization', scope: 'organization',
+      method: 'GET', path: '/users/:username/orgs/:org/permissions', auth: 'optional', handler: h.getUserOrgPermissions,
+      schema: { params: userOrgParams, response: { 200: ref('forgekit/OrganizationPermissions') } },
     },
     {
-      operationId: 'orgCreateTeam', summary: 'Create a team',
-      scope: 'organization', method: 'POST', path: '/orgs/:org/teams', auth: 'user', body: 'json', handler: h.createTeam,
-      schema: { params: orgParams, body: createTeamBody, response: { 201: ref('forgekit/Team') } },
+      operationId: 'teamSearch', summary: 'Search for teams within an organization', scope: 'organization',
+      method: 'GET', path: '/orgs/:org/teams/search', auth: 'user', handler: h.searchTeams,
+      schema: { params: orgParams, querystring: teamSearchQuery, response: { 200: ref('forgekit/TeamSearchResults') } },
     },
     {
-      operationId: 'orgGetTeam', summary: 'Get a team',
-      scope: 'organization', method: 'GET', path: '/teams/:id', auth: 'user', handler: h.getTeam,
-      schema: { params: teamParams, response: { 200: ref('forgekit/Team') } },
+      operationId: 'orgEditTeam', summary: 'Edit a team', scope: 'organization',
+      method: 'PATCH', path: '/teams/:id', auth: 'user', body: 'json', handler: h.editTeam,
+      schema: { params: teamParams, body: editTeamBody, response: { 200: ref('forgekit/Team') } },
     },
     {
-      operationId: 'orgDeleteTeam', summary: 'Delete a team',
-      scope: 'organization', method: 'DELETE', path: '/teams/:id', auth: 'user', handler: h.deleteTeam,
-      schema: { params: teamParams },
+      operationId: 'orgListTeamMember', summary: 'List a particular member of team', scope: 'organization',
+      method: 'GET', path: '/teams/:id/members/:username', auth: 'user', handler: h.getTeamMember,
+      schema: { params: teamUserParams, response: { 200: ref('forgekit/User') } },
     },
     {
-      operationId: 'orgListTeamMembers', summary: 'List a team\'s members',
-      scope: 'organization', method: 'GET', path: '/teams/:id/members', auth: 'user', handler: h.listTeamMembers,
-      schema: { params: teamParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
-    },
-    {
-      operationId: 'orgAddTeamMember', summary: 'Add a team member',
-      scope: 'organization', method: 'PUT', path: '/teams/:id/members/:username', auth: 'user', handler: h.addTeamMember,
-      schema: { params: teamUserParams },
-    },
-    {
-      operationId: 'orgRemoveTeamMember', summary: 'Remove a team member',
-      scope: 'organization', method: 'DELETE', path: '/teams/:id/members/:username', auth: 'user', handler: h.removeTeamMember,
-      schema: { params: teamUserParams },
-    },
-    {
-      operationId: 'orgListMembers', summary: 'List an organization\'s members',
-      scope: 'organization', method: 'GET', path: '/orgs/:org/members', auth: 'optional', handler: h.listOrgMembers,
+      operationId: 'orgListPublicMembers', summary: 'List an organization\'s public members', scope: 'organization',
+      method: 'GET', path: '/orgs/:org/public_members', auth: 'optional', handler: h.listPublicMembers,
       schema: { params: orgParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
     },
     {
-      operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization',
-      scope: 'organization', method: 'GET', path: '/orgs/:org/members/:username', auth: 'optional', handler: h.checkOrgMember,
+      operationId: 'orgIsPublicMember', summary: 'Check if a user is a public member of an organization', scope: 'organization',
+      method: 'GET', path: '/orgs/:org/public_members/:username', auth: 'optional', handler: h.checkPublicMember,
       schema: { params: orgUserParams },
     },
     {
-      operationId: 'orgDeleteMember', summary: 'Remove a member from an organization',
-      scope: 'organization', method: 'DELETE', path: '/orgs/:org/members/:username', auth: 'user', handler: h.removeOrgMember,
+      operationId: 'orgPublicizeMember', summary: 'Publicize a user\'s membership', scope: 'organization',
+      method: 'PUT', path: '/orgs/:org/public_members/:username', auth: 'user', handler: h.publicizeMember,
+      schema: { params: orgUserParams },
+    },
+    {
+      operationId: 'orgConcealMember', summary: 'Conceal a user\'s membership', scope: 'organization',
+      method: 'DELETE', path: '/orgs/:org/public_members/:username', auth: 'user', handler: h.concealMember,
+      schema: { params: orgUserParams },
+    },
+    {
+      operationId: 'orgGet', summary: 'Get an organization', scope: 'organization',
+      method: 'GET', path: '/orgs/:org', auth: 'optional', handler: h.getOrg,
+      schema: { params: orgParams, response: { 200: ref('forgekit/Organization') } },
+    },
+    {
+      operationId: 'orgDelete', summary: 'Delete an organization', scope: 'organization',
+      method: 'DELETE', path: '/orgs/:org', auth: 'user', handler: h.deleteOrg,
+      schema: { params: orgParams },
+    },
+    {
+      operationId: 'orgListCurrentUserOrgs', summary: 'List the current user\'s organizations', scope: 'organization',
+      method: 'GET', path: '/user/orgs', auth: 'user', handler: h.listMyOrgs,
+      schema: { querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
+    },
+    {
+      operationId: 'orgListUserOrgs', summary: 'List a user\'s organizations', scope: 'organization',
+      method: 'GET', path: '/users/:username/orgs', auth: 'optional', handler: h.listUserOrgs,
+      schema: { params: userParams, querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
+    },
+    {
+      operationId: 'orgListTeams', summary: 'List an organization\'s teams', scope: 'organization',
+      method: 'GET', path: '/orgs/:org/teams', auth: 'user', handler: h.listTeams,
+      schema: { params: orgParams, querystring: list, response: { 200: ref('forgekit/TeamList') } },
+    },
+    {
+      operationId: 'orgCreateTeam', summary: 'Create a team', scope: 'organization',
+      method: 'POST', path: '/orgs/:org/teams', auth: 'user', body: 'json', handler: h.createTeam,
+      schema: { params: orgParams, body: createTeamBody, response: { 201: ref('forgekit/Team') } },
+    },
+    {
+      operationId: 'orgGetTeam', summary: 'Get a team', scope: 'organization',
+      method: 'GET', path: '/teams/:id', auth: 'user', handler: h.getTeam,
+      schema: { params: teamParams, response: { 200: ref('forgekit/Team') } },
+    },
+    {
+      operationId: 'orgDeleteTeam', summary: 'Delete a team', scope: 'organization',
+      method: 'DELETE', path: '/teams/:id', auth: 'user', handler: h.deleteTeam,
+      schema: { params: teamParams },
+    },
+    {
+      operationId: 'orgListTeamMembers', summary: 'List a team\'s members', scope: 'organization',
+      method: 'GET', path: '/teams/:id/members', auth: 'user', handler: h.listTeamMembers,
+      schema: { params: teamParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
+    },
+    {
+      operationId: 'orgAddTeamMember', summary: 'Add a team member', scope: 'organization',
+      method: 'PUT', path: '/teams/:id/members/:username', auth: 'user', handler: h.addTeamMember,
+      schema: { params: teamUserParams },
+    },
+    {
+      operationId: 'orgRemoveTeamMember', summary: 'Remove a team member', scope: 'organization',
+      method: 'DELETE', path: '/teams/:id/members/:username', auth: 'user', handler: h.removeTeamMember,
+      schema: { params: teamUserParams },
+    },
+    {
+      operationId: 'orgListMembers', summary: 'List an organization\'s members', scope: 'organization',
+      method: 'GET', path: '/orgs/:org/members', auth: 'optional', handler: h.listOrgMembers,
+      schema: { params: orgParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
+    },
+    {
+      operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization', scope: 'organization',
+      method: 'GET', path: '/orgs/:org/members/:username', auth: 'optional', handler: h.checkOrgMember,
+      schema: { params: orgUserParams },
+    },
+    {
+      operationId: 'orgDeleteMember', summary: 'Remove a member from an organization', scope: 'organization',
+      method: 'DELETE', path: '/orgs/:org/members/:username', auth: 'user', handler: h.removeOrgMember,
       schema: { params: orgUserParams },
     },
     // Site administration (the auth engineer's, issue 14): every organization, whatever its visibility.
     {
       operationId: 'adminGetAllOrgs', summary: 'List all organizations', scope: 'admin',
-      method: 'GET', path: '/admin/orgs', auth: 'admin', handler: listAllOrgs,
+      method: 'GET', path: '/admin/orgs', auth: 'admin', handler: adminListAllOrgs,
       schema: { querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
     },
   ],

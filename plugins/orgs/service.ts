@@ -1,12 +1,15 @@
 // Teams and team membership: the OrgsService other plugins use, plus the mutations the orgs routes perform.
 import { fail } from '../../core/errors.js';
-import type { PluginContext } from '../../core/plugin.js';
+import type { Caller, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { crashPoint } from '../lib/crash-points.js';
+import { allUnits, settleUnits, toStored, unitsOf } from './units.js';
 import {
   TEAM_DELETED,
   type Account,
+  type AccountVisibility,
+  type TeamUnits,
   type NewOrgInput,
   type OrgsService,
   type TeamPermission,
@@ -17,6 +20,15 @@ import {
 export const TEAMS = 'teams';
 export const TEAM_MEMBERS = 'team_members';
 export const OWNERS_TEAM_NAME = 'Owners';
+/** One row per publicized membership (Gitea's org_user.is_public): absent = concealed, the default. */
+export const PUBLIC_MEMBERS = 'org_public_members';
+
+export interface PublicMemberRecord {
+  [key: string]: unknown;
+  orgId: number;
+  userId: number;
+  createdAt: string;
+}
 /** Organization creates in progress (see `createOrg`): what the start-up pass finishes after a crash. */
 export const ORG_INTENTS = 'org_intents';
 
@@ -41,10 +53,12 @@ export interface MembershipRecord {
 export class Orgs implements OrgsService {
   readonly teams: Collection<TeamRecord>;
   readonly members: Collection<MembershipRecord>;
+  readonly publicMembers: Collection<PublicMemberRecord>;
   private readonly intents: Collection<OrgIntent>;
 
   constructor(private readonly ctx: PluginContext) {
     this.intents = ctx.store.collection<OrgIntent>(ORG_INTENTS);
+    this.publicMembers = ctx.store.collection<PublicMemberRecord>(PUBLIC_MEMBERS);
     this.teams = ctx.store.collection<TeamRecord>(TEAMS);
     this.members = ctx.store.collection<MembershipRecord>(TEAM_MEMBERS);
   }
@@ -82,6 +96,82 @@ export class Orgs implements OrgsService {
     return this.teams.findOne({ id });
   }
 
+  async teamByName(orgId: number, name: string): Promise<TeamRecord | null> {
+    return this.teams.findOne({ orgId, lowerName: name.toLowerCase() });
+  }
+
+  async canCreateRepo(orgId: number, userId: number): Promise<boolean> {
+    const rows = await this.members.find({ orgId, userId }, { projection: { teamId: 1, owners: 1 } });
+    if (rows.some((r) => r.owners)) return true;
+    if (rows.length === 0) return false;
+    const teams = await this.teams.find({ id: { $in: rows.map((r) => r.teamId) } }, { projection: { canCreateOrgRepo: 1 } });
+    return teams.some((t) => t.canCreateOrgRepo === true);
+  }
+
+  /**
+   * The highest access any of the user's teams in the organization gives (Gitea's GetOrgUserMaxAuthorizeLevel):
+   * `owner` for the Owners team; null when the user is in none.
+   */
+  async maxTeamPermission(orgId: number, userId: number): Promise<TeamPermission | null> {
+    const rows = await this.members.find({ orgId, userId }, { projection: { teamId: 1 } });
+    if (rows.length === 0) return null;
+    const order: TeamPermission[] = ['none', 'read', 'write', 'admin', 'owner'];
+    let best = 0;
+    for (const team of await this.teams.find({ id: { $in: rows.map((r) => r.teamId) } })) best = Math.max(best, order.indexOf(team.permission));
+    return order[best]!;
+  }
+
+  /** `GET /orgs`: public organizations, limited ones too for signed-in callers, every one for site admins. */
+  async visibleOrgPage(caller: Caller | null, page: { skip: number; limit: number }): Promise<{ orgs: Account[]; total: number }> {
+    const visibility: AccountVisibility[] | undefined = caller?.isAdmin ? undefined : caller ? ['public', 'limited'] : ['public'];
+    const { accounts, total } = await this.users.accountPage({ type: 'org', visibility, ...page });
+    return { orgs: accounts, total };
+  }
+
+  // ---- public membership ----
+
+  async isPublicMember(orgId: number, userId: number): Promise<boolean> {
+    return (await this.publicMembers.findOne({ orgId, userId })) !== null;
+  }
+
+  /** Publicizes (true) or conceals (false) a membership; 404 when the user is not a member. Idempotent. */
+  async setPublicMembership(orgId: number, userId: number, visible: boolean): Promise<void> {
+    if (!visible) {
+      await this.publicMembers.deleteOne({ orgId, userId });
+      return;
+    }
+    if (!(await this.isMember(orgId, userId))) throw fail.notFound();
+    try {
+      await this.publicMembers.insertOne({ orgId, userId, createdAt: nowRfc3339() });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    // Left the organization meanwhile: no public membership without a membership.
+    if (!(await this.isMember(orgId, userId))) await this.publicMembers.deleteOne({ orgId, userId });
+  }
+
+  async publicMemberIds(orgId: number): Promise<number[]> {
+    return (await this.publicMembers.find({ orgId }, { projection: { userId: 1 } })).map((r) => r.userId);
+  }
+
+  /** Organizations where the user's membership is public. */
+  async publicOrgIdsOf(userId: number): Promise<number[]> {
+    return (await this.publicMembers.find({ userId }, { projection: { orgId: 1 } })).map((r) => r.orgId);
+  }
+
+  /** A user who is in no team of the organization any more has no public membership either. */
+  private async dropPublicIfGone(orgId: number, userId: number): Promise<void> {
+    if (!(await this.isMember(orgId, userId))) await this.publicMembers.deleteOne({ orgId, userId });
+  }
+
+  /** Visibility witness: a private organization is seen by its members, a private user by those sharing an org. */
+  async sharesOrg(account: Account, viewerId: number): Promise<boolean> {
+    if (account.type === 'org') return this.isMember(account.id, viewerId);
+    const theirs = new Set(await this.orgIdsOf(account.id));
+    if (theirs.size === 0) return false;
+    return (await this.orgIdsOf(viewerId)).some((id) => theirs.has(id));
+  }
+
   // ---- mutations behind the routes ----
 
   /**
@@ -111,7 +201,7 @@ export class Orgs implements OrgsService {
   private async ensureOwners(orgId: number, ownerId: number, point?: string): Promise<void> {
     let team = await this.ownersTeam(orgId);
     if (!team) {
-      team = await this.insertTeam(orgId, { name: OWNERS_TEAM_NAME, description: '', permission: 'owner', includesAllRepos: true, isOwners: true });
+      team = await this.insertTeam(orgId, { name: OWNERS_TEAM_NAME, description: '', permission: 'owner', includesAllRepos: true, isOwners: true, units: toStored(allUnits('admin')), canCreateOrgRepo: true });
       if (point) crashPoint(point);
     }
     await this.addMember(team, ownerId);
@@ -151,13 +241,51 @@ export class Orgs implements OrgsService {
     return out;
   }
 
-  async createTeam(orgId: number, input: { name: string; description?: string; permission: TeamPermission; includesAllRepos: boolean }): Promise<TeamRecord> {
+  async createTeam(orgId: number, input: {
+    name: string; description?: string; permission: TeamPermission; includesAllRepos: boolean; canCreateOrgRepo: boolean;
+    units?: string[]; unitsMap?: Record<string, string>;
+  }): Promise<TeamRecord> {
     const existing = await this.teams.findOne({ orgId, lowerName: input.name.toLowerCase() });
     if (existing) throw fail.conflict(`team "${input.name}" already exists in this organization`);
-    return this.insertTeam(orgId, { ...input, description: input.description ?? '', isOwners: false });
+    const settled = settleUnits(input.permission, { units: input.units, units_map: input.unitsMap });
+    return this.insertTeam(orgId, {
+      name: input.name, description: input.description ?? '', includesAllRepos: input.includesAllRepos, isOwners: false,
+      canCreateOrgRepo: input.canCreateOrgRepo, permission: settled.permission, units: toStored(settled.units),
+    });
   }
 
-  private async insertTeam(orgId: number, input: Pick<TeamRecord, 'name' | 'description' | 'permission' | 'includesAllRepos' | 'isOwners'>): Promise<TeamRecord> {
+  /** `PATCH /teams/{id}` (Gitea's EditTeam): the Owners team keeps its permission, repositories and repo creation. */
+  async editTeam(team: TeamRecord, input: {
+    name?: string; description?: string; permission?: TeamPermission; includesAllRepos?: boolean; canCreateOrgRepo?: boolean;
+    units?: string[]; unitsMap?: Record<string, string>;
+  }): Promise<TeamRecord> {
+    const set: Partial<TeamRecord> = {};
+    if (input.name) {
+      if (team.isOwners && input.name.toLowerCase() !== team.lowerName) throw fail.validation('name', 'the Owners team cannot be renamed');
+      set.name = input.name;
+      set.lowerName = input.name.toLowerCase();
+    }
+    if (input.description !== undefined) set.description = input.description;
+    if (input.canCreateOrgRepo !== undefined) set.canCreateOrgRepo = team.isOwners || input.canCreateOrgRepo;
+    if (!team.isOwners) {
+      // Gitea changes includes_all_repositories only together with a permission.
+      if (input.includesAllRepos !== undefined && input.permission !== undefined) set.includesAllRepos = input.includesAllRepos;
+      const settled = settleUnits(input.permission ?? team.permission, { units: input.units, units_map: input.unitsMap }, unitsOf(team));
+      set.permission = settled.permission;
+      set.units = toStored(settled.units);
+    }
+    set.updatedAt = nowRfc3339();
+    try {
+      const after = await this.teams.findOneAndUpdate({ id: team.id }, { $set: set });
+      if (!after) throw fail.notFound();
+      return after;
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw fail.conflict(`team "${input.name}" already exists in this organization`);
+      throw err;
+    }
+  }
+
+  private async insertTeam(orgId: number, input: Pick<TeamRecord, 'name' | 'description' | 'permission' | 'includesAllRepos' | 'isOwners' | 'units' | 'canCreateOrgRepo'>): Promise<TeamRecord> {
     const now = nowRfc3339();
     const team: TeamRecord = {
       id: await this.ctx.store.nextId(TEAMS),
@@ -168,6 +296,8 @@ export class Orgs implements OrgsService {
       permission: input.permission,
       includesAllRepos: input.includesAllRepos,
       isOwners: input.isOwners,
+      units: input.units,
+      canCreateOrgRepo: input.isOwners || input.canCreateOrgRepo === true,
       createdAt: now,
       updatedAt: now,
     };
@@ -195,8 +325,9 @@ export class Orgs implements OrgsService {
   /** Idempotent; the Owners team never loses its last member (422). */
   async removeMember(team: TeamRecord, userId: number): Promise<void> {
     const removed = await this.members.findOneAndDelete({ teamId: team.id, userId });
-    if (!removed || !team.isOwners) return;
-    await this.keepAnOwner(team, [removed]);
+    if (!removed) return;
+    if (team.isOwners) await this.keepAnOwner(team, [removed]);
+    await this.dropPublicIfGone(team.orgId, userId);
   }
 
   /** Removes the user from every team of the organization (leaving it); the last owner cannot leave (422). */
@@ -208,9 +339,11 @@ export class Orgs implements OrgsService {
       if (gone) removed.push(gone);
     }
     const ownerRows = removed.filter((r) => r.owners);
-    if (ownerRows.length === 0) return;
-    const team = await this.teamById(ownerRows[0]!.teamId);
-    if (team) await this.keepAnOwner(team, removed);
+    if (ownerRows.length > 0) {
+      const team = await this.teamById(ownerRows[0]!.teamId);
+      if (team) await this.keepAnOwner(team, removed);
+    }
+    await this.dropPublicIfGone(orgId, userId);
   }
 
   /**
@@ -231,8 +364,10 @@ export class Orgs implements OrgsService {
 
   async deleteTeam(team: TeamRecord): Promise<void> {
     if (team.isOwners) throw fail.validation('id', 'the Owners team cannot be deleted');
+    const memberIds = await this.memberIdsOfTeam(team.id);
     await this.members.deleteMany({ teamId: team.id });
     await this.teams.deleteOne({ id: team.id });
+    for (const userId of memberIds) await this.dropPublicIfGone(team.orgId, userId);
     await this.ctx.events.emit(TEAM_DELETED, { team });
   }
 
@@ -269,10 +404,12 @@ export class Orgs implements OrgsService {
     if (account.type === 'org') {
       const teams = await this.teams.find({ orgId: account.id });
       await this.members.deleteMany({ orgId: account.id });
+      await this.publicMembers.deleteMany({ orgId: account.id });
       await this.teams.deleteMany({ orgId: account.id });
       for (const team of teams) await this.ctx.events.emit(TEAM_DELETED, { team });
     } else {
       await this.members.deleteMany({ userId: account.id });
+      await this.publicMembers.deleteMany({ userId: account.id });
     }
   }
 }

@@ -12,7 +12,7 @@ type RepoParams = { owner: string; repo: string };
 type PullParams = RepoParams & { index: number };
 
 export function service(rc: Rc): Pulls {
-  return rc.app.services.get<Pulls>('pulls');
+  return rc.app.services.get('pulls');
 }
 
 export interface RepoAccess {

@@ -144,6 +144,9 @@ export class MergeRefusal extends Error {
 
 const MAX_RETRIES = 20;
 
+// Only this plugin's handlers use the service: declared beside the class (no contract file).
+declare module '../../core/plugin.js' { interface ForgeServices { pulls: Pulls } }
+
 export class Pulls {
   readonly pulls: Collection<PullRecord>;
   readonly reviews: Collection<ReviewRecord>;

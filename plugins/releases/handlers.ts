@@ -3,7 +3,7 @@
 import { pipeline } from 'node:stream/promises';
 import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
-import type { Reply, RequestContext, SignedInContext } from '../../core/plugin.js';
+import type { Reply, RequestContext, ServiceRegistry, SignedInContext } from '../../core/plugin.js';
 import { ACCESS, type AccessMode, type Account, type RepoRecord } from '../../schemas/services.js';
 import { repos } from '../lib/request.js';
 import { attachmentName, typeAllowed, UUID } from './files.js';
@@ -15,8 +15,8 @@ type IdParams = RepoParams & { id: number };
 type AssetParams = IdParams & { attachment_id: number };
 type TagParams = RepoParams & { '*': string };
 
-function svc(rc: { app: { services: { get<T>(name: string): T } } }): Releases {
-  return rc.app.services.get<Releases>('releases');
+function svc(rc: { app: { services: ServiceRegistry } }): Releases {
+  return rc.app.services.get('releases');
 }
 
 interface Resolved {

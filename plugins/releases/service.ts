@@ -25,6 +25,9 @@ export interface NewRelease {
 
 export type ReleaseEdit = Partial<NewRelease>;
 
+// Only this plugin's handlers use the service: declared beside the class (no contract file).
+declare module '../../core/plugin.js' { interface ForgeServices { releases: Releases } }
+
 export class Releases {
   readonly releases: Collection<ReleaseRecord>;
   readonly attachments: Collection<AttachmentRecord>;

@@ -12,6 +12,12 @@ export interface Grants {
   admin: boolean;
   ownerModes: Map<number, AccessMode>;
   repoModes: Map<number, AccessMode>;
+  /**
+   * Owners the caller may not see (Gitea's HasOrgOrUserVisible: limited owners for anonymous callers, private ones
+   * for non-members): their public repositories give no read access; only an explicit grant (a collaboration)
+   * does. Absent = none hidden.
+   */
+  hiddenOwners?: ReadonlySet<number>;
 }
 
 export interface AccessTarget {
@@ -30,7 +36,7 @@ export const ANONYMOUS: Grants = Object.freeze({
 /** none < read < write < admin < owner; a public repository gives read to everyone; site admins are owners. */
 export function modeOf(grants: Grants, repo: AccessTarget): AccessMode {
   if (grants.admin) return ACCESS.owner;
-  let mode: AccessMode = repo.private ? ACCESS.none : ACCESS.read;
+  let mode: AccessMode = repo.private || grants.hiddenOwners?.has(repo.ownerId) ? ACCESS.none : ACCESS.read;
   const byOwner = grants.ownerModes.get(repo.ownerId);
   if (byOwner !== undefined && byOwner > mode) mode = byOwner;
   const byRepo = grants.repoModes.get(repo.id);

@@ -78,8 +78,9 @@ export async function createOrgRepo(rc: Rc<{ org: string }, unknown, CreateRepoB
   const org = await users(rc).byName(rc.params.org);
   if (!org || org.type !== 'org') throw fail.validation('org', 'organization does not exist');
   const caller = rc.caller!;
-  if (!caller.isAdmin && !(await orgs(rc).isOwner(org.id, caller.id))) {
-    throw fail.forbidden('Given user is not owner of organization.');
+  // Owners, and members of a team with can_create_org_repo (Gitea's CanCreateOrgRepo).
+  if (!caller.isAdmin && !(await orgs(rc).canCreateRepo(org.id, caller.id))) {
+    throw fail.forbidden('Given user is not allowed to create repositories in this organization.');
   }
   return createFor(rc, org);
 }
@@ -87,6 +88,13 @@ export async function createOrgRepo(rc: Rc<{ org: string }, unknown, CreateRepoB
 /** GET /repos/{owner}/{repo} */
 export async function getRepo(rc: Rc<OwnerRepo>): Promise<Reply> {
   const { repo } = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo);
+  return { status: 200, body: await one(rc, repo) };
+}
+
+/** GET /repositories/{id} — the same answer by id; unreadable is as missing as unknown (404). */
+export async function getRepoById(rc: Rc<{ id: number }>): Promise<Reply> {
+  const repo = await repos(rc).byId(rc.params.id);
+  if (!repo || (await repos(rc).accessMode(rc.caller, repo)) < ACCESS.read) throw fail.notFound();
   return { status: 200, body: await one(rc, repo) };
 }
 
@@ -191,6 +199,14 @@ export async function listTeamRepos(rc: Rc<{ id: number }>): Promise<Reply> {
   return listReply(rc, await repos(rc).teamRepoPage(team, rc.caller!, win), win);
 }
 
+/** GET /teams/{id}/repos/{org}/{repo} — the repository when the team reaches it, else 404. */
+export async function getTeamRepo(rc: Rc<{ id: number; org: string; repo: string }>): Promise<Reply> {
+  const team = await visibleTeam(rc, rc.params.id);
+  const { repo } = await repos(rc).resolve(rc.caller, rc.params.org, rc.params.repo);
+  if (!(await repos(rc).teamRepoIds(team)).includes(repo.id)) throw fail.notFound();
+  return { status: 200, body: await one(rc, repo) };
+}
+
 /** PUT /teams/{id}/repos/{org}/{repo} — idempotent 204. */
 export async function addTeamRepo(rc: Rc<{ id: number; org: string; repo: string }>): Promise<Reply> {
   const { team, repo } = await managedTeamRepo(rc);
@@ -216,7 +232,8 @@ export async function listMyRepos(rc: Rc): Promise<Reply> {
 /** GET /users/{username}/repos */
 export async function listUserRepos(rc: Rc<{ username: string }>): Promise<Reply> {
   const owner = await users(rc).byName(rc.params.username);
-  if (!owner) throw fail.notFound();
+  // A limited or private owner the caller may not see: as unknown (Gitea's visibility rules).
+  if (!owner || !(await users(rc).visibleTo(owner, rc.caller))) throw fail.notFound();
   const win = listWindow(rc);
   return listReply(rc, await repos(rc).listOwnedBy(rc.caller, owner, win), win);
 }
@@ -224,7 +241,7 @@ export async function listUserRepos(rc: Rc<{ username: string }>): Promise<Reply
 /** GET /orgs/{org}/repos — like `/users/{org}/repos`, for organizations only. */
 export async function listOrgRepos(rc: Rc<{ org: string }>): Promise<Reply> {
   const org = await users(rc).byName(rc.params.org);
-  if (!org || org.type !== 'org') throw fail.notFound();
+  if (!org || org.type !== 'org' || !(await users(rc).visibleTo(org, rc.caller))) throw fail.notFound();
   const win = listWindow(rc);
   return listReply(rc, await repos(rc).listOwnedBy(rc.caller, org, win), win);
 }

@@ -133,6 +133,16 @@ export default definePlugin<ReposService, ReposSettings>({
       schema: { params: paramsSchema({ id: idParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
     },
     {
+      operationId: 'orgListTeamRepo', summary: 'List a particular repo of team', scope: 'organization',
+      method: 'GET', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.getTeamRepo,
+      schema: { params: teamRepoParams, response: repoResponse(200) },
+    },
+    {
+      operationId: 'repoGetById', summary: 'Get a repository by id', scope: 'repository',
+      method: 'GET', path: '/repositories/:id', auth: 'optional', handler: h.getRepoById,
+      schema: { params: paramsSchema({ id: idParam }), response: repoResponse(200) },
+    },
+    {
       operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team',
       scope: 'organization', method: 'PUT', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.addTeamRepo,
       schema: { params: teamRepoParams },

@@ -115,6 +115,8 @@ export interface IndexQuery {
   ids?: ReadonlySet<number>;
   /** Owners excluded (`priority_owner_id`'s second part). */
   notOwner?: number;
+  /** Owners excluded as a set (the public side of owners the caller may not see: limited/private accounts). */
+  notOwners?: ReadonlySet<number>;
   flags?: Partial<Record<Flag, boolean>>;
 }
 
@@ -289,6 +291,7 @@ export class RepoIndex {
     if (query.owners && !query.owners.includes(e.ownerId)) return false;
     if (query.ids && !query.ids.has(e.id)) return false;
     if (query.notOwner !== undefined && e.ownerId === query.notOwner) return false;
+    if (query.notOwners?.has(e.ownerId)) return false;
     if (query.flags) for (const f of FLAGS) if (query.flags[f] !== undefined && e[f] !== query.flags[f]) return false;
     return true;
   }
@@ -312,7 +315,7 @@ export class RepoIndex {
     const walk = () => driver.parts.reduce((n, p) => n + countAccepted(p, accept), 0);
     const count = (): number => {
       if (driver.size === 0) return 0;
-      if (positives > 1 || query.notOwner !== undefined) return walk();
+      if (positives > 1 || query.notOwner !== undefined || query.notOwners?.size) return walk();
       const excluded = FLAGS.filter((f) => query.flags?.[f] === false);
       if (excluded.length === 0) return driver.size;
       // size − |driver ∩ (∪ excluded flag postings)|, when those postings are the smaller walk.
@@ -349,7 +352,7 @@ export class RepoIndex {
     const accepts: Array<(id: number) => boolean> = [];
     let total = 0;
     if (vis.public) {
-      const p = this.plan('pub', query);
+      const p = this.plan('pub', publicQuery(query, vis));
       total += p.count();
       for (const part of p.driver.parts) {
         parts.push(part);
@@ -385,7 +388,7 @@ export class RepoIndex {
     if (vis.public) sides.push('pub');
     if (vis.privateAll) sides.push('priv');
     for (const side of sides) {
-      const p = this.plan(side, query);
+      const p = this.plan(side, side === 'pub' ? publicQuery(query, vis) : query);
       for (const part of p.driver.parts) for (let i = 0; i < part.size; i++) if (p.accept(part.at(i))) out.push(part.at(i));
     }
     if (!vis.privateAll && vis.privateIds) {
@@ -418,9 +421,19 @@ export class RepoIndex {
   }
 }
 
+/** The query of the public side: without the repositories of owners hidden from the caller. */
+function publicQuery(query: IndexQuery, vis: Visibility): IndexQuery {
+  return vis.hiddenOwners?.size ? { ...query, notOwners: vis.hiddenOwners } : query;
+}
+
 export interface Visibility {
   /** Public repositories are in scope (false for `is_private=true`). */
   public: boolean;
+  /**
+   * Owners whose public repositories the caller may not see (limited accounts for anonymous callers, private ones
+   * for non-members: Gitea's HasOrgOrUserVisible). Absent or empty: none.
+   */
+  hiddenOwners?: ReadonlySet<number>;
   /** Every private repository (a site admin's search). */
   privateAll: boolean;
   /** Otherwise: the private repositories the caller reads (absent or empty: none). */

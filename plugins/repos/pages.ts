@@ -40,9 +40,9 @@ export class RepoPages {
     const rows = await this.repos.find({ forkId: parentId }, { sort: { id: 1 }, projection: { id: 1, ownerId: 1, private: 1 } });
     let visible = rows.map((r) => r.id);
     if (caller?.isAdmin !== true) {
-      const privateIds = rows.filter((r) => r.private).map((r) => r.id);
-      const readable = privateIds.length ? await this.access.readableIds(caller, privateIds) : new Set<number>();
-      visible = rows.filter((r) => !r.private || readable.has(r.id)).map((r) => r.id);
+      // Private forks, and forks whose owner the caller may not see, need a grant.
+      const grants = await this.access.grants(caller, { ownerIds: rows.map((r) => r.ownerId), repoIds: rows.map((r) => r.id) });
+      visible = rows.filter((r) => modeOf(grants, r) >= ACCESS.read).map((r) => r.id);
     }
     return this.pageOfIds({ ids: visible.slice(page.skip, page.skip + page.limit), total: visible.length });
   }
@@ -58,7 +58,9 @@ export class RepoPages {
     const ownerMode = grants.ownerModes.get(ownerId) ?? ACCESS.none;
     if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId }, [], page)), grants };
     const extras = caller ? await this.access.privateReadable(caller, grants, ownerId) : [];
-    return { ...(await this.sortedPage({ ownerId, private: false }, extras, page)), grants };
+    // An owner hidden from the caller shows none of its public repositories (id -1 matches nothing).
+    const publicPart: Filter = grants.hiddenOwners?.has(ownerId) ? { ownerId, private: false, id: -1 } : { ownerId, private: false };
+    return { ...(await this.sortedPage(publicPart, extras, page)), grants };
   }
 
   /** `GET /user/repos`: everything the caller owns or reaches through an organization, a team or a collaboration. */

@@ -55,10 +55,17 @@ export class RepoAccess {
    * answer is needed for a few repositories only; the rule applied afterwards (`modeOf`) is the same.
    */
   async grants(caller: Caller | null, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
-    if (!caller) return ANONYMOUS;
+    if (!caller) {
+      const hiddenOwners = await this.hiddenOwners(null, new Set(), scope?.ownerIds);
+      return hiddenOwners.size ? { ...ANONYMOUS, hiddenOwners } : ANONYMOUS;
+    }
     const grants: Grants = { userId: caller.id, admin: caller.isAdmin, ownerModes: new Map(), repoModes: new Map() };
     grants.ownerModes.set(caller.id, ACCESS.owner);
     const teams = await this.orgs.teamsOf(caller.id, scope?.ownerIds);
+    if (!caller.isAdmin) {
+      const hidden = await this.hiddenOwners(caller, new Set(teams.map((t) => t.orgId)), scope?.ownerIds);
+      if (hidden.size) grants.hiddenOwners = hidden;
+    }
     const listed: TeamRecord[] = [];
     for (const team of teams) {
       if (team.includesAllRepos) raise(grants.ownerModes, team.orgId, teamMode(team.permission));
@@ -77,8 +84,23 @@ export class RepoAccess {
     return grants;
   }
 
+  /**
+   * The owners (among `ownerIds`, or all) whose repositories the caller may not see at all: limited accounts for
+   * anonymous callers; private ones unless the caller is the account or a member of the organization (`memberOf`).
+   * One index lookup that finds nothing while every account is public.
+   */
+  async hiddenOwners(caller: Caller | null, memberOf: ReadonlySet<number>, ownerIds?: number[]): Promise<Set<number>> {
+    const hidden = new Set<number>();
+    if (caller?.isAdmin) return hidden;
+    for (const row of await this.users.nonPublicAccounts(ownerIds)) {
+      if (row.id === caller?.id) continue;
+      if (row.visibility === 'limited' ? caller === null : !(row.type === 'org' && memberOf.has(row.id))) hidden.add(row.id);
+    }
+    return hidden;
+  }
+
   async accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode> {
-    if (!caller) return modeOf(ANONYMOUS, repo);
+    if (!caller) return modeOf(await this.grants(null, { ownerIds: [repo.ownerId] }), repo);
     if (caller.isAdmin) return ACCESS.owner;
     return modeOf(await this.grants(caller, { ownerIds: [repo.ownerId], repoIds: [repo.id] }), repo);
   }

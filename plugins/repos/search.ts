@@ -108,6 +108,7 @@ export class RepoSearch {
     const signedPrivate = caller !== null && opts.private !== false;
     const vis: Visibility = {
       public: opts.isPrivate !== true,
+      hiddenOwners: grants.admin ? undefined : grants.hiddenOwners,
       privateAll: signedPrivate && grants.admin && opts.isPrivate !== false,
       privateIds: signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateIds(grants) : undefined,
     };

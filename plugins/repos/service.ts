@@ -458,6 +458,17 @@ export class Repos implements ReposService {
     await this.teamRepos.deleteOne({ teamId: team.id, repoId: repo.id });
   }
 
+  async teamRepoIds(team: TeamRecord): Promise<number[]> {
+    if (team.includesAllRepos) return (await this.repos.find({ ownerId: team.orgId }, { projection: { id: 1 } })).map((r) => r.id);
+    return (await this.teamRepos.find({ teamId: team.id }, { projection: { repoId: 1 } })).map((r) => r.repoId);
+  }
+
+  async hiddenOwnerIds(caller: Caller | null): Promise<number[]> {
+    if (caller?.isAdmin) return [];
+    const memberOf = caller ? new Set(await this.ctx.services.get('orgs').orgIdsOf(caller.id)) : new Set<number>();
+    return [...(await this.access.hiddenOwners(caller, memberOf))];
+  }
+
   /** The team's repositories the caller reads, in name order (all of the org's for `includes_all_repositories` teams). */
   teamRepoPage(team: TeamRecord, caller: Caller, page: PageRequest): Promise<PageResult> {
     return this.pages.teamRepoPage(team, caller, page);

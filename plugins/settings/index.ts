@@ -2,6 +2,7 @@
 // from the configuration and from which capabilities are switched on, never hard-coded answers.
 import { definePlugin, type PluginContext } from '../../core/plugin.js';
 import '../../schemas/contracts/issues.js';
+import '../../schemas/contracts/contents.js';
 
 const int = { type: 'integer' } as const;
 const bool = { type: 'boolean' } as const;
@@ -25,9 +26,7 @@ const GITEA_TREES_PER_PAGE = 1000;
 const GITEA_MAX_BLOB_SIZE = 10 * 1024 * 1024;
 
 function apiSettings(ctx: PluginContext) {
-  // The contents plugin's own settings (it declares no contract for other plugins: read structurally).
-  type ContentsView = { contents: { ctx: { settings: { treePageSize: number; maxBlobBytes: number } } } };
-  const contents = ctx.services.has('contents') ? ctx.services.get<ContentsView>('contents').contents.ctx.settings : null;
+  const contents = ctx.services.has('contents') ? ctx.services.get('contents').limits : null;
   return {
     default_git_trees_per_page: contents?.treePageSize ?? GITEA_TREES_PER_PAGE,
     default_max_blob_size: contents?.maxBlobBytes ?? GITEA_MAX_BLOB_SIZE,

@@ -74,12 +74,8 @@ export function sanitizeTopics(input: readonly string[]): { valid: string[]; inv
   return { valid, invalid };
 }
 
-declare module '../../core/plugin.js' {
-  interface ForgeServices {
-    /** Only this plugin's handlers use it (no contract file). */
-    topics: Topics;
-  }
-}
+// Only this plugin's handlers use the service: declared beside the class (no contract file).
+declare module '../../core/plugin.js' { interface ForgeServices { topics: Topics } }
 
 export class Topics {
   readonly topics: Collection<TopicDoc>;

@@ -20,7 +20,8 @@ export async function getCurrentUser(rc: RequestContext): Promise<Reply> {
 
 export async function getUser(rc: RequestContext<{ username: string }>): Promise<Reply> {
   const account = await users(rc).byName(rc.params.username);
-  if (!account) throw fail.notFound();
+  // A limited or private account the caller may not see is as missing as an unknown one (Gitea's IsUserVisibleToViewer).
+  if (!account || !(await users(rc).visibleTo(account, rc.caller))) throw fail.notFound();
   return { status: 200, body: users(rc).toApi(account, rc.caller) };
 }
 
@@ -36,9 +37,12 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const q = internalized((rc.query.q ?? '').trim().toLowerCase());
   const win = pageWindow(rc.query, rc.app.settings.search);
   const accounts = rc.app.store.collection<Account>(USERS);
+  // Accounts the caller may not see (limited ones for anonymous callers, private ones for strangers) never match.
+  const hidden = await users(rc).hiddenIds(rc.caller, 'user');
+  const unseen = hidden.length ? { id: { $nin: hidden } } : {};
   if (q === '') {
     // No query: every individual account, paged in id order (Gitea's behaviour); organizations never appear.
-    const filter = { type: 'user' };
+    const filter = { type: 'user', ...unseen };
     const [total, page] = await Promise.all([
       accounts.count(filter),
       accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
@@ -48,7 +52,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   // Only individual users carry `grams`, so organizations never match.
   if (isWholeGram(q)) {
     // The gram index answers a short query exactly: count and page come straight from it.
-    const filter = { grams: q };
+    const filter = { grams: q, ...unseen };
     const [total, page] = await Promise.all([
       accounts.count(filter),
       accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
@@ -61,8 +65,9 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const rarest = rarestGram(trigrams, new Map(sizes));
   const candidates = await accounts.find({ grams: rarest }, { projection: { id: 1, lowerName: 1, fullName: 1 } });
   // Results come in account (id) order, like the reference server's database order.
+  const hiddenSet = new Set(hidden);
   const matches = candidates
-    .filter((a) => a.lowerName.includes(q) || a.fullName.toLowerCase().includes(q))
+    .filter((a) => !hiddenSet.has(a.id) && (a.lowerName.includes(q) || a.fullName.toLowerCase().includes(q)))
     .sort((a, b) => a.id - b.id);
   const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
   const byId = await users(rc).byIds(pageIds);

@@ -65,6 +65,8 @@ export default definePlugin<Users, UsersSettings>({
         { fields: { grams: 1 } },
         { fields: { type: 1, id: 1 } },
         { fields: { type: 1, lowerName: 1 } },
+        // Accounts that are not public (limited, private) are found through it: repository access hides their repositories.
+        { fields: { visibility: 1 } },
       ],
     },
     {

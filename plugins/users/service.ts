@@ -4,13 +4,13 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, type Account, type AccountEdit, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type UsersService } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type UsersService, type VisibilityWitness } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
 import { FailureThrottle, type ThrottleRule } from './throttle.js';
 import { gramsOf } from '../lib/grams.js';
-import { seesEmail, toApiUser, toApiUserShown } from './convert.js';
+import { seesEmail, toApiUser, toApiUserShown, visibilityOf } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
 
 export const USERS = 'users';
@@ -32,6 +32,19 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 export function checkEmail(email: string): string | null {
   if (email.length > 254 || !EMAIL.test(email)) return 'must be a valid email address';
   return null;
+}
+
+/** An organization's profile fields (CreateOrgOption / EditOrgOption limits); an empty email clears it. */
+function checkOrgProfile(p: { email?: string; fullName?: string; description?: string; website?: string; location?: string }): void {
+  if (p.email) {
+    const problem = checkEmail(p.email);
+    if (problem) throw fail.validation('email', problem);
+  }
+  const limits = { fullName: ['full_name', 100], description: ['description', 255], website: ['website', 255], location: ['location', 50] } as const;
+  for (const [key, [field, max]] of Object.entries(limits)) {
+    const value = p[key as keyof typeof limits];
+    if (value !== undefined && [...value].length > max) throw fail.validation(field, `must be at most ${max} characters`);
+  }
 }
 
 /** Accounts are read without their search grams: those exist for the index, and copying them costs every lookup. */
@@ -196,6 +209,7 @@ export class Users implements UsersService {
   async createOrg(input: NewOrgInput): Promise<Account> {
     const nameProblem = checkAccountName(input.username);
     if (nameProblem) throw fail.validation('username', nameProblem);
+    checkOrgProfile({ email: input.email, fullName: input.fullName, description: input.description, website: input.website, location: input.location });
     await this.assertNameFree(input.username);
     const now = nowRfc3339();
     return this.insertAccount({
@@ -203,11 +217,14 @@ export class Users implements UsersService {
       lowerName: input.username.toLowerCase(),
       type: 'org',
       fullName: input.fullName ?? '',
-      email: '', // organizations have no address (and no lowerEmail, so the sparse unique index ignores them)
+      // An organization's contact address: no lowerEmail, so the sparse unique index ignores it and it signs nobody in.
+      email: input.email ?? '',
       isAdmin: false,
       description: input.description ?? '',
       website: input.website ?? '',
       location: input.location ?? '',
+      visibility: input.visibility ?? 'public',
+      repoAdminChangeTeamAccess: input.repoAdminChangeTeamAccess === true,
       numFollowers: 0,
       numFollowing: 0,
       numStars: 0,
@@ -377,6 +394,74 @@ export class Users implements UsersService {
     const owned = await this.emails.find({ uid: account.id, lowerEmail: { $in: lower } });
     if (owned.length !== new Set(lower).size) throw fail.validation('emails', 'an address does not belong to this account');
     await this.emails.deleteMany({ uid: account.id, lowerEmail: { $in: lower } });
+  }
+
+  // ---- organizations' profile and account visibility ----
+
+  async updateOrg(org: Account, changes: OrgChanges): Promise<Account> {
+    if (org.type !== 'org') throw fail.validation('org', 'is not an organization');
+    checkOrgProfile(changes);
+    const set: Record<string, unknown> = {};
+    for (const key of ['fullName', 'email', 'description', 'website', 'location', 'visibility', 'repoAdminChangeTeamAccess'] as const) {
+      if (changes[key] !== undefined) set[key] = changes[key];
+    }
+    if (Object.keys(set).length === 0) return org;
+    set.updatedAt = nowRfc3339();
+    const after = await this.accounts.findOneAndUpdate({ id: org.id, type: 'org' }, { $set: set });
+    if (!after) throw fail.notFound();
+    return after;
+  }
+
+  private readonly visibilityWitnesses: VisibilityWitness[] = [];
+
+  addVisibilityWitness(witness: VisibilityWitness): void {
+    this.visibilityWitnesses.push(witness);
+  }
+
+  async visibleTo(account: Account, viewer: Caller | null): Promise<boolean> {
+    const visibility = visibilityOf(account);
+    if (visibility === 'public') return true;
+    if (!viewer) return false;
+    if (viewer.isAdmin || viewer.id === account.id || visibility === 'limited') return true;
+    for (const witness of this.visibilityWitnesses) if (await witness(account, viewer.id)) return true;
+    return false;
+  }
+
+  /**
+   * Ids of the accounts `viewer` does not see (see `visibleTo`): list filters exclude them. Empty for site admins and
+   * while every account is public (the common case: one index lookup).
+   */
+  async hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]> {
+    if (viewer?.isAdmin) return [];
+    const hidden: number[] = [];
+    for (const row of await this.nonPublicAccounts()) {
+      if (type && row.type !== type) continue;
+      if (!(await this.visibleTo(row as unknown as Account, viewer))) hidden.push(row.id);
+    }
+    return hidden;
+  }
+
+  async accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }> {
+    const filter: Record<string, unknown> = { type: options.type };
+    if (options.visibility) {
+      // Records made before the setting existed have none: they are public.
+      const wanted = options.visibility;
+      if (!wanted.includes('public')) filter.visibility = { $in: wanted };
+      else if (wanted.length < 3) filter.visibility = { $nin: (['limited', 'private'] as const).filter((v) => !wanted.includes(v)) };
+    }
+    const [accounts, total] = await Promise.all([
+      this.accounts.find(filter, { sort: { lowerName: 1 }, skip: options.skip, limit: options.limit, projection: { grams: 0 } }),
+      this.accounts.count(filter),
+    ]);
+    return { accounts, total };
+  }
+
+  async nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>> {
+    if (ids && ids.length === 0) return [];
+    const filter: Record<string, unknown> = { visibility: { $in: ['limited', 'private'] } };
+    if (ids) filter.id = ids.length === 1 ? ids[0] : { $in: [...new Set(ids)] };
+    const rows = await this.accounts.find(filter, { projection: { id: 1, type: 1, visibility: 1 } });
+    return rows.map((r) => ({ id: r.id, type: r.type, visibility: visibilityOf(r) }));
   }
 
   async verifyLogin(login: string, password: string, client?: SignInClient): Promise<Caller | null> {

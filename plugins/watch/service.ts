@@ -4,6 +4,7 @@ import type { IndexSpec } from '../../core/store/port.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
 import { REPO_RELATION_INDEXES, RepoRelations, repoRelationListQuery } from '../lib/repo-relations.js';
 import type { WatchRow } from './convert.js';
+import type { WatchService } from '../../schemas/contracts/watch.js';
 
 export const WATCHES = 'watches';
 
@@ -12,7 +13,7 @@ export const WATCH_INDEXES: IndexSpec[] = REPO_RELATION_INDEXES;
 export const watchListQuery = repoRelationListQuery;
 
 /** Users keep no watch counter: only the repository's `numWatches` moves (and `repo.deleted` just drops the rows). */
-export class Watches extends RepoRelations<WatchRow> {
+export class Watches extends RepoRelations<WatchRow> implements WatchService {
   constructor(ctx: PluginContext) {
     super(ctx, { collection: WATCHES, repoCounter: 'numWatches' });
   }
@@ -23,6 +24,10 @@ export class Watches extends RepoRelations<WatchRow> {
     // A concurrent PUT created it and counted it; answer with that row (unless it is already gone again).
     if (outcome === 'raced') return (await this.get(uid, repo.id)) ?? row;
     return row;
+  }
+
+  async watcherIds(repoId: number): Promise<number[]> {
+    return (await this.rows.find({ repoId }, { projection: { uid: 1 } })).map((r) => r.uid);
   }
 
   /** Idempotent: decrements only when this call deleted the row. */

@@ -98,6 +98,8 @@ export interface IssueListQuery {
   repoId?: number;
   /** Search: visible rows only (public or these private repositories); absent = everything (site admins). */
   visiblePrivateRepoIds?: number[];
+  /** Search: owners whose public repositories the caller may not see (limited/private accounts). */
+  hiddenOwnerIds?: number[];
   repoOwnerId?: number;
   repoIds?: number[];
   /** Only these issue ids (the pulls plugin's base-branch filter). */
@@ -161,6 +163,8 @@ export interface IssuesService {
   commentToApi(comment: CommentRecord, issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>>;
   labelsOf(issue: IssueRecord): Promise<LabelRecord[]>;
   milestoneById(repoId: number, id: number): Promise<MilestoneRecord | null>;
+  /** Who is subscribed to the issue (its poster and commenters unless they unsubscribed, and explicit subscribers). */
+  subscriberIds(issueId: number): Promise<number[]>;
 }
 
 declare module '../../core/plugin.js' {

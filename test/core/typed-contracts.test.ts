@@ -18,6 +18,8 @@ export function servicesAndEvents(ctx: PluginContext<HelloSettings>): void {
   void users.byNickname('ann');
   // @ts-expect-error a wrong argument type for a typed service
   void ctx.services.get('repos').byId('1');
+  // @ts-expect-error a service no file declares in ForgeServices (there is no untyped fallback)
+  void ctx.services.get('no-such-plugin');
 
   ctx.events.on('account.deleted', ({ account }) => void account.login);
   // @ts-expect-error a payload field the event does not carry

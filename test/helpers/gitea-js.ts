@@ -218,9 +218,6 @@ export const NOT_SERVED: Record<string, Record<string, string>> = {
     user_id: 'Gitea sends it only from the admin email search',
     username: 'Gitea sends it only from the admin email search',
   },
-  GPGKey: {
-    verified: 'key ownership verification (gpg_key_token / gpg_key_verify) is not implemented',
-  },
 };
 
 /** `Interface.field` pairs that may be null, with why (Go pointers and our "never the zero time" rule). */
@@ -231,6 +228,9 @@ export const NULLABLE: Record<string, string> = {
   'User.last_login': 'null for an account that never signed in, and for viewers other than the account and site admins',
   'GPGKey.expires_at': 'null for a key that never expires (never the zero time)',
   'WatchInfo.reason': 'always null, as in Gitea',
+  'PayloadCommit.added': 'null in a branch\'s commit, as in Gitea (no file lists there)',
+  'PayloadCommit.removed': 'null in a branch\'s commit, as in Gitea (no file lists there)',
+  'PayloadCommit.modified': 'null in a branch\'s commit, as in Gitea (no file lists there)',
   // pulls: Gitea's Go pointers and nil slices of a pull request that is not merged, closed, assigned or scheduled
   'PullRequest.assignee': 'null while nobody is assigned (Gitea: nil *User)',
   'PullRequest.assignees': 'null while nobody is assigned (Gitea: nil slice)',

@@ -77,7 +77,8 @@ function checkKey(t: Test, api: any, fixture: string, expectedEmails: Array<{ em
   const f = facts(fixture);
   const exported = dearmor(read(`${fixture}.asc`));
   t.same(Object.keys(api).sort(), ['can_certify', 'can_encrypt_comms', 'can_encrypt_storage', 'can_sign', 'created_at', 'emails',
-    'expires_at', 'id', 'key_id', 'primary_key_id', 'public_key', 'subkeys'], 'exactly the GPGKey fields');
+    'expires_at', 'id', 'key_id', 'primary_key_id', 'public_key', 'subkeys', 'verified'], 'exactly the GPGKey fields');
+  t.equal(api.verified, expectedEmails.some((e) => e.verified), 'verified: an identity is a verified address of the owner');
   const one = (a: any, k: ColonKey, isPrimary: boolean, label: string) => {
     t.ok(Number.isSafeInteger(a.id) && a.id > 0, `${label}: its own integer id`);
     t.equal(a.key_id, k.keyId, `${label}: key_id`);

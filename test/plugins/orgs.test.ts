@@ -165,9 +165,13 @@ t.test('organizations and teams', async (t) => {
 
     t.same((await f.request('GET', '/users/olga/orgs', { token: owner.token })).json.map((o: any) => o.username), ['Acme', 'Beta'], 'self');
     t.same((await f.request('GET', '/users/olga/orgs', { token: f.admin.token })).json.length, 2, 'site admin');
-    t.same((await f.request('GET', '/users/olga/orgs', { token: member.token })).json.map((o: any) => o.username), ['Acme'], 'shared organizations only');
+    // Gitea's rule: others see only the memberships the user made public (a fellow member too).
+    t.same((await f.request('GET', '/users/olga/orgs', { token: member.token })).json, [], 'concealed from a fellow member');
     t.same((await f.request('GET', '/users/olga/orgs', { token: stranger.token })).json, [], 'concealed');
     t.same((await f.request('GET', '/users/olga/orgs')).json, []);
+    t.equal((await f.request('PUT', '/orgs/Acme/public_members/olga', { token: owner.token })).status, 204);
+    t.same((await f.request('GET', '/users/olga/orgs')).json.map((o: any) => o.username), ['Acme'], 'a public membership');
+    t.equal((await f.request('DELETE', '/orgs/Acme/public_members/olga', { token: owner.token })).status, 204);
     t.equal((await f.request('GET', '/users/nobody-here/orgs')).status, 404);
   });
 

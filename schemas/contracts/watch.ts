@@ -1,0 +1,6 @@
+// The `watch` plugin's service as other plugins see it: who watches a repository (notifications fan out to them).
+
+export interface WatchService {
+  /** Ids of the accounts watching the repository. */
+  watcherIds(repoId: number): Promise<number[]>;
+}
