@@ -21,9 +21,10 @@ export interface ForgeConfig {
   compactIntervalMs: number;
   /**
    * node:http server options (ms; 0 = off / unlimited), and `replyBatch`: the most replies whose writes are held to
-   * the end of the event-loop turn (0 = write each reply in place; see core/http/reply-batch.ts).
+   * the end of the event-loop turn (0 = write each reply in place; see core/http/reply-batch.ts), and `discardBodyBytes`:
+   * how much of a refused body (413, 415) is read and dropped so the client can read the answer (core/http/body.ts).
    */
-  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number; replyBatch: number };
+  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number; replyBatch: number; discardBodyBytes: number };
   pagination: { defaultLimit: number; maxLimit: number };
   admin: { username: string; password: string; email: string };
   disabledPlugins: string[];

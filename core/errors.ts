@@ -26,8 +26,9 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, description: 'The resource already exists (repository name, fork).' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body is larger than the configured limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'A JSON body was sent without a JSON Content-Type.' },
-  TOO_MANY_REQUESTS: { status: 429, description: 'Too many failed sign-ins from this address or for this account; `Retry-After` says when to try again.' },
+  TOO_MANY_REQUESTS: { status: 429, description: 'Too many failed sign-ins from this address or for this account, or too many git transfers of one repository at once; `Retry-After` says when to try again.' },
   VALIDATION: { status: 422, description: 'The input breaks a rule; the message names the field.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'The server is at a configured limit (git transfers at once); `Retry-After` says when to try again.' },
   INTERNAL: { status: 500, description: 'An unexpected failure; the body never carries internals.' },
 } as const satisfies Record<string, ErrorCodeInfo>;
 

@@ -189,6 +189,11 @@ export interface UsersService {
   addVisibilityWitness(witness: VisibilityWitness): void;
   /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */
   accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }>;
+  /**
+   * Stores an uploaded avatar for an account (Gitea's UpdateUserAvatarOption `image`: base64 PNG, JPEG, GIF or WebP,
+   * sniffed; 422 naming `image` otherwise) — organizations' avatars come through here; `null` removes it.
+   */
+  setAvatar(uid: number, image: string | null): Promise<void>;
   /** The accounts that are not public (limited or private), optionally among `ids`: index-backed, usually few. */
   nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>>;
   /** Replaces a user's password (422 naming `password` when too short); signs out cached password checks. */

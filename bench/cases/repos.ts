@@ -1,7 +1,7 @@
 // Bench cases for the repos plugin: the name search through the n-gram index (common, rare, short, empty, as an org
 // member, as a site admin) and the repository lists (/users/{u}/repos?page=3, /user/repos of a 1,000-repository
-// owner). The harness seeds repositories, search documents and gram frequencies (bench/seed.ts, with
-// plugins/repos/search-index.ts), so no seeder is exported here. Each check also verifies what a fast wrong answer
+// owner). The harness seeds the repositories (bench/seed.ts); the server builds its search index from them at start
+// (plugins/repos/memory-index.ts), so no seeder is exported here. Each check also verifies what a fast wrong answer
 // would get wrong: name order, the term really in every name, no private repository for anonymous callers.
 import type { BenchCase, BenchFixture, RecordedResponse } from '../case.js';
 

@@ -19,6 +19,8 @@ export interface CompiledRoute extends RouteInfo {
   /** Response serializer per status code. */
   readonly serializers: Map<number, Serializer>;
   readonly bodyLimit: number;
+  /** How much more of a refused body (413, 415) is read and dropped so the client can read the answer. */
+  readonly discardLimit: number;
   /** Set when the route declares a concurrency limit. */
   readonly gate?: Gate;
   /** What the route demands of a token caller's scopes (null: nothing). */
@@ -86,6 +88,7 @@ function compileRoute(plugin: string, def: AnyRoute, { config, registry, seriali
     body: schema.body ? registry.compileBody(schema.body) : undefined,
     serializers: new Map(Object.entries(schema.response ?? {}).map(([status, s]) => [Number(status), serializers.compile(s)])),
     bodyLimit: typeof def.bodyLimit === 'function' ? def.bodyLimit(config, app.settings) : def.bodyLimit ?? config.bodyLimit,
+    discardLimit: config.server.discardBodyBytes,
     gate: concurrency > 0 ? createGate(concurrency) : undefined,
     scopes: scopeDemand(def),
   };

@@ -9,12 +9,13 @@ import { ForgeError, fail } from '../errors.js';
 import { missingScopes, type ScopeDemand } from '../scopes.js';
 import type { Caller, Handler, PluginContext, RequestContext } from '../plugin.js';
 import type { Router } from '../router.js';
-import { hasBody, isJsonMediaType, mediaType, readBody } from './body.js';
+import { discardBody, hasBody, isJsonMediaType, mediaType, readBody } from './body.js';
 import type { CompiledRoute } from './compile.js';
 import type { ErrorSender } from './error-reply.js';
 import type { Gate } from './gate.js';
 import { RESPONSE_HEADERS, setHeaders } from './headers.js';
 import type { Hooks } from './hooks.js';
+import { exemptFromRequestTimeout } from './lifecycle.js';
 import type { ReplySender } from './reply.js';
 import type { RequestLogLine } from './request-log.js';
 
@@ -125,7 +126,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       const query = route.query ? route.query(rawQueryObject) : rawQueryObject;
       // 2d: body bytes first; 2e: a gated route waits for its turn holding only those; then the body is parsed.
       const bodyKind = route.def.body ?? 'none';
-      const raw = bodyKind === 'json' ? await readJsonBytes(req, route) : bodyKind === 'text' ? await readBody(req, route.bodyLimit) : null;
+      const raw = bodyKind === 'json' ? await readJsonBytes(req, route) : bodyKind === 'text' ? await readBody(req, route.bodyLimit, route.discardLimit) : null;
       if (route.gate) {
         gate = route.gate;
         const turn = gate.enter();
@@ -134,7 +135,10 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       let body: unknown;
       if (bodyKind === 'json') body = parseJsonBody(raw, route);
       else if (bodyKind === 'text') body = raw!.toString('utf8');
-      else if (bodyKind === 'stream') streamHead(res, id); // the handler writes the response itself
+      else if (bodyKind === 'stream') {
+        streamHead(res, id); // the handler writes the response itself
+        exemptFromRequestTimeout(req, res);
+      }
       // 'none': an unread body is drained by node:http itself once the response is finished (IncomingMessage._dump).
       // 2f: the handler; stage 3: its reply.
       const apiPath = route.def.mount === 'root' ? path : path.slice(apiPrefix.length) || '/';
@@ -192,10 +196,10 @@ async function readJsonBytes(req: IncomingMessage, route: CompiledRoute): Promis
   }
   // A route may take JSON sent as text/plain or with no type (clients generated from Gitea's swagger do that).
   if (!isJsonMediaType(type) && !(route.def.textPlainJson === true && (type === 'text/plain' || type === ''))) {
-    req.resume();
+    await discardBody(req, route.discardLimit);
     throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', type ? `unsupported Content-Type ${type}; use application/json` : 'Content-Type application/json is required');
   }
-  return readBody(req, route.bodyLimit);
+  return readBody(req, route.bodyLimit, route.discardLimit);
 }
 
 /** Parses (400) and validates (422) a JSON body; an empty body is `{}`. */

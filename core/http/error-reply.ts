@@ -33,7 +33,8 @@ export function createErrorSender(replies: ReplyBatch, compile: (schema: object)
     }
     const headers: Record<string, string | number> = { ...extra, 'X-Request-Id': id };
     for (let i = 0; i < RESPONSE_HEADERS.length; i += 2) headers[RESPONSE_HEADERS[i]!] = RESPONSE_HEADERS[i + 1]!;
-    if (status === 413) headers.Connection = 'close';
+    // A body left unread (past the discard bound, or never read) cannot be skipped on a kept-alive connection.
+    if ((status === 413 || status === 415) && res.req && !res.req.complete) headers.Connection = 'close';
     const payload = serializeError({ message, url: docsUrl });
     headers['Content-Type'] = JSON_TYPE;
     headers['Content-Length'] = Buffer.byteLength(payload);

@@ -28,9 +28,43 @@ export interface LifecycleDeps {
  */
 export function createServer(config: ForgeConfig, handler: LifecycleDeps['handler']): http.Server {
   const { headersTimeout, requestTimeout, keepAliveTimeout, maxConnections } = config.server;
-  const server = http.createServer({ headersTimeout, requestTimeout, keepAliveTimeout }, handler);
+  // node:http looks for expired requests every connectionsCheckingInterval (30 s by default): a quarter of the
+  // shortest timeout, so a timeout of a few seconds is kept within a second or so.
+  const timeouts = [headersTimeout, requestTimeout].filter((ms) => ms > 0);
+  const connectionsCheckingInterval = timeouts.length ? Math.min(30_000, Math.max(250, Math.floor(Math.min(...timeouts) / 4))) : 30_000;
+  const server = http.createServer({ headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval }, handler);
   if (maxConnections > 0) server.maxConnections = maxConnections;
+  server.on('clientError', onClientError);
   return server;
+}
+
+/**
+ * Sockets whose request is a `stream` route's (git transfers): requestTimeout bounds a whole request, and a long
+ * clone or push must not die for being long; such a route bounds its idle time itself (e.g. `res.setTimeout`).
+ */
+const STREAMING = new WeakSet<object>();
+
+/** Exempts the request from requestTimeout until its response is done (the dispatch stage calls it for stream routes). */
+export function exemptFromRequestTimeout(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const socket = req.socket;
+  STREAMING.add(socket);
+  res.once('close', () => STREAMING.delete(socket));
+}
+
+const CANNED: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/** node:http's own answer to a broken or timed-out request (which a clientError listener replaces), minus streams. */
+function onClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && STREAMING.has(socket)) return;
+  const res = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (socket.writable && (!res || !res.headersSent)) {
+    socket.write(`HTTP/1.1 ${CANNED[err.code ?? ''] ?? '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
+  }
+  socket.destroy(err);
 }
 
 export function createLifecycle(deps: LifecycleDeps): Lifecycle {

@@ -93,12 +93,13 @@ export class GitRunner {
       windowsHide: true,
     });
     this.live.add(child);
+    // 0: no total time (transfers bound their idle time themselves).
     const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
-    const timer = setTimeout(() => {
+    const timer = timeoutMs > 0 ? setTimeout(() => {
       (child as ChildProcess & { timedOut?: boolean }).timedOut = true;
       killGroup(child);
-    }, timeoutMs);
-    timer.unref();
+    }, timeoutMs) : undefined;
+    timer?.unref();
     child.once('close', () => {
       clearTimeout(timer);
       this.live.delete(child);

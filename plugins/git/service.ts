@@ -10,6 +10,7 @@ import { checkRemote, RemoteRefused, type Remote } from './remote-url.js';
 import { GitError, GitRunner, gitMessage } from './runner.js';
 import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from './storage.js';
 import { SyncQueue } from './sync-queue.js';
+import { TransferLimits } from './transfers.js';
 import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
@@ -42,6 +43,13 @@ export interface GitSettings {
   catFileMaxRepos: number;
   /** A reader unused this long is closed. */
   catFileIdleMs: number;
+  /** A smart HTTP transfer without a byte either way this long is cut. */
+  transferIdleMs: number;
+  maxTransfers: number;
+  maxTransfersPerRepo: number;
+  transferRetryAfterSeconds: number;
+  /** receive.maxInputSize of every push (0 = none). */
+  maxPushBytes: number;
 }
 
 const DEFAULT_BRANCH = 'master';
@@ -58,6 +66,7 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
   readonly mirrors: Collection<MirrorRecord>;
   readonly catFiles: CatFilePool;
   readonly pushes: PushProcessor;
+  readonly transfers: TransferLimits;
   private timer: NodeJS.Timeout | undefined;
   private box: SecretBox | undefined;
 
@@ -69,6 +78,11 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     this.queue = new SyncQueue((id) => this.sync(id), SYNC_CONCURRENCY, ctx.log);
     this.mirrors = ctx.store.collection<MirrorRecord>(MIRRORS);
     this.catFiles = new CatFilePool(this.runner, { maxRepos: this.settings.catFileMaxRepos, idleMs: this.settings.catFileIdleMs }, ctx.log);
+    this.transfers = new TransferLimits({
+      maxTransfers: this.settings.maxTransfers,
+      maxTransfersPerRepo: this.settings.maxTransfersPerRepo,
+      retryAfterSeconds: this.settings.transferRetryAfterSeconds,
+    });
     this.pushes = new PushProcessor({ runner: this.runner, storage: this.storage, events: ctx.events, log: ctx.log, repos: () => this.repos });
   }
 
@@ -203,9 +217,13 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     }
   }
 
+  /**
+   * Who commits what forgekit writes itself (auto-init): the account's no-reply address `<login>@noreply.<host>`,
+   * never its email (decisions.md): an anonymous clone must not reveal what the API hides.
+   */
   identity(owner: Account): { name: string; email: string } {
     const host = new URL(this.ctx.urls.root).hostname || 'localhost';
-    return { name: owner.fullName || owner.login, email: owner.email || `${owner.lowerName ?? owner.login.toLowerCase()}@noreply.${host}` };
+    return { name: owner.fullName || owner.login, email: `${owner.lowerName ?? owner.login.toLowerCase()}@noreply.${host}` };
   }
 
   /** Re-reads `empty`, `size` and the default branch from disk after a push, fork or sync. */

@@ -40,6 +40,17 @@ function pktLine(text: string): string {
   return (text.length + 4).toString(16).padStart(4, '0') + text;
 }
 
+/**
+ * A transfer has no total time limit (the kernel exempts stream routes from the server's requestTimeout): a clone or
+ * push is cut when its connection moved no byte either way for `transferIdleMs`, however long it has run.
+ */
+function idleLimit(rc: Rc<any>, g: GitService): void {
+  rc.res.setTimeout(g.settings.transferIdleMs, () => {
+    rc.log.warn({ idleMs: g.settings.transferIdleMs }, 'git transfer idle too long: connection cut');
+    rc.res.destroy();
+  });
+}
+
 /** GET /{owner}/{repo}/info/refs?service=git-upload-pack|git-receive-pack */
 export async function infoRefs(rc: Rc<{ service?: string }>): Promise<void> {
   const requested = rc.query.service;
@@ -55,7 +66,13 @@ export async function infoRefs(rc: Rc<{ service?: string }>): Promise<void> {
   args.push(g.repoDir(repo, owner));
   // Protocol v2 starts with its capability advertisement; v0/v1 clients expect the service line first.
   const prefix = env.GIT_PROTOCOL?.includes('version=2') ? '' : `${pktLine(`# service=git-${service}\n`)}0000`;
-  await stream(rc, g, args, env, null, `application/x-git-${service}-advertisement`, prefix);
+  const release = g.transfers.enter(repo.id);
+  idleLimit(rc, g);
+  try {
+    await stream(rc, g, args, env, null, `application/x-git-${service}-advertisement`, prefix);
+  } finally {
+    release();
+  }
 }
 
 /** POST /{owner}/{repo}/git-upload-pack */
@@ -72,8 +89,11 @@ async function rpc(rc: Rc, service: Service): Promise<void> {
   const g = git(rc);
   let found: { repo: RepoRecord; owner: Account };
   let input: Readable;
+  let release: (() => void) | undefined;
   try {
     found = await g.resolveForGit(rc.caller, rc.params.owner, repoParam(rc.params.repo), service === 'receive-pack');
+    release = g.transfers.enter(found.repo.id);
+    idleLimit(rc, g);
     const type = (rc.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== `application/x-git-${service}-request`) {
       throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', `Content-Type application/x-git-${service}-request is required`);
@@ -90,10 +110,19 @@ async function rpc(rc: Rc, service: Service): Promise<void> {
       throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Encoding ${encoding}`);
     }
   } catch (err) {
+    release?.();
     // The request body (possibly a large pack) is left unread: close the connection rather than drain it.
     rc.res.setHeader('Connection', 'close');
     throw err;
   }
+  try {
+    await transfer(rc, g, service, found, input);
+  } finally {
+    release();
+  }
+}
+
+async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: RepoRecord; owner: Account }, input: Readable): Promise<void> {
   const { repo, owner } = found;
   let after: (() => Promise<void>) | undefined;
   if (service === 'receive-pack') {
@@ -121,6 +150,8 @@ async function rpc(rc: Rc, service: Service): Promise<void> {
   }
   const args = [service, '--stateless-rpc'];
   if (service === 'upload-pack') args.push('--strict');
+  // git itself refuses a pack over the limit (index-pack/unpack-objects --max-input-size), and tells the client why.
+  if (service === 'receive-pack' && g.settings.maxPushBytes > 0) args.unshift('-c', `receive.maxInputSize=${g.settings.maxPushBytes}`);
   args.push(g.repoDir(repo, owner));
   await stream(rc, g, args, protocolEnv(rc), input, `application/x-git-${service}-result`, '', after);
 }
@@ -141,7 +172,8 @@ async function stream(
     res.setHeader('Connection', 'close');
     throw fail.notFound();
   }
-  const child: ChildProcess = g.runner.spawn(args, { env });
+  // No total time: a long clone or push is fine while bytes move (the idle limit is on the connection).
+  const child: ChildProcess = g.runner.spawn(args, { env, timeoutMs: 0 });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     if (stderr.length < 8192) stderr += chunk.toString('utf8');

@@ -12,6 +12,8 @@ import { toApiGpgKey, type GpgKeyDoc } from './convert.js';
 import { armorKeys, GpgKeyError, parseGpgPublicKey, type GpgKeyInfo } from './parse.js';
 
 export const COLLECTION = 'gpg_keys';
+/** One row per account whose key set changed: `{ ownerId, version }`, bumped after every add and delete. */
+export const VERSIONS = 'gpg_key_sets';
 const DUPLICATE = 'a key with the same key id is already in the database';
 
 type Rc<P = Record<string, never>, Q = Record<string, never>, B = unknown> = RequestContext<P, Q, B>;
@@ -20,6 +22,47 @@ interface PageQuery { page?: number; limit?: number }
 function keys(rc: Rc<any, any, any>) {
   return rc.app.store.collection<GpgKeyDoc>(COLLECTION);
 }
+
+export interface GpgKeysSettings {
+  /** Most bytes of an uploaded armored key. */
+  maxKeyBytes: number;
+  /** Most (primary) keys an account keeps. */
+  maxKeysPerUser: number;
+  /** Accounts whose armored export is kept in memory. */
+  exportCacheEntries: number;
+}
+
+interface KeySetVersion { [key: string]: unknown; ownerId: number; version: number }
+
+function versions(rc: Rc<any, any, any>) {
+  return rc.app.store.collection<KeySetVersion>(VERSIONS);
+}
+
+/** The account's key set changed: every process's cached `.gpg` export of it is stale from now on. */
+export async function bumpKeySet(rc: Rc<any, any, any>, ownerId: number): Promise<void> {
+  await versions(rc).updateOne({ ownerId }, { $inc: { version: 1 } }, { upsert: true });
+}
+
+/**
+ * `/{username}.gpg` exports by account, each with the key-set version it was built from; a bounded map (the oldest
+ * entry goes first). Armoring every key again per request made a few large keys a cheap way to stall the server.
+ */
+const armoredExports = perApp((app) => {
+  const limit = (app.settings as GpgKeysSettings).exportCacheEntries;
+  const entries = new Map<number, { version: number; body: string }>();
+  return {
+    get(ownerId: number, version: number): string | undefined {
+      const hit = entries.get(ownerId);
+      return hit && hit.version === version ? hit.body : undefined;
+    },
+    set(ownerId: number, version: number, body: string): void {
+      if (limit <= 0) return;
+      entries.delete(ownerId);
+      entries.set(ownerId, { version, body });
+      if (entries.size > limit) entries.delete(entries.keys().next().value!);
+    },
+  };
+});
 
 /** What a primary key's resource needs besides its row: the owner's subkey rows of those primaries, and addresses. */
 async function subkeysAndEmails(rc: Rc<any, any, any>, ownerId: number, primaries: GpgKeyDoc[]): Promise<[GpgKeyDoc[], EmailAddress[]]> {
@@ -139,6 +182,14 @@ function row(info: GpgKeyInfo, id: number, ownerId: number, primaryKeyId: string
 export async function create(rc: Rc<{}, {}, { armored_public_key: string }>): Promise<Reply> {
   const caller = me(rc);
   const field = 'armored_public_key';
+  const { maxKeyBytes, maxKeysPerUser } = rc.app.settings as GpgKeysSettings;
+  const size = Buffer.byteLength(rc.body.armored_public_key);
+  if (size > maxKeyBytes) {
+    throw fail.validation(field, `the key is ${size} bytes; this server accepts keys of at most ${maxKeyBytes} bytes`);
+  }
+  if ((await keys(rc).count({ ownerId: caller.id, primaryKeyId: '' })) >= maxKeysPerUser) {
+    throw fail.validation(field, `you already have ${maxKeysPerUser} GPG keys, the most this server keeps per account; delete one first`);
+  }
   let parsed;
   try {
     parsed = await parseGpgPublicKey(rc.body.armored_public_key);
@@ -177,6 +228,7 @@ export async function create(rc: Rc<{}, {}, { armored_public_key: string }>): Pr
     if (isDuplicateKeyError(err)) throw fail.validation(field, DUPLICATE);
     throw err;
   }
+  await bumpKeySet(rc, caller.id);
   const stored = await col.find({ id: { $in: inserted } }, { sort: { id: 1 } });
   const primary = stored.find((d) => d.primaryKeyId === '') ?? docs[0]!;
   const [body] = await present(rc, caller.id, [primary]);
@@ -192,13 +244,21 @@ export async function remove(rc: Rc<{ id: number }>): Promise<Reply> {
   } else {
     await col.deleteOne({ id: doc.id });
   }
+  await bumpKeySet(rc, doc.ownerId);
   return { status: 204 };
 }
 
 /** GET /{username}.gpg — every primary key of the user in one armored block ("" when there is none). */
 export async function plainText(rc: Rc<{ username: string }>): Promise<Reply> {
   const account = await accountOr404(rc, rc.params.username);
-  const docs = await keys(rc).find({ ownerId: account.id, primaryKeyId: '' }, { sort: { id: 1 } });
-  const body = docs.length ? armorKeys(docs.map((d) => Buffer.from(d.content, 'base64'))) : '';
+  // The version is read before the keys: a change in between leaves an entry that the next request finds stale.
+  const version = (await versions(rc).findOne({ ownerId: account.id }))?.version ?? 0;
+  const cache = armoredExports(rc.app);
+  let body = cache.get(account.id, version);
+  if (body === undefined) {
+    const docs = await keys(rc).find({ ownerId: account.id, primaryKeyId: '' }, { sort: { id: 1 } });
+    body = docs.length ? armorKeys(docs.map((d) => Buffer.from(d.content, 'base64'))) : '';
+    cache.set(account.id, version, body);
+  }
   return { status: 200, type: 'text', body };
 }

@@ -14,10 +14,19 @@ const createBody = {
   required: ['armored_public_key'],
 };
 
-export default definePlugin<GpgKeysService>({
+export default definePlugin<GpgKeysService, h.GpgKeysSettings>({
   name: 'gpg-keys',
   dependencies: ['users'],
-  collections: [{
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      maxKeyBytes: { type: 'integer', minimum: 1024, default: 65536, description: 'most bytes of an uploaded armored key (422 beyond)' },
+      maxKeysPerUser: { type: 'integer', minimum: 1, default: 32, description: 'most GPG keys an account keeps (422 beyond)' },
+      exportCacheEntries: { type: 'integer', minimum: 0, default: 1000, description: 'accounts whose /{username}.gpg export is kept in memory' },
+    },
+  },
+  collections: [{ name: h.VERSIONS, indexes: [{ fields: { ownerId: 1 }, unique: true }] }, {
     name: h.COLLECTION,
     indexes: [
       { fields: { ownerId: 1, primaryKeyId: 1 } },
@@ -37,6 +46,7 @@ export default definePlugin<GpgKeysService>({
   start(ctx) {
     ctx.events.on(ACCOUNT_DELETED, async ({ account }) => {
       await ctx.store.collection(h.COLLECTION).deleteMany({ ownerId: account.id });
+      await ctx.store.collection(h.VERSIONS).deleteMany({ ownerId: account.id });
     });
     return gpgKeysService(ctx.store, h.COLLECTION);
   },

@@ -136,6 +136,7 @@ export default definePlugin<IssuesService>({
   async start(ctx) {
     const service = new Issues(ctx);
     await service.repair();
+    await service.indexOldComments();
     ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
     ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));

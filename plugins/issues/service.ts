@@ -10,7 +10,7 @@ import type {
   CommentRecord, IssueChangeContext, IssueListQuery, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
 } from '../../schemas/contracts/issues.js';
 import { Renderer } from './convert.js';
-import { GRAM, gramsOf, matchesText, mentionedNames, queryGrams } from './text.js';
+import { GRAM, gramsOf, matchesText, mentionedNames, queryGrams, textGrams } from './text.js';
 
 export const ISSUES = 'issues';
 export const COMMENTS = 'issue_comments';
@@ -407,7 +407,11 @@ export class Issues implements IssuesService {
     for (let attempt = 0; attempt < MAX_RETRIES && current; attempt++) {
       const set = change(current);
       if (set === null) return { before: current, after: current };
-      if ('title' in set || 'body' in set) set.grams = gramsOf(set.title ?? current.title, set.body ?? current.body);
+      if ('title' in set || 'body' in set) {
+        // The comments' grams stay: `q` matches comments too (Gitea's indexer does).
+        const own = gramsOf(set.title ?? current.title, set.body ?? current.body);
+        set.grams = current.commentGrams?.length ? [...new Set([...own, ...current.commentGrams])] : own;
+      }
       set.updatedAt = nowRfc3339();
       const cur = current;
       const write = async () => {
@@ -624,7 +628,15 @@ export class Issues implements IssuesService {
     }
     // `q` is literal text: the grams narrow the candidates through the index, the literal check decides.
     const candidates = await this.issues.find(filter, { sort: q.sort ?? { id: -1 } });
-    const matches = candidates.filter((issue) => matchesText(issue, lower));
+    // Title or body first; the comments of the other candidates (those with any) are read once, together.
+    const byComment = new Set<number>();
+    const rest = candidates.filter((issue) => issue.numComments > 0 && !matchesText(issue, lower)).map((issue) => issue.id);
+    if (rest.length) {
+      for (const cm of await this.comments.find({ issueId: { $in: rest } }, { projection: { issueId: 1, body: 1 } })) {
+        if (cm.body.toLowerCase().includes(lower)) byComment.add(cm.issueId);
+      }
+    }
+    const matches = candidates.filter((issue) => byComment.has(issue.id) || matchesText(issue, lower));
     return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
   }
 
@@ -657,6 +669,7 @@ export class Issues implements IssuesService {
       return { comment: inserted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: 1 }, $set: { updatedAt: now } }) };
     });
     for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
+    await this.addCommentGrams(after ?? issue, body);
     await this.watch(issue, c.caller.id);
     if (!after) {
       // The issue went meanwhile: its comments go with it.
@@ -673,8 +686,35 @@ export class Issues implements IssuesService {
     if (!after) throw fail.notFound();
     const mentioned = (await this.mentionIds(body, comment.posterId)).filter((id) => !issue.mentionIds.includes(id));
     for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
+    await this.addCommentGrams(issue, body);
     await this.emitComment(c, issue, after, 'edited', { changes: { body: { from: comment.body } }, ...(mentioned.length ? { mentionedIds: mentioned } : {}) });
     return after;
+  }
+
+  /**
+   * A comment's trigrams join the issue's `q` index (and `commentGrams`, which title/body edits keep). Only grams the
+   * issue lacks are added, with `$addToSet` so concurrent comments do not overwrite each other. An edited or deleted
+   * comment's old grams stay: the index is a superset, and the literal check decides.
+   */
+  private async addCommentGrams(issue: IssueRecord, body: string): Promise<void> {
+    const all = textGrams(body);
+    const inComments = new Set(issue.commentGrams ?? []);
+    const inGrams = new Set(issue.grams);
+    const forComments = all.filter((g) => !inComments.has(g));
+    if (!forComments.length) return;
+    const forGrams = forComments.filter((g) => !inGrams.has(g));
+    await this.issues.updateOne({ id: issue.id }, { $addToSet: { commentGrams: { $each: forComments }, ...(forGrams.length ? { grams: { $each: forGrams } } : {}) } });
+  }
+
+  /** Start: issues stored before comments were searchable get their comments' grams (once: then `commentGrams` exists). */
+  async indexOldComments(): Promise<number> {
+    const old = await this.issues.find({ numComments: { $gt: 0 }, commentGrams: { $exists: false } }, { projection: { id: 1 } });
+    for (const { id } of old) {
+      const bodies = (await this.comments.find({ issueId: id }, { projection: { body: 1 } })).map((cm) => cm.body);
+      const grams = textGrams(...bodies);
+      await this.issues.updateOne({ id }, { $addToSet: { grams: { $each: grams } }, $set: { commentGrams: grams } });
+    }
+    return old.length;
   }
 
   async deleteComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord): Promise<void> {

@@ -12,6 +12,16 @@ export function gramsOf(title: string, body: string): string[] {
   return [...out];
 }
 
+/** Distinct trigrams of lower-cased texts (comment bodies). */
+export function textGrams(...texts: string[]): string[] {
+  const out = new Set<string>();
+  for (const raw of texts) {
+    const text = raw.toLowerCase();
+    for (let i = 0; i + GRAM <= text.length; i++) out.add(text.slice(i, i + GRAM));
+  }
+  return [...out];
+}
+
 /** Distinct trigrams of a lower-cased query (any of them narrows the candidates; the rarest narrows most). */
 export function queryGrams(lowerQuery: string): string[] {
   const out = new Set<string>();

@@ -183,8 +183,13 @@ export class Notifications {
     if (this.repos.readsAll(caller)) return [];
     const ids = (await this.repoRows.find({ userId: caller.id }, { projection: { repoId: 1 } })).map((r) => r.repoId);
     if (ids.length === 0) return [];
-    const readable = await this.repos.readableIds(caller, ids);
-    return ids.filter((id) => !readable.has(id));
+    // Public repositories are readable by everyone: only private ones (and deleted ones) need the caller's grants.
+    const records = await this.repos.byIds(ids);
+    const gone = ids.filter((id) => !records.has(id));
+    const privateIds = [...records.values()].filter((r) => r.private).map((r) => r.id);
+    if (privateIds.length === 0) return gone;
+    const readable = await this.repos.readableIds(caller, privateIds);
+    return [...gone, ...privateIds.filter((id) => !readable.has(id))];
   }
 
   /** The query without the unreadable-repository exclusion, and the repositories to exclude. */

@@ -120,6 +120,18 @@ export default definePlugin<OrgsService>({
       schema: { params: orgUserParams },
     },
     {
+      operationId: 'orgUpdateAvatar', summary: 'Update an organization\'s avatar (base64 PNG, JPEG, GIF or WebP)', scope: 'organization',
+      method: 'POST', path: '/orgs/:org/avatar', auth: 'user', body: 'text',
+      // base64 takes 4 bytes per 3 of the 1 MiB image; the decoded size is checked by the users service.
+      bodyLimit: Math.ceil((1024 * 1024 * 4) / 3) + 4096, handler: h.updateOrgAvatar,
+      schema: { params: orgParams },
+    },
+    {
+      operationId: 'orgDeleteAvatar', summary: 'Delete an organization\'s avatar (back to the generated one)', scope: 'organization',
+      method: 'DELETE', path: '/orgs/:org/avatar', auth: 'user', handler: h.deleteOrgAvatar,
+      schema: { params: orgParams },
+    },
+    {
       operationId: 'orgGet', summary: 'Get an organization', scope: 'organization',
       method: 'GET', path: '/orgs/:org', auth: 'optional', handler: h.getOrg,
       schema: { params: orgParams, response: { 200: ref('forgekit/Organization') } },

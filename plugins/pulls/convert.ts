@@ -5,6 +5,8 @@ import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
 import type { ChangedFileInfo, CommitInfo } from './git-ops.js';
 import type { PullContext, PullRecord, Pulls, ReviewCommentRecord, ReviewRecord } from './service.js';
 
+type RepoView = (side: { repo: RepoRecord; owner: Account } | null) => Promise<Record<string, unknown> | null>;
+
 export class PullRenderer {
   constructor(private readonly s: Pulls) {}
 
@@ -31,21 +33,27 @@ export class PullRenderer {
 
   /** PullRequest objects (each with its issue half, branches and reviewers) as `viewer` sees them. */
   async pulls(list: PullRecord[], viewer: Caller | null, base?: { repo: RepoRecord; owner: Account }, event = false): Promise<Array<Record<string, unknown>>> {
-    const out: Array<Record<string, unknown>> = [];
-    for (const pr of list) {
+    // One list shares its repositories: each is rendered once for the page, not once per pull request.
+    const repos = new Map<number, Promise<Record<string, unknown> | null>>();
+    const cached: RepoView = (side) => {
+      if (!side) return Promise.resolve(null);
+      let hit = repos.get(side.repo.id);
+      if (!hit) repos.set(side.repo.id, hit = this.repoApi(side, viewer, event));
+      return hit;
+    };
+    return (await Promise.all(list.map(async (pr) => {
       const c = await this.s.contextOf(pr, base);
-      if (!c) continue;
-      out.push(await this.pull(c, viewer, event));
-    }
-    return out;
+      return c ? this.pull(c, viewer, event, cached) : null;
+    }))).filter((x): x is Record<string, unknown> => x !== null);
   }
 
-  async pull(c: PullContext, viewer: Caller | null, event = false): Promise<Record<string, unknown>> {
+  async pull(c: PullContext, viewer: Caller | null, event = false, repoView?: RepoView): Promise<Record<string, unknown>> {
     const { pr, base, head } = c;
     const issue = await this.s.issues.toApi(c.issue, base.repo, base.owner, viewer);
     const fullName = `${base.owner.login}/${base.repo.name}`;
     const html = `${this.urls.root}${fullName}/pulls/${pr.number}`;
-    const [baseRepo, headRepo] = await Promise.all([this.repoApi(base, viewer, event), head === base ? null : this.repoApi(head, viewer, event)]);
+    const view: RepoView = repoView ?? ((side) => this.repoApi(side, viewer, event));
+    const [baseRepo, headRepo] = await Promise.all([view(base), head === base ? null : view(head)]);
     const requests = await this.s.reviews.find({ pullId: pr.id, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } });
     const reviewers: ApiUser[] = [];
     const teams: Array<Record<string, unknown>> = [];

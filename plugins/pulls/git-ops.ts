@@ -44,7 +44,31 @@ const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** A git failure the caller turns into an HTTP answer (never shown with internals). */
 export class GitOpError extends Error {}
 
+/** A small least-recently-used map: answers keyed by commit ids never change, so they are kept until pushed out. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, value: V): void {
+    this.map.set(key, value);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+}
+
 export class GitOps {
+  /** Changed files between two commit ids (immutable, so cached by ids: a repeated /files page runs no git). */
+  private readonly filesCache = new Lru<Promise<ChangedFileInfo[]>>(256);
+
   constructor(private readonly git: GitService) {}
 
   /** Runs git and resolves with the exit code instead of rejecting (merge-tree and merge-base use codes). */
@@ -183,7 +207,17 @@ export class GitOps {
   }
 
   /** Changed files between two commits with their line counts (renames detected). */
-  async changedFiles(dir: string, from: string, to: string): Promise<ChangedFileInfo[]> {
+  changedFiles(dir: string, from: string, to: string): Promise<ChangedFileInfo[]> {
+    const key = `${dir}\0${from}\0${to}`;
+    const hit = this.filesCache.get(key);
+    if (hit) return hit;
+    const work = this.readChangedFiles(dir, from, to);
+    this.filesCache.set(key, work);
+    work.catch(() => this.filesCache.delete(key)); // a failure is not remembered
+    return work;
+  }
+
+  private async readChangedFiles(dir: string, from: string, to: string): Promise<ChangedFileInfo[]> {
     const [names, nums] = await Promise.all([
       this.ok(dir, ['diff', '-M', '--name-status', '-z', from, to]),
       this.ok(dir, ['diff', '-M', '--numstat', '-z', from, to]),

@@ -11,7 +11,7 @@
 // Built from the store at start; every change of a repository goes through the Repos service, which updates it
 // before the request that made the change is answered. One process owns a store (as the other in-process caches).
 import type { RepoRecord } from '../../schemas/services.js';
-import { gramsOf, lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
+import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
 import { arraySource, countAccepted, mergeHead, Posting, type IdOrder, type OrderedIds } from '../lib/postings.js';
 
 export interface Entry {
@@ -53,6 +53,16 @@ export function entryOf(r: RepoRecord): Entry {
     forks: typeof r.numForks === 'number' ? r.numForks : 0,
     topics: Array.isArray(r.topics) ? (r.topics as unknown[]).filter((t): t is string => typeof t === 'string').map((t) => t.toLowerCase()) : [],
   };
+}
+
+/**
+ * The distinct 1..3-grams of a lower-cased text, as plain strings: they only key the posting maps (the store's gram
+ * engine internalizes its grams for the store's array test; here that would be most of the start-up time).
+ */
+function gramsOf(text: string): string[] {
+  const out = new Set<string>();
+  for (let n = 1; n <= MAX_GRAM; n++) for (let i = 0; i + n <= text.length; i++) out.add(text.slice(i, i + n));
+  return [...out];
 }
 
 /** Fields whose change moves an entry between postings. */
@@ -150,12 +160,14 @@ export class RepoIndex {
     this.long.clear();
     this.pub = new Side(this.order);
     this.priv = new Side(this.order);
-    for (const r of records) this.entries.set(r.id, entryOf(r));
-    const ids = [...this.entries.keys()].sort(this.order);
-    for (const id of ids) {
-      const e = this.entries.get(id)!;
-      for (const p of this.side(e).postingsOf(e, true)) p.push(id);
+    const all: Entry[] = [];
+    for (const r of records) {
+      const e = entryOf(r);
+      this.entries.set(e.id, e);
+      all.push(e);
     }
+    all.sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
+    for (const e of all) for (const p of this.side(e).postingsOf(e, true)) p.push(e.id);
     this.pub.trim();
     this.priv.trim();
   }
@@ -315,12 +327,15 @@ export class RepoIndex {
     const walk = () => driver.parts.reduce((n, p) => n + countAccepted(p, accept), 0);
     const count = (): number => {
       if (driver.size === 0) return 0;
-      if (positives > 1 || query.notOwner !== undefined || query.notOwners?.size) return walk();
+      if (positives > 1) return walk();
+      // The other constraints only exclude (flags set false, hidden or de-prioritised owners): the count is the
+      // driver's size minus its members among the excluded postings, when those are the smaller walk.
       const excluded = FLAGS.filter((f) => query.flags?.[f] === false);
-      if (excluded.length === 0) return driver.size;
-      // size − |driver ∩ (∪ excluded flag postings)|, when those postings are the smaller walk.
-      const flagWalk = excluded.reduce((n, f) => n + s.flag[f].size, 0);
-      if (flagWalk >= driver.size) return walk();
+      const owners = [...(query.notOwners ?? []), ...(query.notOwner !== undefined ? [query.notOwner] : [])];
+      if (excluded.length === 0 && owners.length === 0) return driver.size;
+      const ownerPostings = [...new Set(owners)].map((o) => s.owner.get(o)).filter((p): p is Posting => p !== undefined);
+      const excludedWalk = excluded.reduce((n, f) => n + s.flag[f].size, 0) + ownerPostings.reduce((n, p) => n + p.size, 0);
+      if (excludedWalk >= driver.size) return walk();
       const inDriver = (e: Entry) => {
         if (query.text && !this.textMatch(e, query.text.q, query.text.desc)) return false;
         if (query.topic !== undefined && !e.topics.includes(query.topic)) return false;
@@ -334,10 +349,19 @@ export class RepoIndex {
         for (let j = 0; j < p.size; j++) {
           const e = this.entries.get(p.at(j))!;
           // Counted once: under the first excluded flag it carries.
-          if (excluded.slice(0, i).some((g) => e[g])) continue;
-          if (inDriver(e)) out++;
+          let before = false;
+          for (let k = 0; k < i; k++) if (e[excluded[k]!]) before = true;
+          if (!before && inDriver(e)) out++;
         }
       });
+      // Owners' postings are disjoint from each other; a repository already counted under a flag is skipped.
+      for (const p of ownerPostings) {
+        for (let j = 0; j < p.size; j++) {
+          const e = this.entries.get(p.at(j))!;
+          if (excluded.some((f) => e[f])) continue;
+          if (inDriver(e)) out++;
+        }
+      }
       return driver.size - out;
     };
     return { driver, accept, count };

@@ -206,7 +206,26 @@ export class Repos implements ReposService {
 
   setStorage(provider: RepoStorageProvider): void {
     this.storage = provider;
+    // Storage a crash left behind for records rolled back at start (the provider registers after that pass).
+    const leftovers = this.rolledBack.splice(0);
+    if (leftovers.length) {
+      this.leftoverRemoval = (async () => {
+        for (const repo of leftovers) {
+          const owner = await this.users.byId(repo.ownerId);
+          if (!owner) continue;
+          try {
+            await provider.remove(repo, owner);
+          } catch (err) {
+            this.ctx.log.error({ err, repoId: repo.id }, 'removing the storage of a rolled-back repository failed');
+          }
+        }
+      })();
+    }
   }
+
+  /** Records rolled back at start whose storage (if a crash left any) is still to be removed. */
+  private readonly rolledBack: RepoRecord[] = [];
+  private leftoverRemoval: Promise<void> = Promise.resolve();
 
   async setTopics(repoId: number, topics: string[]): Promise<RepoRecord | null> {
     const before = await this.byId(repoId);
@@ -230,6 +249,7 @@ export class Repos implements ReposService {
   }
 
   async create(owner: Account, input: CreateInput, creator: Caller | null, storage?: Partial<RepoStorageProvider>): Promise<RepoRecord> {
+    await this.leftoverRemoval; // a name a crash left half-made gets a clean directory
     const name = input.name;
     const reason = checkRepoName(name);
     if (reason) throw fail.validation('name', reason);
@@ -388,6 +408,7 @@ export class Repos implements ReposService {
         const forks = await this.repos.count({ forkId: repo.forkId });
         await this.repos.updateOne({ id: repo.forkId }, { $set: { numForks: forks } });
       }
+      this.rolledBack.push(repo);
       removed.push(`repository ${repo.ownerId}/${repo.name} (id ${repo.id}): half-made by a crash, rolled back`);
     }
     if (removed.length) this.ctx.log.warn({ removed }, 'repos: rolled back creates a crash interrupted');

@@ -12,6 +12,7 @@ import { FailureThrottle, type ThrottleRule } from './throttle.js';
 import { gramsOf } from '../lib/grams.js';
 import { seesEmail, toApiUser, toApiUserShown, visibilityOf } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
+import { AVATARS, AVATAR_MAX_BYTES, decodeBase64Image, sniffImage, type AvatarDoc } from './avatar.js';
 
 export const USERS = 'users';
 export const EMAILS = 'emails';
@@ -454,6 +455,21 @@ export class Users implements UsersService {
       this.accounts.count(filter),
     ]);
     return { accounts, total };
+  }
+
+  async setAvatar(uid: number, image: string | null): Promise<void> {
+    const avatars = this.ctx.store.collection<AvatarDoc>(AVATARS);
+    if (image === null) {
+      await avatars.deleteOne({ uid });
+      return;
+    }
+    const bytes = decodeBase64Image(image);
+    if (!bytes) throw fail.validation('image', 'must be base64-encoded image data');
+    if (bytes.length > AVATAR_MAX_BYTES) throw fail.validation('image', `must be at most ${AVATAR_MAX_BYTES} bytes`);
+    const type = sniffImage(bytes);
+    if (!type) throw fail.validation('image', 'must be a PNG, JPEG, GIF or WebP image');
+    const doc: AvatarDoc = { uid, type, data: bytes.toString('base64'), updatedAt: nowRfc3339() };
+    await avatars.updateOne({ uid }, { $set: doc }, { upsert: true });
   }
 
   async nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>> {

@@ -43,6 +43,16 @@ t.test('gitea-js organization methods', async (t) => {
     t.equal(perms.status, 200);
     t.same(perms.data, { can_read: true, can_write: true, is_admin: true, is_owner: true, can_create_repository: true });
     assertConforms(t, 'orgGetUserPermissions', perms.data);
+    // A 1×1 PNG as the organization's avatar, served at its avatar_url; deleting goes back to the identicon.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    t.equal((await settle(api.orgs.orgUpdateAvatar('gjo-org', { image: png }))).status, 204);
+    let image = await fetch(got.data.avatar_url!);
+    t.equal(image.headers.get('content-type'), 'image/png');
+    t.equal((await settle(asMember.orgs.orgUpdateAvatar('gjo-org', { image: png }))).status, 403, 'owners only');
+    t.equal((await settle(api.orgs.orgUpdateAvatar('gjo-org', { image: 'bm90IGFuIGltYWdl' }))).status, 422, 'not an image');
+    t.equal((await settle(api.orgs.orgDeleteAvatar('gjo-org'))).status, 204);
+    image = await fetch(got.data.avatar_url!);
+    t.equal(image.headers.get('content-type'), 'image/svg+xml');
     const throwaway = await settle(api.orgs.orgCreate({ username: 'gjo-gone' }));
     t.equal(throwaway.status, 201);
     t.equal((await settle(api.orgs.orgDelete('gjo-gone'))).status, 204);

@@ -30,6 +30,8 @@ t.test('the defaults are the ones the config file held before', async (t) => {
   t.same(settingsOf('repos'), { ssh: { domain: '', port: 22, user: 'git' }, search: { defaultLimit: 10, maxLimit: 50 }, jsonCacheEntries: 20000 });
   t.same(settingsOf('git'), {
     gitBinary: 'git', timeoutMs: 600000, migrateAllowLocal: false, mirrorIntervalMs: 28800000, catFileMaxRepos: 32, catFileIdleMs: 60000,
+    // Transfer limits (issue 13): new settings, not from the old file.
+    transferIdleMs: 120000, maxTransfers: 32, maxTransfersPerRepo: 8, transferRetryAfterSeconds: 5, maxPushBytes: 1073741824,
   });
   t.same(settingsOf('ssh-keys'), { minimumSizes: { ed25519: 256, ecdsa: 256, rsa: 2048, dsa: -1 } });
   t.same(settingsOf('markup'), { maxBytes: 1048576, workers: 2, timeoutMs: 10000, inlineMaxBytes: 4096, workerHeapMb: 128 });

@@ -100,8 +100,10 @@ t.test('git storage and smart HTTP', async (t) => {
     t.match(license, /^MIT License/);
     t.match(license, new RegExp(`Copyright \\(c\\) ${new Date().getUTCFullYear()} alice`), 'year and owner filled in');
     t.notMatch(license, /<year>|<copyright holders>/);
-    const log = await git(['log', '--format=%an|%ae|%cn|%s'], dir);
-    t.equal(log.stdout.trim(), 'alice|alice@example.com|alice|Initial commit', 'one commit, by the owner');
+    const log = await git(['log', '--format=%an|%ae|%cn|%ce|%s'], dir);
+    const noreply = `alice@noreply.${new URL(f.url).hostname}`;
+    t.equal(log.stdout.trim(), `alice|${noreply}|alice|${noreply}|Initial commit`, 'one commit, by the owner, as its no-reply address');
+    t.notMatch((await git(['log', '--format=%ae %ce %B'], dir)).stdout, /example\.com/, 'an anonymous clone shows no email of the owner');
     t.equal((await git(['rev-parse', '--abbrev-ref', 'HEAD'], dir)).stdout.trim(), 'master');
 
     const viaBareName = await git(['ls-remote', `${f.url}/alice/hello-world`]);

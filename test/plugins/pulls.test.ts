@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
+import { definePlugin } from '../../core/plugin.js';
 import { runGit, withAuth } from '../helpers/git-client.js';
 
 async function git(home: string, cwd: string, ...args: string[]): Promise<string> {
@@ -41,8 +42,22 @@ async function commitOn(home: string, dir: string, branch: string, files: Record
   return git(home, dir, 'rev-parse', 'HEAD');
 }
 
+/** What the pulls plugin emitted, recorded by a test plugin (the webhooks plugin turns these into Gitea payloads). */
+const seen: Array<{ event: string; action: string; number: number; merged?: unknown; reviewer?: number }> = [];
+const probe = definePlugin({
+  name: 'pull-events-probe',
+  start(ctx) {
+    ctx.events.on('pull_request.changed', (e) => {
+      seen.push({ event: 'changed', action: e.action, number: e.number, merged: e.pullRequest.merged, reviewer: e.requestedReviewerId });
+    });
+    ctx.events.on('pull_request.reviewed', (e) => {
+      seen.push({ event: 'reviewed', action: e.kind, number: e.number });
+    });
+  },
+});
+
 t.test('pulls', async (t) => {
-  const f = await startForge();
+  const f = await startForge({ extraPlugins: [probe] });
   const home = await mkdtemp(path.join(os.tmpdir(), 'forgekit-pulls-'));
   t.teardown(async () => {
     await f.close();
@@ -324,6 +339,26 @@ t.test('pulls', async (t) => {
     t.equal(merged.status, 200, merged.text);
     await git(home, wc, 'fetch', '-q', 'origin');
     t.match(await git(home, wc, 'ls-tree', '--name-only', 'origin/master'), 'fork.txt');
+  });
+
+  t.test('"Closes #N" in the body closes that issue when the pull request is merged', async (t) => {
+    const issue = await f.request('POST', `${base}/issues`, { token: alice.token, json: { title: 'a bug' } });
+    t.equal(issue.status, 201);
+    await git(home, wc, 'fetch', '-q', 'origin');
+    await commitOn(home, wc, 'fix', { 'fix.txt': 'fixed\n' }, 'fix', 'origin/master');
+    const opened = await f.request('POST', `${base}/pulls`, { token: alice.token, json: { head: 'fix', base: 'master', title: 'fix', body: `Closes #${issue.json.number}` } });
+    t.equal((await f.request('GET', `${base}/issues/${issue.json.number}`)).json.state, 'open');
+    t.equal((await f.request('POST', `${base}/pulls/${opened.json.number}/merge`, { token: alice.token, json: { Do: 'merge' } })).status, 200);
+    t.equal((await f.request('GET', `${base}/issues/${issue.json.number}`)).json.state, 'closed');
+  });
+
+  t.test('events: opened, edited, closed/reopened, merged, synchronized, review requests and reviews', async (t) => {
+    const of = (n: number) => seen.filter((e) => e.number === n).map((e) => `${e.event}:${e.action}${e.merged === true ? ':merged' : ''}`);
+    t.same(of(1).slice(0, 4), ['changed:opened', 'changed:edited', 'changed:closed', 'changed:reopened']);
+    t.ok(seen.some((e) => e.action === 'closed' && e.merged === true), 'a merge is a close with merged: true');
+    t.ok(seen.some((e) => e.action === 'synchronized'), 'a push to a head synchronized its pull request');
+    t.ok(seen.some((e) => e.action === 'review_requested' && e.reviewer === carol.id), 'review_requested names the reviewer');
+    t.ok(seen.some((e) => e.event === 'reviewed' && e.action === 'approved'), 'an approval emitted pull_request.reviewed');
   });
 
   t.test('private repositories: 404 to strangers everywhere; has_pull_requests: false turns the routes off', async (t) => {

@@ -1,0 +1,86 @@
+// Randomized `/repos/search` cases (issue 20): for each family, requests drawn from the seeded repository names across
+// selectivities (a substring of 1–10 characters of a random name: from one match to half the names), pages and
+// callers. The seed is printed while seeding (`FORGEKIT_BENCH_SEED=<n>` repeats a run); the per-family median and
+// worst ratio and p99 are computed from the result file by bench/families.ts. Each request is checked: status 200,
+// an exact total header, and no private repository for anonymous callers.
+import type { BenchCase, BenchRole, RecordedResponse, SeedContext } from '../case.js';
+
+export const SEARCH_SEED = Number(process.env.FORGEKIT_BENCH_SEED ?? 0) || (Date.now() % 2_147_483_647);
+const QUICK = process.argv.includes('--quick');
+const PER_FAMILY = QUICK ? 1 : 6;
+
+let names: string[] = [];
+let ownerId = 0;
+
+/** Captures the seeded names (nothing is written): the cases draw their terms from them. */
+export async function seedSearchRandom(ctx: SeedContext): Promise<void> {
+  names = ctx.repos.map((r) => r.lowerName);
+  ownerId = ctx.fixture.accounts.owner.id;
+  ctx.log(`search-random: seed ${SEARCH_SEED} (FORGEKIT_BENCH_SEED=${SEARCH_SEED} repeats these requests)`);
+}
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Family {
+  key: string;
+  as?: BenchRole;
+  extra: (r: () => number) => string;
+}
+
+const FAMILIES: Family[] = [
+  { key: 'q-anon', extra: () => '' },
+  { key: 'q-owner', as: 'owner', extra: () => '' },
+  { key: 'q-member', as: 'member', extra: () => '' },
+  { key: 'q-admin', as: 'admin', extra: () => '' },
+  { key: 'desc', extra: () => '&includeDesc=true' },
+  { key: 'filters', as: 'owner', extra: (r) => ['&mode=source', '&archived=false&template=false', '&mode=fork', '&is_private=false'][Math.floor(r() * 4)]! },
+  { key: 'uid', extra: () => `&uid=${ownerId}&exclusive=true` },
+  { key: 'sorted', extra: (r) => ['&sort=stars&order=desc', '&sort=created', '&sort=id&order=desc'][Math.floor(r() * 3)]! },
+];
+
+function header(res: RecordedResponse, name: string): string | undefined {
+  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
+const drawn = new Map<string, string>();
+
+function draw(family: Family, k: number): string {
+  const key = `${family.key}/${k}`;
+  const hit = drawn.get(key);
+  if (hit) return hit;
+  if (names.length === 0) throw new Error('search-random: no seeded names (the seeder did not run)');
+  const r = prng(SEARCH_SEED ^ (k * 7919 + family.key.length * 104729 + family.key.charCodeAt(0)));
+  const name = names[Math.floor(r() * names.length)]!;
+  const len = 1 + Math.floor(r() * Math.min(10, name.length));
+  const at = Math.floor(r() * (name.length - len + 1));
+  const term = name.slice(at, at + len);
+  const page = 1 + Math.floor(r() * r() * 5);
+  const limit = [10, 30, 50][Math.floor(r() * 3)]!;
+  const path = `/repos/search?q=${encodeURIComponent(term)}&page=${page}&limit=${limit}${family.extra(r)}`;
+  drawn.set(key, path);
+  return path;
+}
+
+export const cases: BenchCase[] = FAMILIES.flatMap((family) => Array.from({ length: PER_FAMILY }, (_, k): BenchCase => ({
+  name: `search-rnd-${family.key}-${k}`,
+  group: 'search',
+  ...(family.as ? { as: family.as } : {}),
+  path: () => draw(family, k),
+  description: `randomized /repos/search, family ${family.key}, request ${k}`,
+  check: (res) => {
+    if (res.status !== 200) return `status ${res.status}`;
+    if (!/^\d+$/.test(header(res, 'x-total-count') ?? '')) return 'no exact X-Total-Count';
+    const body = JSON.parse(res.body.toString('utf8')) as { ok: boolean; data: Array<{ private: boolean }> };
+    if (!body.ok || !Array.isArray(body.data)) return 'not {ok,data}';
+    if (!family.as && body.data.some((r) => r.private)) return 'a private repository for an anonymous caller';
+    return null;
+  },
+})));

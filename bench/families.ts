@@ -1,0 +1,37 @@
+// Per-family summary of randomized cases (bench/cases/search-random.ts) from a result file: for each family the
+// median and worst request's ratio (throughput and CPU) and the worst p99, as issue 20 asks.
+//   node dist/bench/families.js bench/results/<file>.json
+import { readFileSync } from 'node:fs';
+
+interface Side { reqPerSec: number; p99Ms: number; cpuUsPerRequest: number }
+interface Case { name: string; path: string; forgekit?: Side; bare?: Side; ratio?: number; cpuRatio?: number }
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
+}
+
+export function families(cases: Case[]): string {
+  const groups = new Map<string, Case[]>();
+  for (const c of cases) {
+    const m = /^search-rnd-(.+)-\d+$/.exec(c.name);
+    if (!m || !c.forgekit || !c.bare) continue;
+    const list = groups.get(m[1]!) ?? [];
+    list.push(c);
+    groups.set(m[1]!, list);
+  }
+  const rows = ['| family | requests | median ratio | worst ratio | median CPU ratio | worst CPU ratio | worst p99 (ms) | worst request |', '|---|--:|--:|--:|--:|--:|--:|---|'];
+  for (const [family, list] of groups) {
+    const ratio = (c: Case) => c.forgekit!.reqPerSec / c.bare!.reqPerSec;
+    const cpu = (c: Case) => c.bare!.cpuUsPerRequest / c.forgekit!.cpuUsPerRequest;
+    const worst = list.reduce((a, b) => (ratio(b) < ratio(a) ? b : a));
+    rows.push(`| ${family} | ${list.length} | ${median(list.map(ratio)).toFixed(2)} | ${ratio(worst).toFixed(2)} | ${median(list.map(cpu)).toFixed(2)} | ${Math.min(...list.map(cpu)).toFixed(2)} | ${Math.max(...list.map((c) => c.forgekit!.p99Ms)).toFixed(1)} | \`${worst.path.replace('/api/v1', '')}\` |`);
+  }
+  return rows.join('\n');
+}
+
+if (process.argv[1]?.endsWith('families.js')) {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: node dist/bench/families.js <result.json>');
+  console.log(families((JSON.parse(readFileSync(file, 'utf8')) as { cases: Case[] }).cases));
+}

@@ -1,0 +1,60 @@
+// Issue search `q` matches comments as well as titles and bodies (Gitea's issue indexer does): in a repository's list
+// and in /repos/issues/search, after title edits, comment edits and deletions, for stored issues from before (a start
+// pass adds their comments), and never for a repository the caller cannot read.
+import t from 'tap';
+import { definePlugin } from '../../core/plugin.js';
+import { startForge } from '../helpers/forge.js';
+
+t.test('q matches comments', async (t) => {
+  const held: { issues?: any } = {};
+  const probe = definePlugin({ name: 'issues-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const f = await startForge({ extraPlugins: [probe] });
+  t.teardown(() => f.close());
+  const alice = await f.createUser({ username: 'alice' });
+  const bob = await f.createUser({ username: 'bob' });
+  const req = async (method: string, path: string, token: string | undefined, json?: unknown, status = 200) => {
+    const res = await f.request(method, path, { token, json });
+    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.json;
+  };
+  await req('POST', '/user/repos', alice.token, { name: 'pub' }, 201);
+  await req('POST', '/user/repos', alice.token, { name: 'priv', private: true }, 201);
+  await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Crash on start', body: 'nothing to see' }, 201);
+  await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Other', body: 'plain' }, 201);
+  await req('POST', '/repos/alice/priv/issues', alice.token, { title: 'Secret', body: 'plain' }, 201);
+  const c1 = await req('POST', '/repos/alice/pub/issues/1/comments', bob.token, { body: 'Stack trace mentions Quixotic-Frobnicator here' }, 201);
+  await req('POST', '/repos/alice/priv/issues/1/comments', alice.token, { body: 'quixotic-frobnicator in private' }, 201);
+
+  const numbers = async (path: string, token?: string) => (await req('GET', path, token)).map((i: any) => `${i.repository?.name ?? ''}#${i.number}`);
+  t.same(await numbers('/repos/alice/pub/issues?q=quixotic-frob&state=all'), ['pub#1'], 'a repository list finds the issue by its comment');
+  t.same(await numbers('/repos/issues/search?q=QUIXOTIC-FROB'), ['pub#1'], 'search: anonymous sees the public one only');
+  t.same((await numbers('/repos/issues/search?q=quixotic-frob', alice.token)).sort(), ['priv#1', 'pub#1'], 'the owner sees both');
+  t.same(await numbers('/repos/issues/search?q=quixotic-frob', bob.token), ['pub#1'], 'a stranger: never the private one');
+  t.same(await numbers('/repos/alice/pub/issues?q=c-&state=all'), ['pub#1'], 'a 2-character query checks comments too');
+
+  // A title edit keeps the comments searchable.
+  await req('PATCH', '/repos/alice/pub/issues/1', alice.token, { title: 'Crash on boot' }, 201);
+  t.same(await numbers('/repos/alice/pub/issues?q=frobnicator&state=all'), ['pub#1'], 'after a title edit');
+
+  // An edited comment: the new text matches, the old one no longer does.
+  await req('PATCH', `/repos/alice/pub/issues/comments/${c1.id}`, bob.token, { body: 'now about Zanzibar-Widgets' });
+  t.same(await numbers('/repos/alice/pub/issues?q=zanzibar&state=all'), ['pub#1'], 'new comment text');
+  t.same(await numbers('/repos/alice/pub/issues?q=quixotic&state=all'), [], 'old comment text: gone');
+  t.equal((await f.request('GET', '/repos/issues/search?q=zanzibar')).headers.get('x-total-count'), '1', 'exact total');
+
+  // A deleted comment no longer matches.
+  t.equal((await f.request('DELETE', `/repos/alice/pub/issues/comments/${c1.id}`, { token: bob.token })).status, 204);
+  t.same(await numbers('/repos/alice/pub/issues?q=zanzibar&state=all'), [], 'deleted comment');
+
+  t.test('issues stored before comments were indexed get their comments at start', async (t) => {
+    const c2 = await req('POST', '/repos/alice/pub/issues/2/comments', bob.token, { body: 'legacy Marmalade-Token' }, 201);
+    t.ok(c2.id);
+    const service = held.issues;
+    // As stored by the previous version: grams of title and body only, no commentGrams.
+    const issue = await service.issues.findOne({ number: 2, title: 'Other' });
+    await service.issues.updateOne({ id: issue.id }, { $set: { grams: [] }, $unset: { commentGrams: true } });
+    t.same(await numbers('/repos/alice/pub/issues?q=marmalade&state=all'), [], 'not found before the pass');
+    t.ok((await service.indexOldComments()) >= 1, 'the pass found it');
+    t.same(await numbers('/repos/alice/pub/issues?q=marmalade&state=all'), ['pub#2'], 'found after the pass');
+  });
+});
