@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, description: 'The resource already exists (repository name, fork).' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The request body is larger than the configured limit.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'A JSON body was sent without a JSON Content-Type.' },
+  LOCKED: { status: 423, description: 'The repository is archived (read-only): Gitea\'s answer to writes of its contents, issues and comments.' },
   TOO_MANY_REQUESTS: { status: 429, description: 'Too many failed sign-ins from this address or for this account, or too many git transfers of one repository at once; `Retry-After` says when to try again.' },
   VALIDATION: { status: 422, description: 'The input breaks a rule; the message names the field.' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'The server is at a configured limit (git transfers at once); `Retry-After` says when to try again.' },

@@ -152,6 +152,11 @@ export interface UsersService {
   byName(name: string): Promise<Account | null>;
   byId(id: number): Promise<Account | null>;
   byIds(ids: number[]): Promise<Map<number, Account>>;
+  /**
+   * The user whose primary address, or one of whose verified addresses, is `email` (case-insensitive); null when
+   * none (organizations have no address). For attributing commits to accounts, as Gitea's GetUserByEmail.
+   */
+  byEmail(email: string): Promise<Account | null>;
   /** The API User shape for a viewer: email only for the account itself and site admins. */
   toApi(account: Account, viewer: Caller | null): ApiUser;
   /**

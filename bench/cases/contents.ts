@@ -4,6 +4,8 @@
 //   contents-dir-100       GET /repos/{o}/{r}/contents/dir100        (tree + last commit per entry, cached by commit id)
 //   branches-list-1000     GET /repos/{o}/{r}/branches               (first page of 1,000 branches)
 //   commits-page3-10k      GET /repos/{o}/{r}/commits?page=3         (page 3 of 10,000 commits, exact X-Total-Count)
+//   archive-zip            GET /repos/{o}/{r}/archive/main.zip       (a `git archive` per request, streamed)
+//   clone-upload-pack      POST /{o}/{r}.git/git-upload-pack         (a full clone's pack of the 10,000-commit history)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -71,6 +73,13 @@ export function buildFixture(): { refs: Map<string, string>; pack: Buffer } {
 }
 
 let ready: Promise<{ token: string; base: string }> | null = null;
+/** The default branch's commit id, known once `prepare` has pushed the fixture (the clone case wants it). */
+let mainSha = '';
+
+/** A protocol-v0 `git-upload-pack` request for a full clone of `sha` (what `git clone` sends after info/refs). */
+function cloneRequest(sha: string): Buffer {
+  return Buffer.concat([pkt(`want ${sha} multi_ack_detailed side-band-64k thin-pack no-progress ofs-delta agent=git/2.39\n`), Buffer.from('0000'), pkt('done\n')]);
+}
 
 /** One repository for every case of this file: created through the API, filled by a real receive-pack request. */
 function prepare(client: BenchClient): Promise<{ token: string; base: string }> {
@@ -79,6 +88,7 @@ function prepare(client: BenchClient): Promise<{ token: string; base: string }> 
     const made = await client.request('POST', '/user/repos', { token: user.token, json: { name: 'history' } });
     if (made.status !== 201) throw new Error(`creating the bench repository: ${made.status} ${made.text}`);
     const { refs, pack } = buildFixture();
+    mainSha = refs.get('refs/heads/main') ?? '';
     const zero = '0'.repeat(40);
     const commands: Buffer[] = [];
     let first = true;
@@ -141,6 +151,29 @@ export const cases: BenchCase[] = [
     plugins: ['contents'],
     check: (res) => (header(res, 'x-total-count') === String(COMMITS) ? null : `X-Total-Count ${header(res, 'x-total-count')}`),
     description: 'GET /repos/{owner}/{repo}/commits?page=3: page 3 of a 10,000-commit history with stat, files and verification.',
+  },
+  {
+    name: 'archive-zip',
+    group: 'contents',
+    path: '/repos/bench-contents/history/archive/main.zip',
+    setup: setupPath('/archive/main.zip'),
+    plugins: ['contents'],
+    check: (res) => (res.body.subarray(0, 4).toString('latin1') === 'PK\x03\x04' ? null : 'expected a zip archive'),
+    description: 'GET /repos/{owner}/{repo}/archive/main.zip: a streamed `git archive` of the default branch (152 files); throughput = req/s × bytes.',
+  },
+  {
+    name: 'clone-upload-pack',
+    group: 'contents',
+    method: 'POST',
+    root: true,
+    path: '/bench-contents/history.git/git-upload-pack',
+    headers: { 'content-type': 'application/x-git-upload-pack-request', accept: 'application/x-git-upload-pack-result' },
+    // The body names the pushed fixture's head, known after setup: read when the request is prepared.
+    get body() { return mainSha ? cloneRequest(mainSha) : Buffer.alloc(0); },
+    setup: async (client) => { await prepare(client); return { path: '/bench-contents/history.git/git-upload-pack' }; },
+    plugins: ['git'],
+    check: (res) => (res.body.includes(Buffer.from('PACK')) ? null : `expected a pack, got ${res.body.subarray(0, 120).toString('latin1')}`),
+    description: 'POST /{owner}/{repo}.git/git-upload-pack: the pack of a full clone (10,000 commits) — git clone\'s data transfer, one `git upload-pack` per request; throughput = req/s × bytes.',
   },
 ];
 

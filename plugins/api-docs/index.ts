@@ -2,7 +2,8 @@
 // schemas, and the interactive docs page (`/api/swagger`) every error body's `url` points at.
 import { definePlugin, type JsonSchema } from '../../core/plugin.js';
 import { packageVersion } from '../../core/config.js';
-import { buildSwagger, type DescribedRoute } from './swagger.js';
+import { buildSwagger } from './swagger.js';
+import { toOpenApi31 } from './openapi.js';
 import type {} from '../../schemas/contracts/version.js';
 import { fail } from '../../core/errors.js';
 import { loadPageAssets, PAGE_HTML, type AssetName, type PageAsset } from './page.js';
@@ -12,6 +13,8 @@ export interface ApiDocsService {
   readonly swagger: Buffer;
   /** The same document as an object (tests, embedders). */
   readonly document: JsonSchema;
+  /** The same description as OpenAPI 3.1 (UTF-8 JSON bytes), served at `/openapi.v1.json`. */
+  readonly openapi: Buffer;
   /** The docs page's files, read once at start. */
   readonly assets: ReadonlyMap<AssetName, PageAsset>;
 }
@@ -38,7 +41,12 @@ export default definePlugin<ApiDocsService>({
       version: ctx.services.has('version') ? ctx.services.get('version').version : packageVersion(),
       docsUrl: ctx.urls.docs,
     });
-    return { document, swagger: Buffer.from(JSON.stringify(document)), assets: loadPageAssets() };
+    return {
+      document,
+      swagger: Buffer.from(JSON.stringify(document)),
+      openapi: Buffer.from(JSON.stringify(toOpenApi31(document))),
+      assets: loadPageAssets(),
+    };
   },
   routes: [
     {
@@ -51,6 +59,17 @@ export default definePlugin<ApiDocsService>({
       async handler(rc) {
         const { swagger } = rc.app.services.get('api-docs');
         return { status: 200, type: 'text', body: swagger, headers: { 'Content-Type': JSON_TYPE } };
+      },
+    },
+    {
+      operationId: 'getOpenApiDocument', summary: 'The API description as OpenAPI 3.1, generated from the enabled plugins',
+      method: 'GET',
+      path: '/openapi.v1.json',
+      mount: 'root',
+      auth: 'public',
+      async handler(rc) {
+        const { openapi } = rc.app.services.get('api-docs');
+        return { status: 200, type: 'text', body: openapi, headers: { 'Content-Type': JSON_TYPE } };
       },
     },
     {

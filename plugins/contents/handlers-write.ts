@@ -84,8 +84,7 @@ async function moveRef(rc: Rc, o: Opened, ref: string, oldSha: string, newSha: s
 
 async function openForRefWrite(rc: Rc): Promise<Opened> {
   const o = await svc(rc).open(rc, ACCESS.write);
-  if ((o.repo as { archived?: unknown }).archived === true) throw fail.forbidden('the repository is archived');
-  if (o.repo.mirror) throw fail.forbidden('the repository is a mirror');
+  Writer.checkWritable(o);
   return o;
 }
 
@@ -235,6 +234,7 @@ async function checkUsers(rc: Rc, body: Record<string, unknown>): Promise<void> 
 /** POST /repos/{owner}/{repo}/branch_protections — 201; an existing rule name is a 403 as in Gitea. */
 export async function createProtection(rc: Rc<Record<string, unknown>>): Promise<Reply> {
   const o = await openAdmin(rc);
+  Writer.refuseArchived(o);
   await checkUsers(rc, rc.body);
   const rule = await protections(rc).create(o.repo.id, rc.body);
   return { status: 201, body: protectionApi(rule) };
@@ -243,6 +243,7 @@ export async function createProtection(rc: Rc<Record<string, unknown>>): Promise
 /** PATCH /repos/{owner}/{repo}/branch_protections/{name} */
 export async function editProtection(rc: Rc<Record<string, unknown>>): Promise<Reply> {
   const o = await openAdmin(rc);
+  Writer.refuseArchived(o);
   await checkUsers(rc, rc.body);
   const rule = await protections(rc).edit(o.repo.id, rc.params.name ?? '', rc.body);
   if (!rule) throw fail.notFound();

@@ -517,6 +517,12 @@ export async function streamGit(rc: Rc<any, any>, child: ChildProcess, headers: 
       throw fail.notFound();
     }
   }
+  // The client may have gone while this request waited (for an archive slot, for git's first bytes): its 'close'
+  // has then already fired, and a write would wait for a 'drain' that never comes, holding the slot for ever.
+  if (responseGone(res)) {
+    killGroupOf(child);
+    return;
+  }
   res.writeHead(200, headers);
   let sent = 0;
   const onClose = () => { if (!res.writableFinished) killGroupOf(child); };
@@ -543,11 +549,26 @@ export async function streamGit(rc: Rc<any, any>, child: ChildProcess, headers: 
       child.stdout!.once('end', () => resolve());
       child.stdout!.once('error', () => resolve());
       res.once('close', () => resolve());
-      child.stdout!.resume();
+      if (responseGone(res)) resolve();
+      else child.stdout!.resume();
     });
   }
   res.off('close', onClose);
-  if (!res.destroyed) await new Promise<void>((resolve) => res.end(resolve));
+  if (responseGone(res)) {
+    killGroupOf(child);
+    return;
+  }
+  // end()'s callback never runs when the socket closes first: 'close' settles it too.
+  await new Promise<void>((resolve) => {
+    res.once('close', () => resolve());
+    res.end(() => resolve());
+  });
+}
+
+/** True once the client's connection is gone (closed, destroyed, or the response already torn down). */
+function responseGone(res: Rc['res']): boolean {
+  // (No socket is not "gone": a pipelined response waits for its socket.)
+  return res.destroyed || res.socket?.destroyed === true;
 }
 
 /** GET /repos/{owner}/{repo}/archive/{ref}.zip|.tar.gz — `git archive` streamed, at most N jobs at once. */

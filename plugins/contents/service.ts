@@ -106,8 +106,8 @@ export class Contents {
   }
 
   /**
-   * Accounts behind commit emails, as API users: no-reply addresses (`<login>@noreply.<host>`) name their account.
-   * Addresses the users service cannot look up stay unmatched (author `null`, like Gitea for unknown emails).
+   * Accounts behind commit emails, as API users (Gitea's GetUserByEmail): an account's primary or verified address,
+   * or its no-reply address (`<login>@noreply.<host>`). Unknown addresses stay unmatched (author `null`, as Gitea).
    */
   async usersByEmail(emails: Iterable<string>, viewer: Caller | null): Promise<Map<string, ApiUser>> {
     const out = new Map<string, ApiUser>();
@@ -115,9 +115,9 @@ export class Contents {
     const suffix = `@noreply.${host}`.toLowerCase();
     const users = this.ctx.services.get('users');
     for (const raw of new Set([...emails].map((e) => e.toLowerCase()))) {
-      if (!raw.endsWith(suffix)) continue;
-      const account = await users.byName(raw.slice(0, -suffix.length));
-      if (account) out.set(raw, users.toApi(account, viewer));
+      if (!raw) continue;
+      const account = raw.endsWith(suffix) ? await users.byName(raw.slice(0, -suffix.length)) : await users.byEmail(raw);
+      if (account && account.type === 'user') out.set(raw, users.toApi(account, viewer));
     }
     return out;
   }

@@ -78,9 +78,14 @@ export class Writer {
     return { author, committer };
   }
 
-  /** Refuses writes to archived repositories (the compat engineer's `archived` field, read defensively) and mirrors. */
+  /** 423 Locked for an archived repository (Gitea's mustNotBeArchived: writes, branches, tags, protection rules). */
+  static refuseArchived(o: Pick<Opened, 'repo' | 'owner'>): void {
+    if (o.repo.archived === true) throw new ForgeError('LOCKED', `${o.owner.login}/${o.repo.name} is archived`);
+  }
+
+  /** Refuses writes to archived repositories (423 Locked, as Gitea's mustNotBeArchived) and to mirrors (403). */
   static checkWritable(o: Opened): void {
-    if ((o.repo as { archived?: unknown }).archived === true) throw fail.forbidden('the repository is archived');
+    Writer.refuseArchived(o);
     if (o.repo.mirror) throw fail.forbidden('the repository is a mirror');
   }
 

@@ -1,5 +1,5 @@
 // The git plugin's API routes: templates and licenses, forks, migrations and mirror-sync.
-import { fail } from '../../core/errors.js';
+import { fail, ForgeError } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
 import { ACCESS, type Account, type RepoRecord } from '../../schemas/services.js';
@@ -154,8 +154,9 @@ export async function migrate(rc: Rc<unknown, unknown, MigrateBody>): Promise<Re
 /** POST /repos/{owner}/{repo}/mirror-sync — write access first, then 200 and the sync runs in the background. */
 export async function mirrorSync(rc: Rc<OwnerRepo>): Promise<Reply> {
   const { repo } = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.write);
+  // Gitea's mustNotBeArchived runs before the mirror check: 423 Locked.
+  if (repo.archived === true) throw new ForgeError('LOCKED', `${rc.params.owner}/${rc.params.repo} is archived`);
   if (!repo.mirror) throw fail.badRequest('Repository is not a mirror');
-  repos(rc).assertWritable(repo);
   git(rc).requestSync(repo.id);
   return { status: 200 };
 }

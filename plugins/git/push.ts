@@ -126,6 +126,13 @@ export class PushProcessor {
     return { commits: parseLogWithFiles(log.stdout), total: Number(count.stdout.trim()) || 0 };
   }
 
+  /** One commit with its changed files (against its first parent; every file for a root commit). */
+  async commitWithFiles(dir: string, sha: string): Promise<PushCommit | null> {
+    const log = await this.deps.runner.run(['--git-dir', dir, 'log', '--stdin', '--max-count=1', '--no-walk', '-z', '--name-status', '--no-renames', '--root',
+      '--format=%x1e%H%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B%x00'], { input: `${sha}\n` });
+    return parseLogWithFiles(log.stdout)[0] ?? null;
+  }
+
   private async emit<K extends 'git.push' | 'git.ref.created' | 'git.ref.deleted'>(event: K, payload: ForgeEvents[K]): Promise<void> {
     try {
       await this.deps.events.emit(event, payload);

@@ -16,7 +16,7 @@ import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
 import { PushProcessor, readRefs } from './push.js';
 import type { GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
-import type { PushTransport } from '../../schemas/events.js';
+import type { PushCommit, PushTransport } from '../../schemas/events.js';
 
 export const MIRRORS = 'git_mirrors';
 
@@ -186,6 +186,21 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     return this.catFiles.reader(dir);
   }
 
+  async commitOf(repo: RepoRecord, owner: Account, rev: string): Promise<PushCommit | null> {
+    // eslint-disable-next-line no-control-regex
+    if (!rev || rev.length > 255 || rev.startsWith('-') || /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{/.test(rev)) return null;
+    const dir = this.repoDir(repo, owner);
+    const reader = this.reader(dir);
+    const full = /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(rev);
+    let sha: string | null = null;
+    for (const candidate of full ? [rev.toLowerCase()] : [`refs/heads/${rev}`, `refs/tags/${rev}`, rev]) {
+      sha = await reader.resolve(`${candidate}^{commit}`);
+      if (sha) break;
+    }
+    if (!sha) return null;
+    return this.pushes.commitWithFiles(dir, sha);
+  }
+
   async readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>> {
     const account = owner ?? (await this.users.byId(repo.ownerId));
     if (!account) return new Map();
@@ -245,27 +260,6 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     const dir = this.repoDir(repo, owner);
     const branches = await this.storage.branches(dir);
     if (branches.length === 0 || branches.includes(repo.defaultBranch)) await this.storage.setHead(dir, repo.defaultBranch);
-  }
-
-  /**
-   * The full commit id that a branch, tag or (abbreviated) commit id names in this repository; null when it names
-   * no commit (or the repository is empty). Used through the service by plugins that accept a `ref` (statuses).
-   */
-  async resolveCommit(repo: RepoRecord, owner: Account, ref: string): Promise<string | null> {
-    // eslint-disable-next-line no-control-regex
-    if (!ref || ref.length > 255 || ref.startsWith('-') || /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{/.test(ref)) return null;
-    const dir = this.repoDir(repo, owner);
-    const full = /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ref);
-    for (const candidate of full ? [ref.toLowerCase()] : [`refs/heads/${ref}`, `refs/tags/${ref}`, ref]) {
-      try {
-        const { stdout } = await this.runner.run(['--git-dir', dir, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`]);
-        const sha = stdout.trim();
-        if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return sha;
-      } catch (err) {
-        if (!(err instanceof GitError) || err.timedOut) throw err;
-      }
-    }
-    return null;
   }
 
   // ---- forks ----

@@ -5,7 +5,7 @@ import type { Reply } from '../../core/plugin.js';
 import { toRfc3339 } from '../../core/time.js';
 import type { CommentRecord, IssueRecord } from '../../schemas/contracts/issues.js';
 import type { Filter } from '../../core/store/port.js';
-import { canWrite, changeContext, issueOf, repoOf, service, window, type Rc, type RepoAccess } from './handlers.js';
+import { canWrite, changeContext, issueOf, refuseArchived, repoOf, service, window, type Rc, type RepoAccess } from './handlers.js';
 import { REACTION_CONTENTS } from './service.js';
 
 type IssuePath = { owner: string; repo: string; index: number };
@@ -63,6 +63,7 @@ function checkLocked(found: RepoAccess, issue: IssueRecord): void {
 /** POST /repos/{owner}/{repo}/issues/{index}/comments */
 export async function createComment(rc: Rc<IssuePath, unknown, { body: string }>): Promise<Reply> {
   const found = await issueOf(rc);
+  refuseArchived(found);
   checkLocked(found, found.issue);
   const s = service(rc);
   const comment = await s.addComment(changeContext(rc, found), found.issue, rc.body.body);
@@ -92,6 +93,7 @@ function checkCommentAuthor(rc: Rc, found: RepoAccess & { comment: CommentRecord
 /** PATCH /repos/{owner}/{repo}/issues/comments/{id} */
 export async function editComment(rc: Rc<CommentPath, unknown, { body: string }>): Promise<Reply> {
   const found = await commentOf(rc);
+  refuseArchived(found);
   checkCommentAuthor(rc, found);
   const s = service(rc);
   const comment = await s.editComment(changeContext(rc, found), found.issue, found.comment, rc.body.body);

@@ -1,5 +1,5 @@
 // Issue routes: list, search, create, read, edit, delete, lock, pin, assignees and subscriptions.
-import { fail } from '../../core/errors.js';
+import { fail, ForgeError } from '../../core/errors.js';
 import { pageHeaders, pageWindow, type PageWindow } from '../../core/pagination.js';
 import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
 import { toRfc3339 } from '../../core/time.js';
@@ -35,6 +35,14 @@ export async function issueOf(rc: Rc<{ owner: string; repo: string; index: numbe
   const issue = await service(rc).byNumber(found.repo.id, rc.params.index);
   if (!issue) throw fail.notFound();
   return { ...found, issue };
+}
+
+/**
+ * 423 Locked for an archived repository where Gitea's API has mustNotBeArchived: new issues, new comments and comment
+ * edits. (Gitea's API leaves the other issue writes open on archived repositories; so does forgekit.)
+ */
+export function refuseArchived(found: RepoAccess): void {
+  if (found.repo.archived === true) throw new ForgeError('LOCKED', `${found.owner.login}/${found.repo.name} is archived`);
 }
 
 export function changeContext(rc: Rc, found: RepoAccess): IssueChangeContext {
@@ -234,6 +242,7 @@ async function assigneeIds(rc: Rc, names: string[]): Promise<number[]> {
 /** POST /repos/{owner}/{repo}/issues: readers open issues; labels, milestone, assignees and due date only from writers. */
 export async function createIssue(rc: Rc<{ owner: string; repo: string }, unknown, CreateIssueBody>): Promise<Reply> {
   const found = await repoOf(rc);
+  refuseArchived(found);
   const b = rc.body;
   const writer = canWrite(found);
   const names = [...(b.assignees ?? []), ...(b.assignee ? [b.assignee] : [])];

@@ -32,6 +32,7 @@ const NEWEST: SortSpec = { id: -1 };
 /** The state of every context that has a status, at most this many (a bound on the combined view). */
 const MAX_STATUSES_PER_COMMIT = 10_000;
 
+
 export interface NewStatus {
   state: CommitStatusState;
   target_url?: string;
@@ -55,8 +56,19 @@ export class Statuses implements StatusesService {
    * commit id may still use it (Gitea lists statuses of any id).
    */
   async resolve(repo: RepoRecord, owner: Account, ref: string): Promise<string | null> {
-    if (!this.ctx.services.has('git')) return /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ref) ? ref.toLowerCase() : null;
-    return this.ctx.services.get('git').resolveCommit(repo, owner, ref);
+    const full = /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ref);
+    if (!this.ctx.services.has('git')) return full ? ref.toLowerCase() : null;
+    // Nothing git would read as more than a name: no revision syntax, no option look-alikes.
+    // eslint-disable-next-line no-control-regex
+    if (!ref || ref.length > 255 || ref.startsWith('-') || /[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{/.test(ref)) return null;
+    const git = this.ctx.services.get('git');
+    // The git plugin's pooled cat-file reader: no process per request. Branches first, then tags, then ids.
+    const reader = git.reader(git.repoDir(repo, owner));
+    for (const candidate of full ? [ref.toLowerCase()] : [`refs/heads/${ref}`, `refs/tags/${ref}`, ref]) {
+      const sha = await reader.resolve(`${candidate}^{commit}`);
+      if (sha) return sha;
+    }
+    return null;
   }
 
   async create(repo: RepoRecord, owner: Account, caller: Caller, sha: string, input: NewStatus): Promise<CommitStatusRecord> {

@@ -125,9 +125,11 @@ export class Users implements UsersService {
 
   async byEmail(email: string): Promise<Account | null> {
     const lower = email.toLowerCase();
+    if (!lower || lower.length > 254) return null;
     const direct = await this.accounts.findOne({ lowerEmail: lower }, WITHOUT_GRAMS);
     if (direct) return direct;
-    const extra = await this.emails.findOne({ lowerEmail: lower });
+    // An unverified address proves nothing: anyone may add it (Gitea: activated addresses only).
+    const extra = await this.emails.findOne({ lowerEmail: lower, verified: true });
     return extra ? this.byId(extra.uid) : null;
   }
 

@@ -65,10 +65,38 @@ export class Payloads {
     };
   }
 
+  /**
+   * The commits with `username` filled as Gitea's ToAPIPayloadCommit does (GetUserByEmail): the account whose primary
+   * or verified address, or no-reply address (`<login>@noreply.<host>`), the author/committer email is; else ''.
+   */
+  async named(commits: readonly PushCommit[]): Promise<PushCommit[]> {
+    const host = new URL(this.ctx.urls.root).hostname || 'localhost';
+    const noreply = `@noreply.${host}`.toLowerCase();
+    const known = new Map<string, Promise<string>>();
+    const login = (email: string): Promise<string> => {
+      const lower = email.toLowerCase();
+      let found = known.get(lower);
+      if (!found) {
+        found = (async () => {
+          if (!lower) return '';
+          const account = lower.endsWith(noreply) ? await this.users.byName(lower.slice(0, -noreply.length)) : await this.users.byEmail(lower);
+          return account?.type === 'user' ? account.login : '';
+        })();
+        known.set(lower, found);
+      }
+      return found;
+    };
+    return Promise.all(commits.map(async (c) => ({
+      ...c,
+      author: { ...c.author, username: c.author.username || (await login(c.author.email)) },
+      committer: { ...c.committer, username: c.committer.username || (await login(c.committer.email)) },
+    })));
+  }
+
   /** PushPayload; none for a deleted ref (Gitea sends only the delete event then). */
   async push(e: PushEvent): Promise<Outgoing | null> {
     if (e.after === ZERO_SHA) return null;
-    const commits = e.commits.map((c) => this.commit(e.owner, e.repo, c));
+    const commits = (await this.named(e.commits)).map((c) => this.commit(e.owner, e.repo, c));
     const pusher = await this.user(e.pusherId);
     const compare = e.before !== ZERO_SHA && e.after !== ZERO_SHA ? `${this.repoUrl(e.owner, e.repo)}/compare/${e.before}...${e.after}` : '';
     const payload = {
@@ -169,11 +197,15 @@ export class Payloads {
     return { type: 'release', payload, repo: e.repo };
   }
 
-  /** CommitStatusPayload. `commit` carries the id and its URL (forgekit does not read the commit for a status). */
+  /**
+   * CommitStatusPayload. `commit` is the PayloadCommit read through the git service (message, author, committer,
+   * changed files, as Gitea's ToAPIPayloadCommit); only the id and URL when git is off or the commit is gone.
+   */
   async status(e: StatusEvent): Promise<Outgoing> {
     const s = e.status;
+    const read = this.ctx.services.has('git') ? await this.ctx.services.get('git').commitOf(e.repo, e.owner, e.sha) : null;
     const payload = {
-      commit: {
+      commit: read ? this.commit(e.owner, e.repo, (await this.named([read]))[0]!) : {
         id: e.sha, message: '', url: `${this.repoUrl(e.owner, e.repo)}/commit/${e.sha}`, author: null, committer: null,
         verification: null, timestamp: s.created_at, added: [], removed: [], modified: [],
       },

@@ -320,14 +320,12 @@ export class Webhooks implements WebhooksService {
   /** Gitea's test delivery: a push of the repository's latest commit (or a fake commit when it has none). */
   async test(hook: HookRecord, repo: RepoRecord, owner: Account, senderId: number, ref: string | undefined): Promise<void> {
     const branch = ref || repo.defaultBranch || 'master';
-    let sha: string | null = null;
-    if (this.ctx.services.has('git')) {
-      sha = await this.ctx.services.get('git').resolveCommit(repo, owner, branch);
-    }
+    // The branch's head commit as the git service reads it (message, author, files), or Gitea's fake commit.
+    const read = this.ctx.services.has('git') ? await this.ctx.services.get('git').commitOf(repo, owner, branch) : null;
     const ghost = { name: 'Ghost', email: '', username: 'Ghost' };
-    const commit = {
-      id: sha ?? '0000000000000000000000000000000000000000',
-      message: sha ? '' : 'This is a fake commit',
+    const commit = read ?? {
+      id: '0000000000000000000000000000000000000000',
+      message: 'This is a fake commit',
       timestamp: nowRfc3339(),
       author: ghost, committer: ghost, added: [], removed: [], modified: [],
     };

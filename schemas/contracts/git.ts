@@ -1,7 +1,7 @@
 // The `git` plugin's service as other plugins see it: where a repository lives, running git on it, reading its
 // objects through long-lived `git cat-file` processes, and push processing (guards before, events after).
 import type { ChildProcess } from 'node:child_process';
-import type { PushTransport } from '../events.js';
+import type { PushCommit, PushTransport } from '../events.js';
 import type { Account, RepoRecord } from '../services.js';
 
 /** The all-zero object id git uses for "no ref" (a created or deleted ref). */
@@ -97,8 +97,12 @@ export interface GitService {
   spawn(dir: string, args: string[], options?: GitRunOptions): ChildProcess;
   /** The pooled object reader of a repository directory. */
   reader(dir: string): ObjectReader;
-  /** A ref (branch, tag, short or full id) to its full commit id, or null when nothing matches. */
-  resolveCommit(repo: RepoRecord, owner: Account, ref: string): Promise<string | null>;
+  /**
+   * The commit a branch, tag or commit id names (branches first, then tags, then ids; resolved through the pooled
+   * reader), with its message, author, committer and changed files as push payloads carry them; null when it names
+   * no commit. Statuses' and the test hook's payloads use it.
+   */
+  commitOf(repo: RepoRecord, owner: Account, rev: string): Promise<PushCommit | null>;
   /** Every ref of the repository (full name → object id), e.g. before a push, to compare with afterwards. */
   readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>>;
   /** Registers a check every push and API ref update goes through (branch protection). */

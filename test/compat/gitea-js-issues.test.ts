@@ -3,6 +3,7 @@
 import t from 'tap';
 import { giteaApi } from 'gitea-js';
 import { startForge } from '../helpers/forge.js';
+import { assertConforms } from '../helpers/gitea-js.js';
 
 t.test('gitea-js issue methods', async (t) => {
   const f = await startForge();
@@ -72,6 +73,12 @@ t.test('gitea-js issue methods', async (t) => {
   t.same((await api.repos.issueGetCommentReactions('alice', 'proj', comment.id!)).data.map((r) => r.content), ['+1']);
   t.equal((await asBob.repos.issueDeleteCommentReaction('alice', 'proj', comment.id!, { content: '+1' })).status, 200);
   t.equal((await asBob.repos.issueDeleteComment('alice', 'proj', comment.id!)).status, 204);
+  // The deprecated paths under /issues/{index}/comments/{id}.
+  const old = (await asBob.repos.issueCreateComment('alice', 'proj', 1, { body: 'old path' })).data;
+  const oldEdited = await asBob.repos.issueEditCommentDeprecated('alice', 'proj', 1, old.id!, { body: 'old path, edited' });
+  t.equal(oldEdited.data.body, 'old path, edited');
+  assertConforms(t, 'issueEditCommentDeprecated', oldEdited.data);
+  t.equal((await asBob.repos.issueDeleteCommentDeprecated('alice', 'proj', 1, old.id!)).status, 204);
 
   // subscriptions and pins
   t.equal((await asBob.repos.issueDeleteSubscription('alice', 'proj', 1, 'bob')).status, 201, 'commenting subscribed bob');

@@ -231,6 +231,13 @@ export const NULLABLE: Record<string, string> = {
   'PayloadCommit.added': 'null in a branch\'s commit, as in Gitea (no file lists there)',
   'PayloadCommit.removed': 'null in a branch\'s commit, as in Gitea (no file lists there)',
   'PayloadCommit.modified': 'null in a branch\'s commit, as in Gitea (no file lists there)',
+  // contents (Go pointers and nil slices in Gitea's structs, sent as null)
+  'ContentsResponse.encoding': 'null for anything but a file (*string)',
+  'ContentsResponse.content': 'null for anything but a file, and in directory listings (*string)',
+  'ContentsResponse.target': 'null unless the entry is a symlink (*string)',
+  'ContentsResponse.submodule_git_url': 'null unless the entry is a submodule (*string)',
+  'ContentsResponse.download_url': 'null for directories and submodules (*string)',
+  'FileDeleteResponse.content': 'always null: a deleted file has no contents (Gitea sends nil)',
   // pulls: Gitea's Go pointers and nil slices of a pull request that is not merged, closed, assigned or scheduled
   'PullRequest.assignee': 'null while nobody is assigned (Gitea: nil *User)',
   'PullRequest.assignees': 'null while nobody is assigned (Gitea: nil slice)',

@@ -133,3 +133,25 @@ t.test('the description is built from the kernel\'s compiled routes: an embedder
   t.same(described, f.forge.routes().map((r) => `${r.method} ${toSwaggerPath(r.path).path}`).sort(), 'exactly the routes the kernel serves');
   await SwaggerParser.validate(structuredClone(doc));
 });
+
+t.test('OpenAPI 3.1 beside it: valid (swagger-parser), the same operations', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const swagger = (await f.request('GET', '/swagger.v1.json', { root: true })).json;
+  const res = await f.request('GET', '/openapi.v1.json', { root: true });
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^application\/json/);
+  const doc = res.json;
+  t.equal(doc.openapi, '3.1.0');
+  await SwaggerParser.validate(structuredClone(doc));
+  t.pass('zero validation errors');
+  const ops = (d: any) => operationsOf(d).map((o) => `${o.root ? 'root' : 'api'} ${o.method} ${o.path} ${o.op.operationId}`).sort();
+  t.same(ops(doc), ops(swagger), 'every operation, with its operationId');
+  t.equal(doc.servers[0].url, '/api/v1');
+  const create = doc.paths['/user/repos'].post;
+  t.ok(create.requestBody.content['application/json'].schema, 'a JSON body is a requestBody');
+  t.notOk((create.parameters ?? []).some((p: any) => p.in === 'body'), 'no body parameters');
+  t.match(JSON.stringify(doc), /#\/components\/schemas\//);
+  t.notMatch(JSON.stringify(doc), /#\/definitions\//, 'every $ref moved to components');
+  t.same(doc.components.securitySchemes.BasicAuth, { type: 'http', scheme: 'basic', description: swagger.securityDefinitions.BasicAuth.description }, 'Basic auth as an http scheme');
+});

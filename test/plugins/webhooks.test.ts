@@ -182,6 +182,10 @@ t.test('webhooks', async (t) => {
     const s = checkDelivery(t, r1!, 'status', 'status');
     t.match(s, { id: status.json.id, state: 'success', context: 'ci', target_url: 'https://ci.example.com/9', description: 'ok', sha: /^[0-9a-f]{40}$/ });
     for (const k of COMMIT_FIELDS) t.ok(k in s.commit, `status commit.${k}`);
+    // The commit as Gitea's ToAPIPayloadCommit reads it: message, author and committer (the account behind the no-reply
+    // address of the auto-init commit), the files it added.
+    t.match(s.commit, { id: s.sha, message: /\S/, author: { username: alice.username }, committer: { username: alice.username }, added: ['README.md'], removed: [], modified: [] });
+    t.equal(s.commit.url, `${f.url}/${repo.full_name}/commit/${s.sha}`);
     t.equal(s.repository.full_name, repo.full_name);
     t.equal(s.sender.login, alice.username);
 
@@ -399,6 +403,7 @@ t.test('webhooks', async (t) => {
     t.equal(p.ref, 'refs/heads/master');
     t.match(p.after, /^[0-9a-f]{40}$/);
     t.not(p.after, '0'.repeat(40));
+    t.match(p.commits[0], { id: p.after, message: /\S/, author: { username: alice.username } }, 'the real head commit, read through git');
     t.equal((await f.request('POST', `${base}/${id}/tests`, { token: bob.token })).status, 403);
     t.equal((await f.request('POST', `${base}/999999/tests`, { token: alice.token })).status, 404);
     await f.request('DELETE', `${base}/${id}`, { token: alice.token });
