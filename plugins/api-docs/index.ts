@@ -65,6 +65,7 @@ export default definePlugin<ApiDocsService>({
       operationId: 'getOpenApiDocument', summary: 'The API description as OpenAPI 3.1, generated from the enabled plugins',
       method: 'GET',
       path: '/openapi.v1.json',
+      scope: 'misc',
       mount: 'root',
       auth: 'public',
       async handler(rc) {
