@@ -254,7 +254,7 @@ export function benchClient(baseUrl: string, fx: BenchFixture): BenchClient {
       const email = input.email ?? `${username}@example.com`;
       const made = await request('POST', '/admin/users', { token: fx.accounts.admin.token, json: { username, password, email } });
       if (made.status !== 201) throw new Error(`setup: creating user ${username} answered ${made.status} ${made.text.slice(0, 200)}`);
-      const tok = await request('POST', `/users/${encodeURIComponent(username)}/tokens`, { basic: [username, password], json: { name: 'bench' } });
+      const tok = await request('POST', `/users/${encodeURIComponent(username)}/tokens`, { basic: [username, password], json: { name: 'bench', scopes: ['all'] } });
       if (tok.status !== 201) throw new Error(`setup: creating a token for ${username} answered ${tok.status} ${tok.text.slice(0, 200)}`);
       return { id: made.json.id, username, email, token: tok.json.sha1 };
     },

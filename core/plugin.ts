@@ -25,6 +25,11 @@ export interface Caller {
    * accepted by the SSH server (never seen by HTTP routes).
    */
   via: 'token' | 'password' | 'ssh';
+  /**
+   * A token caller's scopes as a bitmap (core/scopes.ts); undefined for every other caller (a password or an SSH key
+   * has its account's full access). Routes check it against their `scope` before the handler runs.
+   */
+  scopes?: number;
 }
 
 // JSON Schema objects are plain data; Ajv and fast-json-stringify check them at boot.
@@ -117,13 +122,27 @@ export interface RouteDef<A extends AuthLevel = AuthLevel, P = any, Q = any, B =
   operationId?: string;
   /** One line for the API description. */
   summary?: string;
-  /** The token scope category guarding this route (Gitea's model); none for public routes. */
-  scope?: ScopeCategory;
+  /**
+   * The token scope category (or categories, all required) guarding this route, as Gitea's router groups have them
+   * (`tokenRequiresScopes`): a token caller needs `read:<category>` for GET and `write:<category>` for other methods,
+   * else 403 naming the missing scope. `misc` demands nothing (Gitea's miscellaneous routes need no scope). Every
+   * route declares one (test/core/route-scopes.test.ts); password and SSH callers are not limited by scopes.
+   */
+  scope?: ScopeCategory | readonly ScopeCategory[];
+  /** Overrides the level the method implies (git's POST git-upload-pack is a read). */
+  scopeLevel?: 'read' | 'write';
   /** `api` (default) mounts under the API prefix (`/api/v1`); `root` mounts at the site root. */
   mount?: 'api' | 'root';
   body?: BodyKind;
   /** For json bodies: accept a request with no body at all (treated as `{}`). */
   bodyOptional?: boolean;
+  /**
+   * For json bodies: also accept `text/plain` (and a missing Content-Type) and parse the body as JSON. Gitea's swagger
+   * names no media type for a few operations, so generated clients (gitea-js: orgUpdateAvatar, userUpdateAvatar,
+   * issueCreate/RemoveIssueBlocking, issueCreate/RemoveIssueDependencies, repoCreate/DeletePullReviewRequests,
+   * userCreate/UpdateOAuth2Application) send their JSON as text/plain; Gitea decodes it anyway. Off by default: 415.
+   */
+  textPlainJson?: boolean;
   /**
    * Overrides the configured body size limit for this route (bytes), or derives it at boot from the config and the
    * owning plugin's settings (defaults applied, as `ctx.settings`).

@@ -33,9 +33,11 @@ import pulls from './pulls/index.js';
 import topics from './topics/index.js';
 import releases from './releases/index.js';
 import notifications from './notifications/index.js';
+import settings from './settings/index.js';
+import cors from './cors/index.js';
 
 /** Every built-in plugin; the loader orders them by their dependencies, so this order does not matter. */
-export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents, topics, releases, pulls, notifications];
+export const builtinPlugins: Plugin<any>[] = [apiDocs, version, users, admin, tokens, sshKeys, gpgKeys, orgs, repos, follow, stars, watch, markup, git, issues, deployKeys, ssh, statuses, webhooks, health, metricsPlugin, contents, topics, releases, pulls, notifications, settings, cors];
 
 export type ForgeOptions = Partial<KernelOptions>;
 

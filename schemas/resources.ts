@@ -220,8 +220,10 @@ export const AccessTokenSchema = {
     // The token value: only in the creation response; "" in lists.
     sha1: { type: 'string' },
     token_last_eight: { type: 'string' },
+    // Gitea's normalised scope names (`all`, `write:repository`, `read:user`, …).
+    scopes: { type: 'array', items: { type: 'string' } },
   },
-  required: ['id', 'name', 'sha1', 'token_last_eight'],
+  required: ['id', 'name', 'sha1', 'token_last_eight', 'scopes'],
 } as const;
 
 export const AccessTokenListSchema = {

@@ -61,6 +61,47 @@ export interface NewUserInput {
   isAdmin?: boolean;
 }
 
+/**
+ * What a site admin (`PATCH /admin/users/{u}`, Gitea's EditUserOption) or the account itself (`PATCH /user/settings`)
+ * may change; absent fields stay as they are. Stored on the account under the camelCase names in brackets.
+ */
+export interface AccountEdit {
+  email?: string;
+  password?: string;
+  fullName?: string;
+  website?: string;
+  location?: string;
+  description?: string;
+  /** [loginName] the name at the authentication source (forgekit has only the local one, source 0). */
+  loginName?: string;
+  /** [active] false: the account may not sign in (Gitea's inactive accounts). */
+  active?: boolean;
+  /** [isAdmin] */
+  admin?: boolean;
+  /** [prohibitLogin] the account may not sign in. */
+  prohibitLogin?: boolean;
+  /** [restricted] Gitea's restricted accounts. */
+  restricted?: boolean;
+  /** [visibility] public | limited | private. */
+  visibility?: 'public' | 'limited' | 'private';
+  /** [mustChangePassword] */
+  mustChangePassword?: boolean;
+  /** [allowCreateOrganization] */
+  allowCreateOrganization?: boolean;
+  /** [allowGitHook] */
+  allowGitHook?: boolean;
+  /** [allowImportLocal] */
+  allowImportLocal?: boolean;
+  /** [maxRepoCreation] -1: the site default. */
+  maxRepoCreation?: number;
+  /** User settings: [language] [theme] [diffViewStyle] [hideEmail] [hideActivity]. */
+  language?: string;
+  theme?: string;
+  diffViewStyle?: string;
+  hideEmail?: boolean;
+  hideActivity?: boolean;
+}
+
 export interface NewOrgInput {
   username: string;
   fullName?: string;
@@ -126,6 +167,19 @@ export interface UsersService {
   /** Validates (422 naming the field) and creates; duplicates of name or email → 422. */
   createUser(input: NewUserInput): Promise<Account>;
   createOrg(input: NewOrgInput): Promise<Account>;
+  /**
+   * Applies an edit to a user (422 naming the field for a bad value, 400 when it would demote the last site admin);
+   * a change of password, admin flag, sign-in rights or primary email ends cached sign-ins at once. Returns the stored
+   * account.
+   */
+  editAccount(account: Account, edit: AccountEdit): Promise<Account>;
+  /**
+   * Throws Gitea's 403 ("This account is prohibited from signing in…") for an account that may not sign in
+   * (`prohibit_login`, or `active: false`); call it once a credential of the account was found valid.
+   */
+  checkSignIn(account: Account): void;
+  /** A page of accounts of one type in name order (Gitea's admin lists), and how many there are. */
+  listAccounts(type: 'user' | 'org', skip: number, limit: number, filter?: { loginName?: string }): Promise<{ accounts: Account[]; total: number }>;
   // ---- organizations' profile and account visibility (orgs engineer) ----
   /** Validates (422 naming the field) and stores an organization's profile changes; returns the stored account. */
   updateOrg(org: Account, changes: OrgChanges): Promise<Account>;

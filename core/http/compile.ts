@@ -7,6 +7,7 @@ import { Router } from '../router.js';
 import type { SerializerFactory, Serializer } from '../serialize.js';
 import type { CompiledInput, SchemaRegistry } from '../validation.js';
 import { createGate, type Gate } from './gate.js';
+import { scopeDemand, type ScopeDemand } from '../scopes.js';
 
 /** A route ready to serve: what the dispatcher needs, looked up once per request from the router. */
 export interface CompiledRoute extends RouteInfo {
@@ -22,6 +23,8 @@ export interface CompiledRoute extends RouteInfo {
   readonly discardLimit: number;
   /** Set when the route declares a concurrency limit. */
   readonly gate?: Gate;
+  /** What the route demands of a token caller's scopes (null: nothing). */
+  readonly scopes: ScopeDemand | null;
 }
 
 export interface CompiledRoutes {
@@ -87,5 +90,6 @@ function compileRoute(plugin: string, def: AnyRoute, { config, registry, seriali
     bodyLimit: typeof def.bodyLimit === 'function' ? def.bodyLimit(config, app.settings) : def.bodyLimit ?? config.bodyLimit,
     discardLimit: config.server.discardBodyBytes,
     gate: concurrency > 0 ? createGate(concurrency) : undefined,
+    scopes: scopeDemand(def),
   };
 }

@@ -5,7 +5,8 @@ import querystring from 'node:querystring';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth.js';
-import { ForgeError } from '../errors.js';
+import { ForgeError, fail } from '../errors.js';
+import { missingScopes, type ScopeDemand } from '../scopes.js';
 import type { Caller, Handler, PluginContext, RequestContext } from '../plugin.js';
 import type { Router } from '../router.js';
 import { discardBody, hasBody, isJsonMediaType, mediaType, readBody } from './body.js';
@@ -120,6 +121,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       // 2c: auth, then params and query validated (coerced) by their schemas.
       const rawQueryObject = rawQuery ? (querystring.parse(rawQuery) as Record<string, unknown>) : {};
       const caller = route.def.auth === 'public' ? null : await auth.authenticate(req, rawQueryObject, route.def.auth);
+      if (caller !== null && caller.scopes !== undefined && route.scopes !== null) checkScopes(caller.scopes, route.scopes);
       const params = route.params ? route.params(match.params) : match.params;
       const query = route.query ? route.query(rawQueryObject) : rawQueryObject;
       // 2d: body bytes first; 2e: a gated route waits for its turn holding only those; then the body is parsed.
@@ -173,6 +175,12 @@ function notRouted(router: Router<CompiledRoute>, method: string, path: string):
   return new ForgeError('NOT_FOUND');
 }
 
+/** A token used outside its scopes: 403 naming what is missing, in Gitea's words (clients match on them). */
+function checkScopes(granted: number, demand: ScopeDemand): void {
+  const missing = missingScopes(granted, demand);
+  if (missing !== null) throw fail.forbidden(`token does not have at least one of required scope(s): [${missing.join(' ')}]`);
+}
+
 /** A stream route writes its own head: the kernel's headers are set on the response before its handler runs. */
 function streamHead(res: ServerResponse, id: string): void {
   res.setHeader('X-Request-Id', id);
@@ -186,7 +194,8 @@ async function readJsonBytes(req: IncomingMessage, route: CompiledRoute): Promis
     if (route.def.bodyOptional) return null;
     throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type application/json is required');
   }
-  if (!isJsonMediaType(type)) {
+  // A route may take JSON sent as text/plain or with no type (clients generated from Gitea's swagger do that).
+  if (!isJsonMediaType(type) && !(route.def.textPlainJson === true && (type === 'text/plain' || type === ''))) {
     await discardBody(req, route.discardLimit);
     throw new ForgeError('UNSUPPORTED_MEDIA_TYPE', type ? `unsupported Content-Type ${type}; use application/json` : 'Content-Type application/json is required');
   }

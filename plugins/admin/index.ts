@@ -1,6 +1,6 @@
 // The `admin` plugin: site-admin user management and the first admin account from FORGEKIT_ADMIN_* at start.
 import { definePlugin, type PluginContext } from '../../core/plugin.js';
-import { usernameParams } from '../../schemas/common.js';
+import { listQuery, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
 import * as h from './handlers.js';
 
@@ -12,12 +12,40 @@ const createUserBody = {
     password: { type: 'string', minLength: 6, maxLength: 255 },
     full_name: { type: 'string', maxLength: 100 },
     admin: { type: 'boolean' },
-    // Accepted for Gitea client compatibility; forgekit has one login source and sends no mail.
-    login_name: { type: 'string' },
+    // forgekit has one login source (0) and sends no mail: send_notify is accepted and has nothing to do.
+    login_name: { type: 'string', maxLength: 255 },
     source_id: { type: 'integer' },
     send_notify: { type: 'boolean' },
+    must_change_password: { type: 'boolean' },
+    restricted: { type: 'boolean' },
+    visibility: { type: 'string', enum: ['public', 'limited', 'private'] },
   },
   required: ['username', 'email', 'password'],
+};
+
+/** Gitea's EditUserOption; every field optional (Gitea's `login_name`/`source_id` only matter for external sources). */
+const editUserBody = {
+  type: 'object',
+  properties: {
+    email: { type: 'string', minLength: 3, maxLength: 254 },
+    full_name: { type: 'string', maxLength: 100 },
+    login_name: { type: 'string', maxLength: 255 },
+    source_id: { type: 'integer' },
+    active: { type: 'boolean' },
+    admin: { type: 'boolean' },
+    allow_create_organization: { type: 'boolean' },
+    allow_git_hook: { type: 'boolean' },
+    allow_import_local: { type: 'boolean' },
+    max_repo_creation: { type: 'integer', minimum: -1 },
+    prohibit_login: { type: 'boolean' },
+    restricted: { type: 'boolean' },
+    visibility: { type: 'string', enum: ['public', 'limited', 'private'] },
+    website: { type: 'string', maxLength: 255 },
+    location: { type: 'string', maxLength: 50 },
+    description: { type: 'string', maxLength: 255 },
+    password: { type: 'string', minLength: 6, maxLength: 255 },
+    must_change_password: { type: 'boolean' },
+  },
 };
 
 /** Creates the configured first admin once; an existing account of that name is left as it is. */
@@ -39,13 +67,28 @@ export default definePlugin({
   },
   routes: [
     {
+      operationId: 'adminSearchUsers', summary: 'Search users according filter conditions', scope: 'admin',
+      method: 'GET', path: '/admin/users', auth: 'admin',
+      schema: {
+        querystring: listQuery({ source_id: { type: 'integer' }, login_name: { type: 'string', maxLength: 255 } }),
+        response: { 200: ref('forgekit/UserList') },
+      },
+      handler: h.listUsers,
+    },
+    {
+      operationId: 'adminEditUser', summary: 'Edit an existing user', scope: 'admin',
+      method: 'PATCH', path: '/admin/users/:username', auth: 'admin', body: 'json',
+      schema: { params: usernameParams, body: editUserBody, response: { 200: ref('forgekit/User') } },
+      handler: h.editUser,
+    },
+    {
       operationId: 'adminCreateUser', summary: 'Create a user',
-      method: 'POST', path: '/admin/users', auth: 'admin', body: 'json',
+      scope: 'admin', method: 'POST', path: '/admin/users', auth: 'admin', body: 'json',
       schema: { body: createUserBody, response: { 201: ref('forgekit/User') } },
       handler: h.createUser,
     },
     {
-      operationId: 'adminDeleteUser', summary: 'Delete a user', method: 'DELETE', path: '/admin/users/:username', auth: 'admin',
+      operationId: 'adminDeleteUser', summary: 'Delete a user', scope: 'admin', method: 'DELETE', path: '/admin/users/:username', auth: 'admin',
       schema: { params: usernameParams, querystring: { type: 'object', properties: { purge: { type: 'boolean' } } } },
       handler: h.deleteUser,
     },

@@ -53,6 +53,7 @@ export default definePlugin<ApiDocsService>({
       operationId: 'getSwaggerDocument', summary: 'The API description (Swagger 2.0) generated from the enabled plugins',
       method: 'GET',
       path: '/swagger.v1.json',
+      scope: 'misc',
       mount: 'root',
       auth: 'public',
       async handler(rc) {
@@ -64,6 +65,7 @@ export default definePlugin<ApiDocsService>({
       operationId: 'getOpenApiDocument', summary: 'The API description as OpenAPI 3.1, generated from the enabled plugins',
       method: 'GET',
       path: '/openapi.v1.json',
+      scope: 'misc',
       mount: 'root',
       auth: 'public',
       async handler(rc) {
@@ -75,6 +77,7 @@ export default definePlugin<ApiDocsService>({
       operationId: 'getSwaggerPage', summary: 'The interactive API documentation page (Swagger UI)',
       method: 'GET',
       path: '/api/swagger',
+      scope: 'misc',
       mount: 'root',
       auth: 'public',
       schema: { response: { 200: { type: 'string' } } },
@@ -86,6 +89,7 @@ export default definePlugin<ApiDocsService>({
       operationId: 'getSwaggerPageAsset', summary: 'A file of the API documentation page',
       method: 'GET',
       path: '/api/swagger/:file',
+      scope: 'misc',
       mount: 'root',
       auth: 'public',
       schema: {

@@ -181,6 +181,7 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
     });
     // The pulls plugin reads the rule of a merge's base branch through this (schemas/contracts/contents.ts).
     const protectionFor = async (repoId: number, branch: string) => protections.forBranch(await protections.list(repoId), branch);
-    return { contents, protections, writer, protectionFor };
+    const limits = { treePageSize: ctx.settings.treePageSize, maxBlobBytes: ctx.settings.maxBlobBytes };
+    return { contents, protections, writer, protectionFor, limits };
   },
 });

@@ -22,24 +22,24 @@ export default definePlugin<Follows>({
     return service;
   },
   routes: [
-    { operationId: 'userCurrentListFollowers', summary: 'List the authenticated user\'s followers', method: 'GET', path: '/user/followers', auth: 'user', schema: { querystring: list, response: userList }, handler: h.listMyFollowers },
-    { operationId: 'userCurrentListFollowing', summary: 'List the users that the authenticated user is following', method: 'GET', path: '/user/following', auth: 'user', schema: { querystring: list, response: userList }, handler: h.listMyFollowing },
-    { operationId: 'userCurrentCheckFollowing', summary: 'Check whether a user is followed by the authenticated user', method: 'GET', path: '/user/following/:username', auth: 'user', schema: { params: usernameParams }, handler: h.checkMyFollowing },
-    { operationId: 'userCurrentPutFollow', summary: 'Follow a user', method: 'PUT', path: '/user/following/:username', auth: 'user', schema: { params: usernameParams }, handler: h.follow },
-    { operationId: 'userCurrentDeleteFollow', summary: 'Unfollow a user', method: 'DELETE', path: '/user/following/:username', auth: 'user', schema: { params: usernameParams }, handler: h.unfollow },
+    { operationId: 'userCurrentListFollowers', summary: 'List the authenticated user\'s followers', scope: 'user', method: 'GET', path: '/user/followers', auth: 'user', schema: { querystring: list, response: userList }, handler: h.listMyFollowers },
+    { operationId: 'userCurrentListFollowing', summary: 'List the users that the authenticated user is following', scope: 'user', method: 'GET', path: '/user/following', auth: 'user', schema: { querystring: list, response: userList }, handler: h.listMyFollowing },
+    { operationId: 'userCurrentCheckFollowing', summary: 'Check whether a user is followed by the authenticated user', scope: 'user', method: 'GET', path: '/user/following/:username', auth: 'user', schema: { params: usernameParams }, handler: h.checkMyFollowing },
+    { operationId: 'userCurrentPutFollow', summary: 'Follow a user', scope: 'user', method: 'PUT', path: '/user/following/:username', auth: 'user', schema: { params: usernameParams }, handler: h.follow },
+    { operationId: 'userCurrentDeleteFollow', summary: 'Unfollow a user', scope: 'user', method: 'DELETE', path: '/user/following/:username', auth: 'user', schema: { params: usernameParams }, handler: h.unfollow },
     {
       operationId: 'userListFollowers', summary: 'List the given user\'s followers',
-      method: 'GET', path: '/users/:username/followers', auth: 'optional',
+      scope: 'user', method: 'GET', path: '/users/:username/followers', auth: 'optional',
       schema: { params: usernameParams, querystring: list, response: userList }, handler: h.listFollowers,
     },
     {
       operationId: 'userListFollowing', summary: 'List the users that the given user is following',
-      method: 'GET', path: '/users/:username/following', auth: 'optional',
+      scope: 'user', method: 'GET', path: '/users/:username/following', auth: 'optional',
       schema: { params: usernameParams, querystring: list, response: userList }, handler: h.listFollowing,
     },
     {
       operationId: 'userCheckFollowing', summary: 'Check if one user is following another user',
-      method: 'GET', path: '/users/:username/following/:target', auth: 'optional',
+      scope: 'user', method: 'GET', path: '/users/:username/following/:target', auth: 'optional',
       schema: { params: paramsSchema({ username: nameParam, target: nameParam }) }, handler: h.checkFollowing,
     },
   ],

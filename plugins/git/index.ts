@@ -104,58 +104,58 @@ export default definePlugin<GitService, GitSettings>({
   routes: [
     {
       operationId: 'listGitignoresTemplates', summary: 'Returns a list of all gitignore templates',
-      method: 'GET', path: '/gitignore/templates', auth: 'public', handler: h.listGitignores,
+      scope: 'misc', method: 'GET', path: '/gitignore/templates', auth: 'public', handler: h.listGitignores,
       schema: { response: { 200: { type: 'array', items: { type: 'string' } } } },
     },
     {
       operationId: 'getGitignoreTemplateInfo', summary: 'Returns information about a gitignore template',
-      method: 'GET', path: '/gitignore/templates/:name', auth: 'public', handler: h.getGitignore,
+      scope: 'misc', method: 'GET', path: '/gitignore/templates/:name', auth: 'public', handler: h.getGitignore,
       schema: { params: nameParams, response: { 200: gitignoreSchema } },
     },
     {
       operationId: 'listLicenseTemplates', summary: 'Returns a list of all license templates',
-      method: 'GET', path: '/licenses', auth: 'public', handler: h.listLicenses,
+      scope: 'misc', method: 'GET', path: '/licenses', auth: 'public', handler: h.listLicenses,
       schema: { response: { 200: { type: 'array', items: licenseEntry } } },
     },
     {
       operationId: 'getLicenseTemplateInfo', summary: 'Returns information about a license template',
-      method: 'GET', path: '/licenses/:name', auth: 'public', handler: h.getLicense,
+      scope: 'misc', method: 'GET', path: '/licenses/:name', auth: 'public', handler: h.getLicense,
       schema: { params: nameParams, response: { 200: licenseSchema } },
     },
     {
       operationId: 'listForks', summary: 'List a repository\'s forks',
-      method: 'GET', path: '/repos/:owner/:repo/forks', auth: 'optional', handler: h.listForks,
+      scope: 'repository', method: 'GET', path: '/repos/:owner/:repo/forks', auth: 'optional', handler: h.listForks,
       schema: { params: ownerRepoParams, querystring: listQuery(), response: { 200: ref('forgekit/RepositoryList') } },
     },
     {
       operationId: 'createFork', summary: 'Fork a repository',
-      method: 'POST', path: '/repos/:owner/:repo/forks', auth: 'user', body: 'json', bodyOptional: true, handler: h.createFork,
+      scope: 'repository', method: 'POST', path: '/repos/:owner/:repo/forks', auth: 'user', body: 'json', bodyOptional: true, handler: h.createFork,
       schema: { params: ownerRepoParams, body: forkBody, response: { 202: ref('forgekit/Repository') } },
     },
     {
       operationId: 'repoMigrate', summary: 'Migrate a remote git repository',
-      method: 'POST', path: '/repos/migrate', auth: 'user', body: 'json', handler: h.migrate,
+      scope: 'repository', method: 'POST', path: '/repos/migrate', auth: 'user', body: 'json', handler: h.migrate,
       schema: { body: migrateBody, response: { 201: ref('forgekit/Repository') } },
     },
     {
       operationId: 'repoMirrorSync', summary: 'Sync a mirrored repository',
-      method: 'POST', path: '/repos/:owner/:repo/mirror-sync', auth: 'user', handler: h.mirrorSync,
+      scope: 'repository', method: 'POST', path: '/repos/:owner/:repo/mirror-sync', auth: 'user', handler: h.mirrorSync,
       schema: { params: ownerRepoParams },
     },
     // git smart HTTP, outside the API prefix.
     {
       operationId: 'gitInfoRefs', summary: 'Git smart HTTP: advertise refs',
-      method: 'GET', path: '/:owner/:repo/info/refs', mount: 'root', auth: 'optional', handler: smart.infoRefs,
+      scope: 'repository', method: 'GET', path: '/:owner/:repo/info/refs', mount: 'root', auth: 'optional', handler: smart.infoRefs,
       schema: { params: gitParams, querystring: { type: 'object', properties: { service: { type: 'string' } } } },
     },
     {
       operationId: 'gitUploadPack', summary: 'Git smart HTTP: fetch and clone',
-      method: 'POST', path: '/:owner/:repo/git-upload-pack', mount: 'root', auth: 'optional', body: 'stream', handler: smart.uploadPack,
+      scope: 'repository', scopeLevel: 'read', method: 'POST', path: '/:owner/:repo/git-upload-pack', mount: 'root', auth: 'optional', body: 'stream', handler: smart.uploadPack,
       schema: { params: gitParams },
     },
     {
       operationId: 'gitReceivePack', summary: 'Git smart HTTP: push',
-      method: 'POST', path: '/:owner/:repo/git-receive-pack', mount: 'root', auth: 'optional', body: 'stream', handler: smart.receivePack,
+      scope: 'repository', method: 'POST', path: '/:owner/:repo/git-receive-pack', mount: 'root', auth: 'optional', body: 'stream', handler: smart.receivePack,
       schema: { params: gitParams },
     },
   ],

@@ -36,12 +36,12 @@ export default definePlugin<GpgKeysService, h.GpgKeysSettings>({
     ],
   }],
   routes: [
-    { operationId: 'userCurrentListGpgKeys', summary: 'List the authenticated user\'s GPG keys', method: 'GET', path: '/user/gpg_keys', auth: 'user', schema: { querystring: listQuery(), response: { 200: ref('forgekit/GPGKeyList') } }, handler: h.listMine },
-    { operationId: 'userCurrentPostGpgKey', summary: 'Create a GPG key', method: 'POST', path: '/user/gpg_keys', auth: 'user', body: 'json', schema: { body: createBody, response: { 201: ref('forgekit/GPGKey') } }, handler: h.create },
-    { operationId: 'userCurrentGetGpgKey', summary: 'Get a GPG key', method: 'GET', path: '/user/gpg_keys/:id', auth: 'user', schema: { params: idParams, response: { 200: ref('forgekit/GPGKey') } }, handler: h.getMine },
-    { operationId: 'userCurrentDeleteGpgKey', summary: 'Remove a GPG key', method: 'DELETE', path: '/user/gpg_keys/:id', auth: 'user', schema: { params: idParams }, handler: h.remove },
-    { operationId: 'userListGpgKeys', summary: 'List the given user\'s GPG keys', method: 'GET', path: '/users/:username/gpg_keys', auth: 'optional', schema: { params: usernameParams, querystring: listQuery(), response: { 200: ref('forgekit/GPGKeyList') } }, handler: h.listOfUser },
-    { operationId: 'userListGpgKeysArmored', summary: 'The given user\'s GPG public keys, ASCII-armored', method: 'GET', path: '/:username.gpg', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
+    { operationId: 'userCurrentListGpgKeys', summary: 'List the authenticated user\'s GPG keys', scope: 'user', method: 'GET', path: '/user/gpg_keys', auth: 'user', schema: { querystring: listQuery(), response: { 200: ref('forgekit/GPGKeyList') } }, handler: h.listMine },
+    { operationId: 'userCurrentPostGpgKey', summary: 'Create a GPG key', scope: 'user', method: 'POST', path: '/user/gpg_keys', auth: 'user', body: 'json', schema: { body: createBody, response: { 201: ref('forgekit/GPGKey') } }, handler: h.create },
+    { operationId: 'userCurrentGetGpgKey', summary: 'Get a GPG key', scope: 'user', method: 'GET', path: '/user/gpg_keys/:id', auth: 'user', schema: { params: idParams, response: { 200: ref('forgekit/GPGKey') } }, handler: h.getMine },
+    { operationId: 'userCurrentDeleteGpgKey', summary: 'Remove a GPG key', scope: 'user', method: 'DELETE', path: '/user/gpg_keys/:id', auth: 'user', schema: { params: idParams }, handler: h.remove },
+    { operationId: 'userListGpgKeys', summary: 'List the given user\'s GPG keys', scope: 'user', method: 'GET', path: '/users/:username/gpg_keys', auth: 'optional', schema: { params: usernameParams, querystring: listQuery(), response: { 200: ref('forgekit/GPGKeyList') } }, handler: h.listOfUser },
+    { operationId: 'userListGpgKeysArmored', summary: 'The given user\'s GPG public keys, ASCII-armored', scope: 'misc', method: 'GET', path: '/:username.gpg', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
   ],
   start(ctx) {
     ctx.events.on(ACCOUNT_DELETED, async ({ account }) => {

@@ -57,7 +57,7 @@ export default definePlugin({
   routes: [
     {
       operationId: 'healthCheck', summary: 'Health of the server: the store answers, git runs',
-      method: 'GET', path: '/api/healthz', mount: 'root', auth: 'public',
+      scope: 'misc', method: 'GET', path: '/api/healthz', mount: 'root', auth: 'public',
       schema: { response: { 200: HEALTH, 500: HEALTH } },
       async handler(rc) {
         const { store, config } = rc.app;

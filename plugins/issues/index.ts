@@ -142,5 +142,6 @@ export default definePlugin<IssuesService>({
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
     return service;
   },
-  routes: routes.map((r) => ({ ...r, scope: 'issue' as const })),
+  // Gitea: repository issue routes need the issue scope; organization labels live in its organization group.
+  routes: routes.map((r) => ({ ...r, scope: r.path.startsWith('/orgs/') ? 'organization' as const : 'issue' as const })),
 });

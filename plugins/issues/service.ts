@@ -148,6 +148,7 @@ export function dropDuplicateScopes(labels: LabelRecord[]): LabelRecord[] {
 const MAX_RETRIES = 50;
 
 export class Issues implements IssuesService {
+  readonly allowedReactions: readonly string[] = REACTION_CONTENTS;
   readonly issues: Collection<IssueRecord>;
   readonly comments: Collection<CommentRecord>;
   readonly labels: Collection<LabelRecord>;

@@ -46,7 +46,7 @@ export function createMetricsPlugin(metrics?: ForgeMetrics) {
     routes: [
       {
         operationId: 'getMetrics', summary: 'Prometheus metrics (when enabled; Bearer token when configured)',
-        method: 'GET', path: '/metrics', mount: 'root', auth: 'public',
+        scope: 'misc', method: 'GET', path: '/metrics', mount: 'root', auth: 'public',
         schema: { response: { 200: { type: 'string' } } },
         async handler(rc) {
           if (!metrics || !rc.app.settings.enabled) throw fail.notFound();

@@ -4,6 +4,7 @@ import { idParam, listQuery, nameParam, paramsSchema } from '../../schemas/commo
 import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, type OrgsService } from '../../schemas/services.js';
 import * as h from './handlers.js';
+import { adminListAllOrgs } from './admin.js';
 import {
   OrganizationListSchema, OrganizationPermissionsSchema, OrganizationSchema, TeamListSchema, TeamSchema, TeamSearchResultsSchema,
   createOrgBody, createTeamBody, editOrgBody, editTeamBody,
@@ -199,6 +200,12 @@ export default definePlugin<OrgsService>({
       operationId: 'orgDeleteMember', summary: 'Remove a member from an organization', scope: 'organization',
       method: 'DELETE', path: '/orgs/:org/members/:username', auth: 'user', handler: h.removeOrgMember,
       schema: { params: orgUserParams },
+    },
+    // Site administration (the auth engineer's, issue 14): every organization, whatever its visibility.
+    {
+      operationId: 'adminGetAllOrgs', summary: 'List all organizations', scope: 'admin',
+      method: 'GET', path: '/admin/orgs', auth: 'admin', handler: adminListAllOrgs,
+      schema: { querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
     },
   ],
 });

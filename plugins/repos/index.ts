@@ -72,64 +72,64 @@ export default definePlugin<ReposService, ReposSettings>({
   routes: [
     {
       operationId: 'createCurrentUserRepo', summary: 'Create a repository',
-      method: 'POST', path: '/user/repos', auth: 'user', body: 'json', handler: h.createUserRepo,
+      scope: ['user', 'repository'] as const, method: 'POST', path: '/user/repos', auth: 'user', body: 'json', handler: h.createUserRepo,
       schema: { body: createRepoBody, response: repoResponse(201) },
     },
     {
       operationId: 'createOrgRepoDeprecated', summary: 'Create a repository in an organization',
-      method: 'POST', path: '/org/:org/repos', auth: 'user', body: 'json', handler: h.createOrgRepo,
+      scope: ['organization', 'repository'] as const, method: 'POST', path: '/org/:org/repos', auth: 'user', body: 'json', handler: h.createOrgRepo,
       schema: { params: paramsSchema({ org: nameParam }), body: createRepoBody, response: repoResponse(201) },
     },
     {
       // The path later Gitea versions use for the same operation.
       operationId: 'createOrgRepo', summary: 'Create a repository in an organization',
-      method: 'POST', path: '/orgs/:org/repos', auth: 'user', body: 'json', handler: h.createOrgRepo,
+      scope: 'organization', method: 'POST', path: '/orgs/:org/repos', auth: 'user', body: 'json', handler: h.createOrgRepo,
       schema: { params: paramsSchema({ org: nameParam }), body: createRepoBody, response: repoResponse(201) },
     },
     {
       operationId: 'repoSearch', summary: 'Search for repositories',
-      method: 'GET', path: '/repos/search', auth: 'optional', handler: h.search,
+      scope: 'repository', method: 'GET', path: '/repos/search', auth: 'optional', handler: h.search,
       schema: { querystring: searchQuery, response: { 200: ref('forgekit/SearchResults'), 500: ref('forgekit/SearchError') } },
     },
     {
       operationId: 'repoGet', summary: 'Get a repository',
-      method: 'GET', path: '/repos/:owner/:repo', auth: 'optional', handler: h.getRepo,
+      scope: 'repository', method: 'GET', path: '/repos/:owner/:repo', auth: 'optional', handler: h.getRepo,
       schema: { params: ownerRepoParams, response: repoResponse(200) },
     },
     {
       operationId: 'repoEdit', summary: 'Edit a repository\'s properties. Only fields that are set will be changed.',
-      method: 'PATCH', path: '/repos/:owner/:repo', auth: 'user', body: 'json', handler: h.editRepo,
+      scope: 'repository', method: 'PATCH', path: '/repos/:owner/:repo', auth: 'user', body: 'json', handler: h.editRepo,
       schema: { params: ownerRepoParams, body: editRepoBody, response: repoResponse(200) },
     },
     {
       operationId: 'repoDelete', summary: 'Delete a repository',
-      method: 'DELETE', path: '/repos/:owner/:repo', auth: 'user', handler: h.deleteRepo,
+      scope: 'repository', method: 'DELETE', path: '/repos/:owner/:repo', auth: 'user', handler: h.deleteRepo,
       schema: { params: ownerRepoParams },
     },
     {
       operationId: 'repoListCollaborators', summary: 'List a repository\'s collaborators',
-      method: 'GET', path: '/repos/:owner/:repo/collaborators', auth: 'user', handler: h.listCollaborators,
+      scope: 'repository', method: 'GET', path: '/repos/:owner/:repo/collaborators', auth: 'user', handler: h.listCollaborators,
       schema: { params: ownerRepoParams, querystring: list, response: { 200: ref('forgekit/UserList') } },
     },
     {
       operationId: 'repoCheckCollaborator', summary: 'Check if a user is a collaborator of a repository',
-      method: 'GET', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', handler: h.checkCollaborator,
+      scope: 'repository', method: 'GET', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', handler: h.checkCollaborator,
       schema: { params: collaboratorParams },
     },
     {
       operationId: 'repoAddCollaborator', summary: 'Add or Update a collaborator to a repository',
-      method: 'PUT', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', body: 'json', bodyOptional: true,
+      scope: 'repository', method: 'PUT', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', body: 'json', bodyOptional: true,
       handler: h.addCollaborator,
       schema: { params: collaboratorParams, body: collaboratorBody },
     },
     {
       operationId: 'repoDeleteCollaborator', summary: 'Delete a collaborator from a repository',
-      method: 'DELETE', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', handler: h.removeCollaborator,
+      scope: 'repository', method: 'DELETE', path: '/repos/:owner/:repo/collaborators/:collaborator', auth: 'user', handler: h.removeCollaborator,
       schema: { params: collaboratorParams },
     },
     {
       operationId: 'orgListTeamRepos', summary: 'List a team\'s repos',
-      method: 'GET', path: '/teams/:id/repos', auth: 'user', handler: h.listTeamRepos,
+      scope: 'organization', method: 'GET', path: '/teams/:id/repos', auth: 'user', handler: h.listTeamRepos,
       schema: { params: paramsSchema({ id: idParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
     },
     {
@@ -144,27 +144,27 @@ export default definePlugin<ReposService, ReposSettings>({
     },
     {
       operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team',
-      method: 'PUT', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.addTeamRepo,
+      scope: 'organization', method: 'PUT', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.addTeamRepo,
       schema: { params: teamRepoParams },
     },
     {
       operationId: 'orgRemoveTeamRepository', summary: 'Remove a repository from a team',
-      method: 'DELETE', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.removeTeamRepo,
+      scope: 'organization', method: 'DELETE', path: '/teams/:id/repos/:org/:repo', auth: 'user', handler: h.removeTeamRepo,
       schema: { params: teamRepoParams },
     },
     {
       operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns',
-      method: 'GET', path: '/user/repos', auth: 'user', handler: h.listMyRepos,
+      scope: ['user', 'repository'] as const, method: 'GET', path: '/user/repos', auth: 'user', handler: h.listMyRepos,
       schema: { querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
     },
     {
       operationId: 'orgListRepos', summary: 'List an organization\'s repos',
-      method: 'GET', path: '/orgs/:org/repos', auth: 'optional', handler: h.listOrgRepos,
+      scope: 'organization', method: 'GET', path: '/orgs/:org/repos', auth: 'optional', handler: h.listOrgRepos,
       schema: { params: paramsSchema({ org: nameParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
     },
     {
       operationId: 'userListRepos', summary: 'List the repos owned by the given user',
-      method: 'GET', path: '/users/:username/repos', auth: 'optional', handler: h.listUserRepos,
+      scope: ['user', 'repository'] as const, method: 'GET', path: '/users/:username/repos', auth: 'optional', handler: h.listUserRepos,
       schema: { params: paramsSchema({ username: nameParam }), querystring: list, response: { 200: ref('forgekit/RepositoryList') } },
     },
   ],

@@ -44,12 +44,12 @@ export default definePlugin({
     ],
   }],
   routes: [
-    { operationId: 'userCurrentListKeys', summary: 'List the authenticated user\'s public keys', method: 'GET', path: '/user/keys', auth: 'user', schema: { querystring: listQuery({ fingerprint: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/PublicKeyList') } }, handler: h.listMine },
-    { operationId: 'userCurrentPostKey', summary: 'Create a public key', method: 'POST', path: '/user/keys', auth: 'user', body: 'json', schema: { body: createBody, response: { 201: ref('forgekit/PublicKey') } }, handler: h.create },
-    { operationId: 'userCurrentGetKey', summary: 'Get a public key', method: 'GET', path: '/user/keys/:id', auth: 'user', schema: { params: idParams, response: { 200: ref('forgekit/PublicKey') } }, handler: h.getMine },
-    { operationId: 'userCurrentDeleteKey', summary: 'Delete a public key', method: 'DELETE', path: '/user/keys/:id', auth: 'user', schema: { params: idParams }, handler: h.remove },
-    { operationId: 'userListKeys', summary: 'List the given user\'s public keys', method: 'GET', path: '/users/:username/keys', auth: 'optional', schema: { params: usernameParams, querystring: listQuery({ fingerprint: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/PublicKeyList') } }, handler: h.listOfUser },
-    { operationId: 'userListKeysText', summary: 'The given user\'s SSH public keys, one per line', method: 'GET', path: '/:username.keys', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
+    { operationId: 'userCurrentListKeys', summary: 'List the authenticated user\'s public keys', scope: 'user', method: 'GET', path: '/user/keys', auth: 'user', schema: { querystring: listQuery({ fingerprint: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/PublicKeyList') } }, handler: h.listMine },
+    { operationId: 'userCurrentPostKey', summary: 'Create a public key', scope: 'user', method: 'POST', path: '/user/keys', auth: 'user', body: 'json', schema: { body: createBody, response: { 201: ref('forgekit/PublicKey') } }, handler: h.create },
+    { operationId: 'userCurrentGetKey', summary: 'Get a public key', scope: 'user', method: 'GET', path: '/user/keys/:id', auth: 'user', schema: { params: idParams, response: { 200: ref('forgekit/PublicKey') } }, handler: h.getMine },
+    { operationId: 'userCurrentDeleteKey', summary: 'Delete a public key', scope: 'user', method: 'DELETE', path: '/user/keys/:id', auth: 'user', schema: { params: idParams }, handler: h.remove },
+    { operationId: 'userListKeys', summary: 'List the given user\'s public keys', scope: 'user', method: 'GET', path: '/users/:username/keys', auth: 'optional', schema: { params: usernameParams, querystring: listQuery({ fingerprint: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/PublicKeyList') } }, handler: h.listOfUser },
+    { operationId: 'userListKeysText', summary: 'The given user\'s SSH public keys, one per line', scope: 'misc', method: 'GET', path: '/:username.keys', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
   ],
   start(ctx) {
     ctx.events.on(ACCOUNT_DELETED, async ({ account }) => {

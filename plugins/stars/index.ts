@@ -23,13 +23,13 @@ export default definePlugin<Stars>({
     return service;
   },
   routes: [
-    { operationId: 'userCurrentListStarred', summary: 'The repos that the authenticated user has starred', method: 'GET', path: '/user/starred', auth: 'user', schema: { querystring: list, response: repoList }, handler: h.listMine },
-    { operationId: 'userCurrentCheckStarring', summary: 'Whether the authenticated is starring the repo', method: 'GET', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.check },
-    { operationId: 'userCurrentPutStar', summary: 'Star the given repo', method: 'PUT', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.star },
-    { operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repo', method: 'DELETE', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.unstar },
+    { operationId: 'userCurrentListStarred', summary: 'The repos that the authenticated user has starred', scope: ['user', 'repository'] as const, method: 'GET', path: '/user/starred', auth: 'user', schema: { querystring: list, response: repoList }, handler: h.listMine },
+    { operationId: 'userCurrentCheckStarring', summary: 'Whether the authenticated is starring the repo', scope: ['user', 'repository'] as const, method: 'GET', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.check },
+    { operationId: 'userCurrentPutStar', summary: 'Star the given repo', scope: ['user', 'repository'] as const, method: 'PUT', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.star },
+    { operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repo', scope: ['user', 'repository'] as const, method: 'DELETE', path: '/user/starred/:owner/:repo', auth: 'user', schema: { params: ownerRepoParams }, handler: h.unstar },
     {
       operationId: 'userListStarred', summary: 'The repos that the given user has starred',
-      method: 'GET', path: '/users/:username/starred', auth: 'optional',
+      scope: 'user', method: 'GET', path: '/users/:username/starred', auth: 'optional',
       schema: { params: usernameParams, querystring: list, response: repoList }, handler: h.listOfUser,
     },
   ],

@@ -4,7 +4,14 @@ import { fail } from '../../core/errors.js';
 import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import { users } from '../lib/request.js';
-import type { TokenDoc } from './service.js';
+import { grantedBits, type TokenDoc } from './service.js';
+import { parseScopes, scopeNames, ScopeError } from '../../core/scopes.js';
+
+/** The tokens plugin's settings (defaults in its settings schema). */
+export interface TokensSettings {
+  /** Scopes a token created without any gets; empty: such a request is refused, as Gitea 1.23 does. */
+  defaultScopes: string[];
+}
 
 const tokens = (rc: RequestContext) => rc.app.services.get('tokens');
 
@@ -16,7 +23,7 @@ async function pathUser(rc: RequestContext<{ username: string }>): Promise<Accou
   return account;
 }
 
-const listed = (doc: TokenDoc) => ({ id: doc.id, name: doc.name, sha1: '', token_last_eight: doc.lastEight });
+const listed = (doc: TokenDoc) => ({ id: doc.id, name: doc.name, sha1: '', token_last_eight: doc.lastEight, scopes: scopeNames(grantedBits(doc)) });
 
 export async function listTokens(rc: RequestContext<{ username: string }, { page?: number; limit?: number }>): Promise<Reply> {
   const account = await pathUser(rc);
@@ -25,11 +32,28 @@ export async function listTokens(rc: RequestContext<{ username: string }, { page
   return { status: 200, body: docs.map(listed), headers: pageHeaders(rc, total, win) };
 }
 
-export async function createToken(rc: RequestContext<{ username: string }, unknown, { name: string }>): Promise<Reply> {
+/**
+ * POST /users/{username}/tokens — Gitea's CreateAccessTokenOption `{name, scopes}`. Names are unique per account and
+ * scopes are Gitea's (400 with Gitea's messages otherwise); no scope at all takes `defaultScopes` (none by default:
+ * 400 "access token must have a scope", as Gitea 1.23).
+ */
+export async function createToken(rc: RequestContext<{ username: string }, unknown, { name: string; scopes?: string[] }>): Promise<Reply> {
   const account = await pathUser(rc);
-  const { doc, token } = await tokens(rc).create(account.id, rc.body.name);
+  const settings = rc.app.settings as Readonly<TokensSettings>;
+  let bits: number;
+  try {
+    bits = parseScopes(rc.body.scopes ?? []);
+    if (bits === 0) bits = parseScopes(settings.defaultScopes);
+  } catch (err) {
+    if (err instanceof ScopeError) throw fail.badRequest(`invalid access token scope provided: ${err.message}`);
+    throw err;
+  }
+  if (bits === 0) throw fail.badRequest('access token must have a scope');
+  if ((await tokens(rc).byName(account.id, rc.body.name)).length) throw fail.badRequest('access token name has been used already');
+  const scopes = scopeNames(bits);
+  const { doc, token } = await tokens(rc).create(account.id, rc.body.name, scopes.join(','));
   // The only time the value is ever shown.
-  return { status: 201, body: { id: doc.id, name: doc.name, sha1: token, token_last_eight: doc.lastEight } };
+  return { status: 201, body: { id: doc.id, name: doc.name, sha1: token, token_last_eight: doc.lastEight, scopes } };
 }
 
 /** DELETE /users/{username}/tokens/{token} — by id, and when no token has that id, by name (Gitea); two of that name → 422. */

@@ -5,6 +5,7 @@ import type { Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { UsersService } from '../../schemas/services.js';
 import { Generations } from '../lib/generations.js';
+import { ALL_SCOPES, parseScopes } from '../../core/scopes.js';
 
 export const TOKENS = 'tokens';
 
@@ -16,6 +17,21 @@ export interface TokenDoc {
   hash: string;
   lastEight: string;
   createdAt: string;
+  /**
+   * Gitea's normalised scope list, comma-joined (`write:repository,read:user`, or `all`). Tokens stored before
+   * scopes existed have none and keep the full access they were made with (as Gitea's migration gave them `all`).
+   */
+  scope?: string;
+}
+
+/** The bits a stored token grants. */
+export function grantedBits(doc: TokenDoc): number {
+  if (doc.scope === undefined) return ALL_SCOPES;
+  try {
+    return parseScopes([doc.scope]);
+  } catch {
+    return 0; // a scope this version does not know grants nothing rather than everything
+  }
 }
 
 /** Resolved tokens are cached briefly: every API request with a token would otherwise cost two store reads. */
@@ -42,7 +58,8 @@ export class Tokens {
     return this.ctx.services.get('users');
   }
 
-  async create(uid: number, name: string): Promise<{ doc: TokenDoc; token: string }> {
+  /** `scope`: the normalised scope list (core/scopes.ts `scopeNames`), comma-joined. */
+  async create(uid: number, name: string, scope: string): Promise<{ doc: TokenDoc; token: string }> {
     const token = randomBytes(20).toString('hex');
     const doc: TokenDoc = {
       id: await this.ctx.store.nextId(TOKENS),
@@ -51,6 +68,7 @@ export class Tokens {
       hash: hashToken(token),
       lastEight: token.slice(-8),
       createdAt: nowRfc3339(),
+      scope,
     };
     await this.tokens.insertOne(doc);
     return { doc, token };
@@ -101,7 +119,9 @@ export class Tokens {
       if (this.beforeVerdict) await this.beforeVerdict();
       if (!this.stillValid(doc.id, doc.uid, stamp, revokeStamp)) continue;
       if (!account) return null;
-      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' };
+      // Checked on every verification that reads the rows (the cache is dropped when the account's rights change).
+      this.users.checkSignIn(account);
+      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', scopes: grantedBits(doc) };
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       this.cache.set(hash, { caller, tokenId: doc.id, stamp, revokeStamp, expires: Date.now() + CACHE_MS });
       return caller;

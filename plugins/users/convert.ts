@@ -19,7 +19,7 @@ export function toApiUserShown(account: Account, privileged: boolean, rootUrl: s
   return {
     id: account.id,
     login: account.login,
-    login_name: '',
+    login_name: privileged ? (account.loginName as string | undefined) ?? '' : '',
     source_id: 0,
     full_name: account.fullName,
     email: privileged ? account.email : '',

@@ -105,15 +105,8 @@ export async function getAvatar(rc: RequestContext<{ id: number }>): Promise<Rep
 }
 
 /** POST /user/avatar — Gitea's UpdateUserAvatarOption: `image` is base64 PNG, JPEG, GIF or WebP (sniffed). */
-export async function updateAvatar(rc: RequestContext<unknown, unknown, string>): Promise<Reply> {
-  let body: unknown;
-  try {
-    body = JSON.parse(rc.body);
-  } catch (err) {
-    throw new ForgeError('BAD_JSON', `malformed JSON body: ${(err as Error).message}`);
-  }
-  const image = (body as { image?: unknown } | null)?.image;
-  if (typeof image !== 'string' || image === '') throw fail.validation('body.image', 'must be a non-empty string');
+export async function updateAvatar(rc: RequestContext<unknown, unknown, { image: string }>): Promise<Reply> {
+  const { image } = rc.body;
   const bytes = decodeBase64Image(image);
   if (!bytes) throw fail.validation('image', 'must be base64-encoded image data');
   if (bytes.length > AVATAR_MAX_BYTES) throw fail.validation('image', `must be at most ${AVATAR_MAX_BYTES} bytes`);

@@ -5,6 +5,7 @@ import { UserSchema, UserListSchema, ref } from '../../schemas/resources.js';
 import { Users, USERS, EMAILS, type UsersSettings } from './service.js';
 import * as h from './handlers.js';
 import { AVATARS, AVATAR_MAX_BYTES } from './avatar.js';
+import { UserSettingsSchema, getSettings, updateSettings, userSettingsBody } from './settings.js';
 
 const EmailSchema = {
   $id: 'forgekit/Email',
@@ -53,7 +54,7 @@ export default definePlugin<Users, UsersSettings>({
       },
     },
   },
-  schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema],
+  schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema, UserSettingsSchema],
   collections: [
     {
       name: USERS,
@@ -63,6 +64,7 @@ export default definePlugin<Users, UsersSettings>({
         { fields: { lowerEmail: 1 }, unique: true, sparse: true },
         { fields: { grams: 1 } },
         { fields: { type: 1, id: 1 } },
+        { fields: { type: 1, lowerName: 1 } },
         // Accounts that are not public (limited, private) are found through it: repository access hides their repositories.
         { fields: { visibility: 1 } },
       ],
@@ -79,7 +81,7 @@ export default definePlugin<Users, UsersSettings>({
     return users;
   },
   routes: [
-    { operationId: 'userGetCurrent', summary: 'Get the authenticated user', method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
+    { operationId: 'userGetCurrent', summary: 'Get the authenticated user', scope: 'user', method: 'GET', path: '/user', auth: 'user', schema: { response: { 200: ref('forgekit/User') } }, handler: h.getCurrentUser },
     {
       method: 'GET', path: '/users/search', auth: 'optional', operationId: 'userSearch', summary: 'Search for users', scope: 'user',
       schema: {
@@ -90,26 +92,26 @@ export default definePlugin<Users, UsersSettings>({
     },
     {
       operationId: 'userGet', summary: 'Get a user',
-      method: 'GET', path: '/users/:username', auth: 'optional',
+      scope: 'user', method: 'GET', path: '/users/:username', auth: 'optional',
       schema: { params: usernameParams, response: { 200: ref('forgekit/User') } },
       handler: h.getUser,
     },
-    { operationId: 'userListEmails', summary: 'List the authenticated user\'s email addresses', method: 'GET', path: '/user/emails', auth: 'user', schema: { response: { 200: emailList } }, handler: h.listEmails },
+    { operationId: 'userListEmails', summary: 'List the authenticated user\'s email addresses', scope: 'user', method: 'GET', path: '/user/emails', auth: 'user', schema: { response: { 200: emailList } }, handler: h.listEmails },
     {
       operationId: 'userAddEmail', summary: 'Add email addresses',
-      method: 'POST', path: '/user/emails', auth: 'user', body: 'json',
+      scope: 'user', method: 'POST', path: '/user/emails', auth: 'user', body: 'json',
       schema: { body: emailsBody, response: { 201: emailList } }, handler: h.addEmails,
     },
     {
       operationId: 'userDeleteEmail', summary: 'Delete email addresses',
-      method: 'DELETE', path: '/user/emails', auth: 'user', body: 'json',
+      scope: 'user', method: 'DELETE', path: '/user/emails', auth: 'user', body: 'json',
       schema: { body: emailsBody }, handler: h.deleteEmails,
     },
     {
       operationId: 'userUpdateAvatar', summary: 'Update the authenticated user\'s avatar (base64 PNG, JPEG, GIF or WebP)', scope: 'user',
-      // Read as text and parsed as JSON by the handler whatever the Content-Type: gitea-js sends this body as
-      // text/plain (Gitea's swagger names no media type here) and Gitea accepts it.
-      method: 'POST', path: '/user/avatar', auth: 'user', body: 'text',
+      // gitea-js sends this body as text/plain (Gitea's swagger names no media type here) and Gitea accepts it.
+      method: 'POST', path: '/user/avatar', auth: 'user', body: 'json', textPlainJson: true,
+      schema: { body: { type: 'object', properties: { image: { type: 'string', minLength: 1 } }, required: ['image'] } },
       // base64 takes 4 bytes per 3; the decoded size is checked by the handler.
       bodyLimit: Math.ceil((AVATAR_MAX_BYTES * 4) / 3) + 4096,
       handler: h.updateAvatar,
@@ -119,8 +121,17 @@ export default definePlugin<Users, UsersSettings>({
       method: 'DELETE', path: '/user/avatar', auth: 'user', handler: h.deleteAvatar,
     },
     {
+      operationId: 'getUserSettings', summary: 'Get user settings', scope: 'user',
+      method: 'GET', path: '/user/settings', auth: 'user', schema: { response: { 200: ref('forgekit/UserSettings') } }, handler: getSettings,
+    },
+    {
+      operationId: 'updateUserSettings', summary: 'Update user settings', scope: 'user',
+      method: 'PATCH', path: '/user/settings', auth: 'user', body: 'json',
+      schema: { body: userSettingsBody, response: { 200: ref('forgekit/UserSettings') } }, handler: updateSettings,
+    },
+    {
       operationId: 'getAvatar', summary: 'The avatar image of an account (uploaded, or a generated identicon)',
-      method: 'GET', path: '/avatars/:id', auth: 'public', mount: 'root',
+      scope: 'misc', method: 'GET', path: '/avatars/:id', auth: 'public', mount: 'root',
       schema: { params: paramsSchema({ id: idParam }) },
       handler: h.getAvatar,
     },

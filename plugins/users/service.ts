@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, type Account, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type UsersService, type VisibilityWitness } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type UsersService, type VisibilityWitness } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -69,6 +69,16 @@ export interface UsersSettings {
 /** Where a sign-in comes from (the client address keys the per-address throttle). */
 export interface SignInClient {
   address: string;
+}
+
+/** Whether an account may sign in at all: not disabled (`active: false`) nor prohibited by a site admin. */
+export function maySignIn(account: Account): boolean {
+  return account.prohibitLogin !== true && account.active !== false;
+}
+
+/** Gitea's answer to a signed-in account that may not sign in (verifyAuthWithOptions). */
+export function prohibited(): ForgeError {
+  return fail.forbidden('This account is prohibited from signing in, please contact your site administrator.');
 }
 
 export class Users implements UsersService {
@@ -232,6 +242,76 @@ export class Users implements UsersService {
     const { hash, salt } = await this.hasher.hash(password);
     await this.accounts.updateOne({ id: account.id }, { $set: { passwordHash: hash, passwordSalt: salt, updatedAt: nowRfc3339() } });
     this.credentialsChanged(account.id);
+  }
+
+  checkSignIn(account: Account): void {
+    if (!maySignIn(account)) throw prohibited();
+  }
+
+  async listAccounts(type: 'user' | 'org', skip: number, limit: number, filter: { loginName?: string } = {}): Promise<{ accounts: Account[]; total: number }> {
+    const query = filter.loginName !== undefined ? { type, loginName: filter.loginName } : { type };
+    const [accounts, total] = await Promise.all([
+      this.accounts.find(query, { sort: { lowerName: 1 }, skip, limit, ...WITHOUT_GRAMS }),
+      this.accounts.count(query),
+    ]);
+    return { accounts, total };
+  }
+
+  async editAccount(account: Account, edit: AccountEdit): Promise<Account> {
+    if (account.type !== 'user') throw fail.validation('username', 'is an organization');
+    const set: Record<string, unknown> = {};
+    let credentials = false;
+    if (edit.email !== undefined && edit.email.toLowerCase() !== account.lowerEmail) {
+      const problem = checkEmail(edit.email);
+      if (problem) throw fail.validation('email', problem);
+      // The account's own secondary address may become its primary one; anyone else's is taken.
+      const own = await this.emails.findOne({ uid: account.id, lowerEmail: edit.email.toLowerCase() });
+      if (own) await this.emails.deleteOne({ id: own.id });
+      else await this.assertEmailFree(edit.email, account.id);
+      set.email = edit.email;
+      set.lowerEmail = edit.email.toLowerCase();
+      credentials = true;
+    } else if (edit.email !== undefined && edit.email !== account.email) {
+      set.email = edit.email; // a change of case only
+    }
+    if (edit.password !== undefined) {
+      if (edit.password.length < 6) throw fail.validation('password', 'must be at least 6 characters');
+      const { hash, salt } = await this.hasher.hash(edit.password);
+      set.passwordHash = hash;
+      set.passwordSalt = salt;
+      credentials = true;
+    }
+    if (edit.admin === false && account.isAdmin && (await this.accounts.count({ type: 'user', isAdmin: true })) <= 1) {
+      throw fail.badRequest(`can not delete the last admin user [uid: ${account.id}]`);
+    }
+    const plain: Array<[keyof AccountEdit, string]> = [
+      ['fullName', 'fullName'], ['website', 'website'], ['location', 'location'], ['description', 'description'],
+      ['loginName', 'loginName'], ['restricted', 'restricted'], ['visibility', 'visibility'],
+      ['mustChangePassword', 'mustChangePassword'], ['allowCreateOrganization', 'allowCreateOrganization'],
+      ['allowGitHook', 'allowGitHook'], ['allowImportLocal', 'allowImportLocal'], ['maxRepoCreation', 'maxRepoCreation'],
+      ['language', 'language'], ['theme', 'theme'], ['diffViewStyle', 'diffViewStyle'], ['hideEmail', 'hideEmail'],
+      ['hideActivity', 'hideActivity'],
+    ];
+    for (const [from, to] of plain) if (edit[from] !== undefined) set[to] = edit[from];
+    // Sign-in rights: these end sessions at once.
+    const rights: Array<[keyof AccountEdit, string]> = [['active', 'active'], ['admin', 'isAdmin'], ['prohibitLogin', 'prohibitLogin']];
+    for (const [from, to] of rights) {
+      if (edit[from] !== undefined && edit[from] !== (account as Record<string, unknown>)[to]) {
+        set[to] = edit[from];
+        credentials = true;
+      }
+    }
+    if (edit.fullName !== undefined) set.grams = gramsOf(account.login, edit.fullName);
+    if (Object.keys(set).length === 0) return account;
+    set.updatedAt = nowRfc3339();
+    try {
+      await this.accounts.updateOne({ id: account.id }, { $set: set });
+    } catch (err) {
+      if (isDuplicateKeyError(err)) throw fail.validation('email', `"${edit.email}" is already used`);
+      throw err;
+    }
+    if (credentials) this.credentialsChanged(account.id);
+    return (await this.byId(account.id)) ?? account;
   }
 
   private readonly deletionGuards: DeletionGuard[] = [];
@@ -425,6 +505,8 @@ export class Users implements UsersService {
         return null;
       }
       this.accountFailures.succeed(accountKey);
+      // The right password of an account that may not sign in: Gitea's 403, never a cached sign-in.
+      if (!maySignIn(account)) throw prohibited();
       const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password' };
       if (this.passwordCache.size >= PASSWORD_CACHE_MAX) this.passwordCache.clear();
       this.passwordCache.set(cacheKey, { caller, uid: account.id, stamp, expires: Date.now() + PASSWORD_CACHE_MS });

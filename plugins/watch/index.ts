@@ -26,19 +26,19 @@ export default definePlugin<Watches>({
   routes: [
     {
       operationId: 'userCurrentCheckSubscription', summary: 'Check if the current user is watching a repo',
-      method: 'GET', path: '/repos/:owner/:repo/subscription', auth: 'user',
+      scope: 'repository', method: 'GET', path: '/repos/:owner/:repo/subscription', auth: 'user',
       schema: { params: ownerRepoParams, response: watchInfo }, handler: h.get,
     },
     {
       operationId: 'userCurrentPutSubscription', summary: 'Watch a repo',
-      method: 'PUT', path: '/repos/:owner/:repo/subscription', auth: 'user',
+      scope: 'repository', method: 'PUT', path: '/repos/:owner/:repo/subscription', auth: 'user',
       schema: { params: ownerRepoParams, response: watchInfo }, handler: h.watch,
     },
-    { operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch a repo', method: 'DELETE', path: '/repos/:owner/:repo/subscription', auth: 'user', schema: { params: ownerRepoParams }, handler: h.unwatch },
-    { operationId: 'userCurrentListSubscriptions', summary: 'List repositories watched by the authenticated user', method: 'GET', path: '/user/subscriptions', auth: 'user', schema: { querystring: list, response: repoList }, handler: h.listMine },
+    { operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch a repo', scope: 'repository', method: 'DELETE', path: '/repos/:owner/:repo/subscription', auth: 'user', schema: { params: ownerRepoParams }, handler: h.unwatch },
+    { operationId: 'userCurrentListSubscriptions', summary: 'List repositories watched by the authenticated user', scope: 'user', method: 'GET', path: '/user/subscriptions', auth: 'user', schema: { querystring: list, response: repoList }, handler: h.listMine },
     {
       operationId: 'userListSubscriptions', summary: 'List the repositories watched by a user',
-      method: 'GET', path: '/users/:username/subscriptions', auth: 'optional',
+      scope: 'user', method: 'GET', path: '/users/:username/subscriptions', auth: 'optional',
       schema: { params: usernameParams, querystring: list, response: repoList }, handler: h.listOfUser,
     },
   ],

@@ -24,6 +24,8 @@ export interface BranchProtectionRule {
 export interface ContentsService {
   /** The rule that applies to a branch of the repository (an exact name first, then the first matching glob), or null. */
   protectionFor(repoId: number, branch: string): Promise<BranchProtectionRule | null>;
+  /** Entries per /git/trees page and the largest blob served with content (`GET /settings/api` reports them). */
+  readonly limits: { readonly treePageSize: number; readonly maxBlobBytes: number };
 }
 
 declare module '../../core/plugin.js' {

@@ -132,6 +132,8 @@ export interface IssueChangeContext {
 
 /** Exposed by the `issues` plugin. */
 export interface IssuesService {
+  /** The reactions issues and comments accept (Gitea's `[ui] REACTIONS`); `GET /settings/ui` reports them. */
+  readonly allowedReactions: readonly string[];
   /** The next per-repository number (atomic counter document; never reused, shared by issues and pulls). */
   nextNumber(repoId: number): Promise<number>;
   byNumber(repoId: number, number: number): Promise<IssueRecord | null>;

@@ -46,7 +46,7 @@ t.test('dump, wipe, restore, compare', async (t) => {
   }
   const g = await startForge({ dataDir });
   t.teardown(() => g.close());
-  const token = (await g.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'again' } })).json.sha1;
+  const token = (await g.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'again', scopes: ['all'] } })).json.sha1;
   const repoAfter = (await g.request('GET', '/repos/alice/kept', { token })).json;
   // Same record; only the URLs differ, by the port of this server.
   t.same(JSON.parse(JSON.stringify(repoAfter).replaceAll(g.url, f.url)), repoBefore, 'the repository record is back, counters included');

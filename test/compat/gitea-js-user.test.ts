@@ -122,10 +122,30 @@ t.test('gitea-js user methods', async (t) => {
     const list = await settle(anonymous.users.userGetTokens('gjs-alice', {}, basic));
     t.ok(list.data.some((tk) => tk.name === 'gitea-js'));
     assertConforms(t, 'userGetTokens', list.data);
+    t.same(made.data.scopes, ['all']);
+    t.same(list.data.find((tk) => tk.name === 'gitea-js')?.scopes, ['all'], 'listed with its scopes');
+    const narrow = await settle(anonymous.users.userCreateToken('gjs-alice', { name: 'gitea-js-narrow', scopes: ['read:repository'] }, basic));
+    t.same(narrow.data.scopes, ['read:repository']);
+    const refused = await settle(giteaClient(f, narrow.data.sha1!).user.userGetCurrent());
+    t.equal(refused.status, 403);
+    t.same(refused.error, { message: 'token does not have at least one of required scope(s): [read:user]', url: `${f.url}/api/swagger` });
+    const noScope = await settle(anonymous.users.userCreateToken('gjs-alice', { name: 'gitea-js-none' }, basic));
+    t.equal(noScope.status, 400, 'a token needs a scope (Gitea 1.23)');
     const viaToken = await settle(giteaClient(f, made.data.sha1!).user.userGetCurrent());
     t.equal(viaToken.data.login, 'gjs-alice', 'the new token signs in');
     t.equal((await settle(anonymous.users.userDeleteAccessToken('gjs-alice', 'gitea-js', basic))).status, 204, 'deleted by name');
     t.equal((await settle(giteaClient(f, made.data.sha1!).user.userGetCurrent())).status, 401, 'gone');
+  });
+
+  t.test('settings', async (t) => {
+    const got = await settle(api.user.getUserSettings());
+    t.equal(got.status, 200);
+    assertConforms(t, 'getUserSettings', got.data);
+    const updated = await settle(api.user.updateUserSettings({ full_name: 'Alice A', theme: 'gitea-dark', hide_activity: true }));
+    t.equal(updated.status, 200);
+    t.match(updated.data, { full_name: 'Alice A', theme: 'gitea-dark', hide_activity: true, hide_email: true });
+    assertConforms(t, 'updateUserSettings', updated.data);
+    t.equal((await settle(anonymous.user.getUserSettings())).status, 401);
   });
 
   t.test('avatars', async (t) => {
@@ -170,4 +190,26 @@ t.test('gitea-js user methods', async (t) => {
     const theirWatches = await settle(anonymous.users.userListSubscriptions('gjs-alice'));
     assertConforms(t, 'userListSubscriptions', theirWatches.data);
   });
+});
+
+t.test('gitea-js user hooks', async (t) => {
+  const f = await startForge({ config: { plugins: { webhooks: { allowedHostList: 'loopback' } } } });
+  t.teardown(() => f.close());
+  const owner = await f.createUser({ username: 'gjs-hooker' });
+  const api = giteaClient(f, owner.token);
+  const made = await settle(api.user.userCreateHook({ type: 'gitea', config: { url: 'http://127.0.0.1:9/hook', content_type: 'json' }, events: ['push'], active: false }));
+  t.equal(made.status, 201);
+  assertConforms(t, 'userCreateHook', made.data);
+  const id = made.data.id!;
+  const one = await settle(api.user.userGetHook(id));
+  t.equal(one.data.id, id);
+  assertConforms(t, 'userGetHook', one.data);
+  const list = await settle(api.user.userListHooks());
+  t.same(list.data.map((h) => h.id), [id]);
+  assertConforms(t, 'userListHooks', list.data);
+  const edited = await settle(api.user.userEditHook(id, { active: false, events: ['push', 'issues'] }));
+  t.equal(edited.status, 200);
+  assertConforms(t, 'userEditHook', edited.data);
+  t.equal((await settle(api.user.userDeleteHook(id))).status, 204);
+  t.equal((await settle(api.user.userGetHook(id))).status, 404);
 });

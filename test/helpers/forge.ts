@@ -1,6 +1,7 @@
 // Test helper: a real forgekit server on 127.0.0.1 with a fresh data dir, a site admin, and a small HTTP client.
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { createForge, builtinPlugins, type Forge } from '../../plugins/index.js';
@@ -110,7 +111,7 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
   }
 
   async function tokenFor(username: string, password: string): Promise<string> {
-    const res = await request('POST', `/users/${username}/tokens`, { basic: [username, password], json: { name: 'test' } });
+    const res = await request('POST', `/users/${username}/tokens`, { basic: [username, password], json: { name: `test-${randomUUID().slice(0, 8)}`, scopes: ['all'] } });
     if (res.status !== 201) throw new Error(`token creation for ${username} failed: ${res.status} ${res.text}`);
     return res.json.sha1;
   }

@@ -218,9 +218,6 @@ export const NOT_SERVED: Record<string, Record<string, string>> = {
     user_id: 'Gitea sends it only from the admin email search',
     username: 'Gitea sends it only from the admin email search',
   },
-  AccessToken: {
-    scopes: 'token scopes are not stored or enforced yet: every token has its account\'s full access',
-  },
 };
 
 /** `Interface.field` pairs that may be null, with why (Go pointers and our "never the zero time" rule). */

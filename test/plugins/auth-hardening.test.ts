@@ -78,7 +78,7 @@ t.test('credentials die with their account, including checks in flight', async (
 
   t.test('a token check running while the token is deleted does not sign in', async (t) => {
     const u = await f.createUser();
-    const made = await f.request('POST', `/users/${u.username}/tokens`, { basic: [u.username, u.password], json: { name: 'doomed' } });
+    const made = await f.request('POST', `/users/${u.username}/tokens`, { basic: [u.username, u.password], json: { name: 'doomed', scopes: ['all'] } });
     const g = gate();
     tokens.beforeVerdict = g.hook;
     const pending = f.request('GET', '/user', { token: made.json.sha1 });

@@ -192,7 +192,7 @@ t.test('migrations and mirrors (local sources allowed, as in the tests)', async 
   t.test('credentials stay out of the stored URL and of mirror_error', async (t) => {
     const made = await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'private-src', private: true, auto_init: true } });
     t.equal(made.status, 201);
-    const tokenRes = await f.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'migration' } });
+    const tokenRes = await f.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'migration', scopes: ['all'] } });
     const secret: string = tokenRes.json.sha1;
     const srcUrl = made.json.clone_url;
 
@@ -365,7 +365,7 @@ t.test('credentials never reach the logs', async (t) => {
     method, headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
   });
   const basic = `Basic ${Buffer.from('root:root-password-1').toString('base64')}`;
-  const secret: string = (await (await api('POST', '/users/root/tokens', { name: 'mirror' }, basic)).json()).sha1;
+  const secret: string = (await (await api('POST', '/users/root/tokens', { name: 'mirror', scopes: ['all'] }, basic)).json()).sha1;
   const created = await (await api('POST', '/user/repos', { name: 'src', private: true, auto_init: true }, basic)).json();
   const wrongPassword = 'not-the-password-but-secret-looking-9f8e7d';
 

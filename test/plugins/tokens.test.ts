@@ -11,16 +11,17 @@ t.test('tokens', async (t) => {
   const bob = await f.createUser({ username: 'bob' });
 
   t.test('POST creates a token shown once', async (t) => {
-    const res = await f.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'ci' } });
+    const res = await f.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'ci', scopes: ['write:repository', 'read:repository', 'read:user'] } });
     t.equal(res.status, 201);
     t.match(res.json, { name: 'ci', sha1: /^[0-9a-f]{40}$/, token_last_eight: res.json.sha1.slice(-8) });
+    t.same(res.json.scopes, ['write:repository', 'read:user'], "scopes normalised as Gitea does (write implies read)");
     t.type(res.json.id, 'number');
     const me = await f.request('GET', '/user', { token: res.json.sha1 });
     t.equal(me.json.login, 'alice');
     const list = await f.request('GET', '/users/alice/tokens', { basic: ['alice', alice.password] });
     t.equal(list.status, 200);
     const listed = list.json.find((x: any) => x.id === res.json.id);
-    t.same(listed, { id: res.json.id, name: 'ci', sha1: '', token_last_eight: res.json.sha1.slice(-8) }, 'never listed again');
+    t.same(listed, { id: res.json.id, name: 'ci', sha1: '', token_last_eight: res.json.sha1.slice(-8), scopes: ['write:repository', 'read:user'] }, 'never listed again');
     t.equal(list.json[0].id, res.json.id, 'newest first');
     t.equal(list.headers.get('x-total-count'), String(list.json.length));
   });
@@ -34,7 +35,7 @@ t.test('tokens', async (t) => {
 
   t.test('the path user is respected', async (t) => {
     t.equal((await f.request('GET', '/users/bob/tokens', { basic: ['alice', alice.password] })).status, 403);
-    t.equal((await f.request('POST', '/users/bob/tokens', { basic: ['alice', alice.password], json: { name: 'x' } })).status, 403);
+    t.equal((await f.request('POST', '/users/bob/tokens', { basic: ['alice', alice.password], json: { name: 'x', scopes: ['all'] } })).status, 403);
     t.equal((await f.request('GET', '/users/ghost/tokens', { basic: ['alice', alice.password] })).status, 404);
     const adminView = await f.request('GET', '/users/bob/tokens', { basic: ['root', f.admin.password] });
     t.equal(adminView.status, 200, 'site admins may');
@@ -48,7 +49,7 @@ t.test('tokens', async (t) => {
   });
 
   t.test('DELETE', async (t) => {
-    const made = await f.request('POST', '/users/bob/tokens', { basic: ['bob', bob.password], json: { name: 'temp' } });
+    const made = await f.request('POST', '/users/bob/tokens', { basic: ['bob', bob.password], json: { name: 'temp', scopes: ['all'] } });
     t.equal((await f.request('GET', '/user', { token: made.json.sha1 })).status, 200);
     t.equal((await f.request('DELETE', `/users/alice/tokens/${made.json.id}`, { basic: ['alice', alice.password] })).status, 404, "another user's token id");
     t.equal((await f.request('DELETE', `/users/bob/tokens/${made.json.id}`, { basic: ['bob', bob.password] })).status, 204);
@@ -58,7 +59,7 @@ t.test('tokens', async (t) => {
   });
 
   t.test('secrets are stored hashed', async (t) => {
-    const made = await f.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'needle' } });
+    const made = await f.request('POST', '/users/alice/tokens', { basic: ['alice', alice.password], json: { name: 'needle', scopes: ['read:user'] } });
     const dir = path.join(f.dataDir, 'store');
     const files = await readdir(dir);
     let all = '';

@@ -56,7 +56,7 @@ t.test('SIGKILL with deliveries pending: after a restart the receiver gets every
     const res = await fetch(api + p, { method, headers: { 'Content-Type': 'application/json', Authorization: auth }, body: JSON.stringify(body) });
     return { status: res.status, json: await res.json() as any };
   };
-  const token = `token ${(await call('POST', '/users/root/tokens', { name: 'crash' }, basic)).json.sha1}`;
+  const token = `token ${(await call('POST', '/users/root/tokens', { name: 'crash', scopes: ['all'] }, basic)).json.sha1}`;
   t.equal((await call('POST', '/user/repos', { name: 'crashy', auto_init: true, readme: 'Default' }, token)).status, 201);
   const hook = await call('POST', '/repos/root/crashy/hooks', { type: 'gitea', active: true, events: ['status'], config: { url: `${rx.url}/hook`, content_type: 'json' } }, token);
   t.equal(hook.status, 201);
