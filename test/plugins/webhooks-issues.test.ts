@@ -112,6 +112,15 @@ t.test('webhooks from the issues plugin', async (t) => {
     t.match(p2, { action: 'edited', changes: { body: { from: 'steps' } }, issue: { body: 'more steps' } });
     t.notOk('title' in p2.changes);
     await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { body: 'more steps' } }).then((r) => ok(r, 201)), 0, 0);
+    // Title and body at once: two deliveries, title first, each with its own changes (Gitea's EditIssue order).
+    const d3 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { title: 'it breaks badly', body: 'all steps' } }).then((r) => ok(r, 201)), 2, 2);
+    const [t3, b3] = d3.all.map((r) => check(t, r, 'issues', 'issues'));
+    t.same(t3.changes, { title: { from: 'it really breaks' } });
+    t.same(b3.changes, { body: { from: 'more steps' } });
+    t.match(b3.issue, { title: 'it breaks badly', body: 'all steps' });
+    t.same(d3.only.map((r) => JSON.parse(r.body).changes), [t3.changes, b3.changes], 'same order on the other hook');
+    // A ref change alone: Gitea sends no webhook for it.
+    await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { ref: 'refs/heads/fix' } }).then((r) => ok(r, 201)), 0, 0);
   });
 
   t.test('close and reopen', async (t) => {
@@ -133,6 +142,13 @@ t.test('webhooks from the issues plugin', async (t) => {
     const p2 = check(t, d2.all[0]!, 'issues', 'issue_label');
     t.match(p2, { action: 'label_updated' });
     t.same(p2.issue.labels.map((l: any) => l.name), ['bug']);
+    // Removing the last label one by one is still label_updated (Gitea's IssueChangeLabels); only the clear route
+    // (DELETE …/labels) is label_cleared (IssueClearLabels).
+    const d2b = await deliveries(() => f.request('PUT', `${api}/issues/${number}/labels`, { token: alice.token, json: { labels: [] } }).then((r) => ok(r, 200)), 1, 0);
+    const p2b = check(t, d2b.all[0]!, 'issues', 'issue_label');
+    t.match(p2b, { action: 'label_updated' });
+    t.same(p2b.issue.labels, []);
+    await deliveries(() => f.request('PUT', `${api}/issues/${number}/labels`, { token: alice.token, json: { labels: [bug.id] } }).then((r) => ok(r, 200)), 1, 0);
     const d3 = await deliveries(() => f.request('DELETE', `${api}/issues/${number}/labels`, { token: alice.token }).then((r) => ok(r, 204)), 1, 0);
     const p3 = check(t, d3.all[0]!, 'issues', 'issue_label');
     t.match(p3, { action: 'label_cleared' });
@@ -186,6 +202,6 @@ t.test('webhooks from the issues plugin', async (t) => {
     const store = f.forge.store.collection('webhook_deliveries');
     t.equal(await store.count({ hookId: all.id, state: 'pending' }), 0);
     t.equal(await store.count({ hookId: only.id, state: 'pending' }), 0);
-    t.equal(await store.count({ hookId: only.id }), 5, 'issues-only: opened, two edits, closed, reopened, nothing else');
+    t.equal(await store.count({ hookId: only.id }), 7, 'issues-only: opened, four edits, closed, reopened, nothing else');
   });
 });
