@@ -170,6 +170,8 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
     if (query.assigned) q.assigneeId = caller.id;
     if (query.mentioned) q.mentionId = caller.id;
   }
+  const issuesOff = await s.issuesOffRepoIds();
+  if (issuesOff.length) q.excludeRepoIds = issuesOff;
   if (!s.repos.readsAll(caller)) {
     q.visiblePrivateRepoIds = await s.repos.privateReadableIds(caller);
     // Public repositories of owners the caller may not see (limited/private accounts) stay out too.

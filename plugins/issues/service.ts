@@ -21,6 +21,8 @@ export const WATCHES = 'issue_watches';
 export const NUMBERS = 'issue_numbers';
 /** Counter intents: written before a counter-moving change, removed after; replayed as exact recounts at start. */
 export const INTENTS = 'issue_intents';
+/** Repositories with `has_issues: false` (kept on `repo.updated`): /repos/issues/search leaves their issues out. */
+export const UNITS_OFF = 'issue_units_off';
 
 export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
   {
@@ -87,6 +89,7 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
   },
   { name: NUMBERS, indexes: [{ fields: { repoId: 1 }, unique: true }] },
   { name: INTENTS, indexes: [{ fields: { id: 1 }, unique: true }] },
+  { name: UNITS_OFF, indexes: [{ fields: { repoId: 1 }, unique: true }] },
 ];
 
 /** What a change's counters concern: recounted exactly when its intent is found at start (a crash in between). */
@@ -157,6 +160,7 @@ export class Issues implements IssuesService {
   readonly watches: Collection<WatchRecord>;
   readonly numbers: Collection<{ repoId: number; last: number }>;
   readonly intents: Collection<CounterTargets & Doc & { id: number; createdAt: string }>;
+  readonly unitsOff: Collection<{ repoId: number }>;
   readonly render: Renderer;
 
   constructor(readonly ctx: PluginContext) {
@@ -168,6 +172,7 @@ export class Issues implements IssuesService {
     this.watches = ctx.store.collection(WATCHES);
     this.numbers = ctx.store.collection(NUMBERS);
     this.intents = ctx.store.collection(INTENTS);
+    this.unitsOff = ctx.store.collection(UNITS_OFF);
     this.render = new Renderer(this);
   }
 
@@ -592,6 +597,7 @@ export class Issues implements IssuesService {
     else if (q.repoIds !== undefined) filter.repoId = { $in: q.repoIds };
     if (q.repoOwnerId !== undefined) filter.repoOwnerId = q.repoOwnerId;
     if (q.ids !== undefined) filter.id = { $in: q.ids };
+    if (q.excludeRepoIds?.length) and.push({ $or: [{ isPull: true }, { repoId: { $nin: q.excludeRepoIds } }] });
     if (q.visiblePrivateRepoIds !== undefined) {
       const publicRows: Filter = q.hiddenOwnerIds?.length ? { repoPrivate: false, repoOwnerId: { $nin: q.hiddenOwnerIds } } : { repoPrivate: false };
       and.push({ $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });
@@ -809,7 +815,17 @@ export class Issues implements IssuesService {
 
   // ---- lifecycle ----
 
+  /** Repositories whose issues are switched off (`has_issues: false`); their pull requests stay. */
+  async issuesOffRepoIds(): Promise<number[]> {
+    return (await this.unitsOff.find({})).map((d) => d.repoId);
+  }
+
   async onRepoUpdated(repo: RepoRecord, before?: RepoRecord): Promise<void> {
+    if (repo.hasIssues === false || repo.has_issues === false) {
+      await this.unitsOff.updateOne({ repoId: repo.id }, { $set: { repoId: repo.id } }, { upsert: true });
+    } else if (before?.hasIssues === false || before?.has_issues === false || !before) {
+      await this.unitsOff.deleteMany({ repoId: repo.id });
+    }
     if (before && before.private === repo.private && before.ownerId === repo.ownerId) return;
     await this.issues.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId } });
   }
@@ -823,6 +839,7 @@ export class Issues implements IssuesService {
       this.reactions.deleteMany({ repoId: repo.id }),
       this.watches.deleteMany({ repoId: repo.id }),
       this.numbers.deleteMany({ repoId: repo.id }),
+      this.unitsOff.deleteMany({ repoId: repo.id }),
     ]);
   }
 

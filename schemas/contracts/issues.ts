@@ -102,6 +102,8 @@ export interface IssueListQuery {
   visiblePrivateRepoIds?: number[];
   /** Search: owners whose public repositories the caller may not see (limited/private accounts). */
   hiddenOwnerIds?: number[];
+  /** Search: issues (not pulls) of these repositories stay out (`has_issues: false`). */
+  excludeRepoIds?: number[];
   repoOwnerId?: number;
   repoIds?: number[];
   /** Only these issue ids (the pulls plugin's base-branch filter). */
