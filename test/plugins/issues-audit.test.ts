@@ -126,6 +126,46 @@ t.test('issues audit', async (t) => {
     t.equal((await f.request('GET', '/repos/issues/search?mentioned=true')).status, 401, 'mentioned needs a caller');
   });
 
+  t.test('private repository: the remaining routes answer 404 to strangers; site admins moderate', async (t) => {
+    const issue = await ok(f, 'POST', '/repos/alice/secret/issues', alice.token, { title: 'private routes' }, 201);
+    const n = issue.number;
+    const comment = await ok(f, 'POST', `/repos/alice/secret/issues/${n}/comments`, alice.token, { body: 'private comment' }, 201);
+    const label = await ok(f, 'POST', '/repos/alice/secret/labels', alice.token, { name: 'p', color: '#333333' }, 201);
+    const ms = await ok(f, 'POST', '/repos/alice/secret/milestones', alice.token, { title: 'pm' }, 201);
+    for (const [method, path, json] of [
+      ['GET', `/repos/alice/secret/issues/comments/${comment.id}`, undefined],
+      ['PATCH', `/repos/alice/secret/issues/comments/${comment.id}`, { body: 'x' }],
+      ['DELETE', `/repos/alice/secret/issues/comments/${comment.id}`, undefined],
+      ['GET', `/repos/alice/secret/issues/comments/${comment.id}/reactions`, undefined],
+      ['POST', `/repos/alice/secret/issues/comments/${comment.id}/reactions`, { content: '+1' }],
+      ['POST', `/repos/alice/secret/issues/${n}/reactions`, { content: '+1' }],
+      ['GET', `/repos/alice/secret/issues/${n}/labels`, undefined],
+      ['POST', `/repos/alice/secret/issues/${n}/labels`, { labels: [label.id] }],
+      ['GET', `/repos/alice/secret/labels/${label.id}`, undefined],
+      ['GET', `/repos/alice/secret/milestones/${ms.id}`, undefined],
+      ['GET', '/repos/alice/secret/milestones/pm', undefined],
+      ['GET', `/repos/alice/secret/issues/${n}/subscriptions`, undefined],
+      ['GET', `/repos/alice/secret/issues/${n}/subscriptions/check`, undefined],
+      ['PUT', `/repos/alice/secret/issues/${n}/subscriptions/sam`, undefined],
+      ['PUT', `/repos/alice/secret/issues/${n}/lock`, {}],
+      ['POST', `/repos/alice/secret/issues/${n}/pin`, undefined],
+      ['POST', `/repos/alice/secret/issues/${n}/deadline`, { due_date: null }],
+      ['GET', '/repos/alice/secret/new_pin_allowed', undefined],
+    ] as const) {
+      const res = await f.request(method, path, { token: sam.token, ...(json ? { json } : {}) });
+      t.equal(res.status, 404, `stranger ${method} ${path}`);
+      // Anonymous: 404, or 401 where the route needs a signed-in caller before anything else (subscriptions/check).
+      if (method === 'GET') t.ok([401, 404].includes((await f.request(method, path)).status), `anonymous ${method} ${path}`);
+    }
+    // Site admins moderate: edit and delete anyone's comment, comment on a locked issue.
+    await ok(f, 'PUT', `/repos/alice/secret/issues/${n}/lock`, alice.token, {}, 204);
+    const admin = f.admin;
+    await ok(f, 'POST', `/repos/alice/secret/issues/${n}/comments`, admin.token, { body: 'moderator here' }, 201);
+    t.equal((await ok(f, 'PATCH', `/repos/alice/secret/issues/comments/${comment.id}`, admin.token, { body: 'moderated' })).body, 'moderated');
+    await ok(f, 'DELETE', `/repos/alice/secret/issues/comments/${comment.id}`, admin.token, undefined, 204);
+    t.equal((await ok(f, 'GET', `/repos/alice/secret/issues/${n}`, alice.token)).comments, 1);
+  });
+
   t.test('has_issues: false repositories drop out of /repos/issues/search', async (t) => {
     await ok(f, 'POST', '/repos/alice/toggle/issues', alice.token, { title: 'quagga hidden' }, 201);
     t.equal((await ok(f, 'GET', '/repos/issues/search?q=quagga', alice.token)).length, 1);
