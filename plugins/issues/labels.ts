@@ -207,7 +207,7 @@ export async function replaceIssueLabels(rc: Rc<IssuePath, unknown, { labels?: A
 /** DELETE /repos/{owner}/{repo}/issues/{index}/labels */
 export async function clearIssueLabels(rc: Rc<IssuePath>): Promise<Reply> {
   const found = await writableIssue(rc);
-  await service(rc).replaceLabels(changeContext(rc, found), found.issue, []);
+  await service(rc).clearLabels(changeContext(rc, found), found.issue);
   return { status: 204 };
 }
 

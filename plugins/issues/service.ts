@@ -482,11 +482,17 @@ export class Issues implements IssuesService {
     return this.writeLabels(c, issue, issue.labelIds.filter((id) => id !== labelId));
   }
 
-  private async writeLabels(c: IssueChangeContext, issue: IssueRecord, ids: number[]): Promise<IssueRecord> {
+  /** DELETE …/issues/{index}/labels: the only change Gitea reports as `label_cleared` (notify IssueClearLabels). */
+  async clearLabels(c: IssueChangeContext, issue: IssueRecord): Promise<IssueRecord> {
+    return this.writeLabels(c, issue, [], true);
+  }
+
+  /** Every other label change is `label_updated`, even one that leaves no label (Gitea's IssueChangeLabels). */
+  private async writeLabels(c: IssueChangeContext, issue: IssueRecord, ids: number[], clearing = false): Promise<IssueRecord> {
     const sorted = [...new Set(ids)].sort((a, b) => a - b);
     const result = await this.update(issue, (cur) => (sameIds(cur.labelIds, sorted) ? null : { labelIds: sorted }));
     if (!result) throw fail.notFound();
-    if (result.before !== result.after) await this.emitIssue(c, result.after, sorted.length ? 'label_updated' : 'label_cleared');
+    if (result.before !== result.after) await this.emitIssue(c, result.after, clearing ? 'label_cleared' : 'label_updated');
     return result.after;
   }
 
@@ -519,11 +525,11 @@ export class Issues implements IssuesService {
     if (!result) throw fail.notFound();
     const { before, after } = result;
     if (before !== after && (before.title !== after.title || before.body !== after.body || before.ref !== after.ref)) {
-      const changes: Record<string, { from: string }> = {};
-      if (before.title !== after.title) changes.title = { from: before.title };
-      if (before.body !== after.body) changes.body = { from: before.body };
-      if (before.ref !== after.ref) changes.ref = { from: before.ref };
-      await this.emitIssue(c, after, 'edited', { changes, ...(mentioned.length ? { mentionedIds: mentioned } : {}) });
+      // One `edited` per changed field, in Gitea's order (EditIssue: ChangeTitle, ChangeContent, ChangeIssueRef),
+      // each with its own `changes` as Gitea's notifier sends them; mentions go with the body.
+      if (before.title !== after.title) await this.emitIssue(c, after, 'edited', { changes: { title: { from: before.title } } });
+      if (before.body !== after.body) await this.emitIssue(c, after, 'edited', { changes: { body: { from: before.body } }, ...(mentioned.length ? { mentionedIds: mentioned } : {}) });
+      if (before.ref !== after.ref) await this.emitIssue(c, after, 'edited', { changes: { ref: { from: before.ref } } });
     }
     return after;
   }

@@ -147,6 +147,8 @@ export class Payloads {
   async issue(e: IssueEvent): Promise<Outgoing | null> {
     const type = issueType(e.action);
     if (!type) return null;
+    // An issue's ref (branch) change: Gitea's webhook notifier has no IssueChangeRef, so no delivery.
+    if (e.action === 'edited' && e.changes?.ref && !e.changes.title && !e.changes.body) return null;
     const payload: Record<string, unknown> = { action: e.action, number: e.number };
     if (e.changes) payload.changes = e.changes;
     Object.assign(payload, { issue: e.issue, repository: await this.repository(e.repo), sender: await this.user(e.senderId), commit_id: '' });

@@ -1,0 +1,207 @@
+// Webhooks driven by the real issues plugin: a repository hook on a real receiver, then issues, edits, state changes,
+// labels, milestones, assignees and comments through the HTTP API. Every delivery is checked against Gitea's headers,
+// signatures and payloads (modules/structs/hook.go IssuePayload / IssueCommentPayload; services/webhook/notifier.go
+// for which event type and action each change is sent under). A hook subscribed to `issues_only` gets nothing else.
+import { createHmac } from 'node:crypto';
+import t, { type Test } from 'tap';
+import type { WebhooksService } from '../../schemas/contracts/webhooks.js';
+import { startForge } from '../helpers/forge.js';
+import { Receiver, type Received } from '../helpers/receiver.js';
+
+const SECRET = 'issue-secret';
+const ISSUE_FIELDS = ['action', 'number', 'issue', 'repository', 'sender', 'commit_id'];
+const COMMENT_FIELDS = ['action', 'issue', 'comment', 'repository', 'sender', 'is_pull'];
+const USER_FIELDS = ['id', 'login', 'full_name', 'email', 'avatar_url', 'username'];
+
+/** Gitea's headers (X-Gitea-*, X-Gogs-*, X-GitHub-*) and signatures for one delivery; returns the parsed payload. */
+function check(t: Test, r: Received, event: string, eventType: string): any {
+  const h = r.headers;
+  t.equal(r.method, 'POST');
+  t.equal(h['content-type'], 'application/json');
+  t.equal(h['x-gitea-event'], event, `X-Gitea-Event ${event}`);
+  t.equal(h['x-gitea-event-type'], eventType, `X-Gitea-Event-Type ${eventType}`);
+  t.equal(h['x-github-event'], event, 'X-GitHub-Event');
+  t.equal(h['x-github-event-type'], eventType);
+  t.equal(h['x-gogs-event'], event);
+  const sha256 = createHmac('sha256', SECRET).update(r.body).digest('hex');
+  t.equal(h['x-gitea-signature'], sha256, 'HMAC-SHA256 of the body');
+  t.equal(h['x-hub-signature-256'], `sha256=${sha256}`);
+  t.equal(h['x-hub-signature'], `sha1=${createHmac('sha1', SECRET).update(r.body).digest('hex')}`);
+  const p = JSON.parse(r.body);
+  const fields = event === 'issue_comment' ? COMMENT_FIELDS : ISSUE_FIELDS;
+  for (const k of fields) t.ok(k in p, `${eventType} payload has ${k}`);
+  t.same(Object.keys(p).filter((k) => !fields.includes(k) && k !== 'changes'), [], `${eventType} payload has no field Gitea lacks`);
+  for (const k of USER_FIELDS) t.ok(k in p.sender, `sender.${k}`);
+  for (const k of ['labels', 'milestone', 'assignees', 'assignee', 'state', 'title', 'body', 'number', 'user', 'repository']) {
+    t.ok(k in p.issue, `issue.${k}`);
+  }
+  return p;
+}
+
+t.test('webhooks from the issues plugin', async (t) => {
+  const rx = await new Receiver().start();
+  const f = await startForge({ config: { plugins: { webhooks: { allowedHostList: 'loopback' } } } as any });
+  t.teardown(async () => {
+    await f.close();
+    await rx.close();
+  });
+  const alice = await f.createUser();
+  const bob = await f.createUser();
+  const repo = (await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'tracker', auto_init: true, readme: 'Default' } })).json;
+  const api = `/repos/${repo.full_name}`;
+  t.equal((await f.request('PUT', `${api}/collaborators/${bob.username}`, { token: alice.token, json: { permission: 'write' } })).status, 204);
+  const mkHook = async (path: string, events: string[]) => {
+    const res = await f.request('POST', `${api}/hooks`, {
+      token: alice.token, json: { type: 'gitea', active: true, events, config: { url: `${rx.url}/${path}`, content_type: 'json', secret: SECRET } },
+    });
+    t.equal(res.status, 201, res.text);
+    return res.json;
+  };
+  const all = await mkHook('all', ['issues', 'issue_comment', 'issue_label', 'issue_milestone', 'issue_assign']);
+  t.same(all.events, ['issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment']);
+  const only = await mkHook('only', ['issues_only']);
+  t.same(only.events, ['issues']);
+  const webhooks = f.forge.service<WebhooksService>('webhooks');
+
+  /**
+   * Runs `action` and returns the deliveries it caused: `n` to the full hook and `m` to the issues-only hook (all
+   * queued deliveries are sent before the counts are checked, so an extra one fails loudly).
+   */
+  const deliveries = async (action: () => Promise<unknown>, n: number, m: number): Promise<{ all: Received[]; only: Received[] }> => {
+    const start = rx.received.length;
+    await action();
+    await rx.count(start + n + m);
+    await webhooks.idle();
+    const got = rx.received.slice(start);
+    t.equal(got.length, n + m, `exactly ${n + m} deliveries`);
+    return { all: got.filter((r) => r.url === '/all'), only: got.filter((r) => r.url === '/only') };
+  };
+  const ok = <R extends { status: number; text: string }>(res: R, status: number): R => {
+    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
+    return res;
+  };
+
+  let number = 0;
+  let issueId = 0;
+
+  t.test('open: issues/opened to both hooks', async (t) => {
+    let created: any;
+    const d = await deliveries(async () => {
+      created = ok(await f.request('POST', `${api}/issues`, { token: alice.token, json: { title: 'it breaks', body: 'steps' } }), 201).json;
+    }, 1, 1);
+    number = created.number;
+    issueId = created.id;
+    const p = check(t, d.all[0]!, 'issues', 'issues');
+    t.match(p, { action: 'opened', number, commit_id: '', issue: { id: issueId, number, title: 'it breaks', body: 'steps', state: 'open', labels: [], milestone: null, assignees: null } });
+    t.notOk('changes' in p, 'no changes on open');
+    t.equal(p.repository.full_name, repo.full_name);
+    t.equal(p.sender.login, alice.username);
+    t.equal(p.issue.user.login, alice.username);
+    t.same(JSON.parse(d.only[0]!.body), p, 'the issues-only hook gets the same payload');
+    t.same(p.issue, ok(await f.request('GET', `${api}/issues/${number}`), 200).json, 'the issue is the API Issue as an anonymous reader sees it');
+  });
+
+  t.test('edit title, then body: edited with changes.*.from', async (t) => {
+    const d1 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: bob.token, json: { title: 'it really breaks' } }).then((r) => ok(r, 201)), 1, 1);
+    const p1 = check(t, d1.all[0]!, 'issues', 'issues');
+    t.match(p1, { action: 'edited', number, changes: { title: { from: 'it breaks' } }, issue: { title: 'it really breaks' } });
+    t.notOk('body' in p1.changes, 'only the title changed');
+    t.equal(p1.sender.login, bob.username, 'the sender is the editor');
+    const d2 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { body: 'more steps' } }).then((r) => ok(r, 201)), 1, 1);
+    const p2 = check(t, d2.all[0]!, 'issues', 'issues');
+    t.match(p2, { action: 'edited', changes: { body: { from: 'steps' } }, issue: { body: 'more steps' } });
+    t.notOk('title' in p2.changes);
+    await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { body: 'more steps' } }).then((r) => ok(r, 201)), 0, 0);
+    // Title and body at once: two deliveries, title first, each with its own changes (Gitea's EditIssue order).
+    const d3 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { title: 'it breaks badly', body: 'all steps' } }).then((r) => ok(r, 201)), 2, 2);
+    const [t3, b3] = d3.all.map((r) => check(t, r, 'issues', 'issues'));
+    t.same(t3.changes, { title: { from: 'it really breaks' } });
+    t.same(b3.changes, { body: { from: 'more steps' } });
+    t.match(b3.issue, { title: 'it breaks badly', body: 'all steps' });
+    t.same(d3.only.map((r) => JSON.parse(r.body).changes), [t3.changes, b3.changes], 'same order on the other hook');
+    // A ref change alone: Gitea sends no webhook for it.
+    await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { ref: 'refs/heads/fix' } }).then((r) => ok(r, 201)), 0, 0);
+  });
+
+  t.test('close and reopen', async (t) => {
+    const d1 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { state: 'closed' } }).then((r) => ok(r, 201)), 1, 1);
+    t.match(check(t, d1.all[0]!, 'issues', 'issues'), { action: 'closed', number, issue: { state: 'closed', closed_at: /^\d{4}-/ } });
+    const d2 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { state: 'open' } }).then((r) => ok(r, 201)), 1, 1);
+    t.match(check(t, d2.all[0]!, 'issues', 'issues'), { action: 'reopened', number, issue: { state: 'open', closed_at: null } });
+  });
+
+  t.test('labels: issues/issue_label, label_updated and label_cleared, not to the issues-only hook', async (t) => {
+    const bug = ok(await f.request('POST', `${api}/labels`, { token: alice.token, json: { name: 'bug', color: '#ee0701' } }), 201).json;
+    const ui = ok(await f.request('POST', `${api}/labels`, { token: alice.token, json: { name: 'ui', color: '00aabb' } }), 201).json;
+    const d1 = await deliveries(() => f.request('POST', `${api}/issues/${number}/labels`, { token: alice.token, json: { labels: [bug.id, ui.id] } }).then((r) => ok(r, 200)), 1, 0);
+    const p1 = check(t, d1.all[0]!, 'issues', 'issue_label');
+    t.match(p1, { action: 'label_updated', number });
+    t.same(p1.issue.labels.map((l: any) => l.name), ['bug', 'ui']);
+    t.match(p1.issue.labels[0], { id: bug.id, name: 'bug', color: 'ee0701' });
+    const d2 = await deliveries(() => f.request('DELETE', `${api}/issues/${number}/labels/${ui.id}`, { token: alice.token }).then((r) => ok(r, 204)), 1, 0);
+    const p2 = check(t, d2.all[0]!, 'issues', 'issue_label');
+    t.match(p2, { action: 'label_updated' });
+    t.same(p2.issue.labels.map((l: any) => l.name), ['bug']);
+    // Removing the last label one by one is still label_updated (Gitea's IssueChangeLabels); only the clear route
+    // (DELETE …/labels) is label_cleared (IssueClearLabels).
+    const d2b = await deliveries(() => f.request('PUT', `${api}/issues/${number}/labels`, { token: alice.token, json: { labels: [] } }).then((r) => ok(r, 200)), 1, 0);
+    const p2b = check(t, d2b.all[0]!, 'issues', 'issue_label');
+    t.match(p2b, { action: 'label_updated' });
+    t.same(p2b.issue.labels, []);
+    await deliveries(() => f.request('PUT', `${api}/issues/${number}/labels`, { token: alice.token, json: { labels: [bug.id] } }).then((r) => ok(r, 200)), 1, 0);
+    const d3 = await deliveries(() => f.request('DELETE', `${api}/issues/${number}/labels`, { token: alice.token }).then((r) => ok(r, 204)), 1, 0);
+    const p3 = check(t, d3.all[0]!, 'issues', 'issue_label');
+    t.match(p3, { action: 'label_cleared' });
+    t.same(p3.issue.labels, []);
+  });
+
+  t.test('milestone: issue_milestone milestoned / demilestoned', async (t) => {
+    const ms = ok(await f.request('POST', `${api}/milestones`, { token: alice.token, json: { title: 'v1', description: 'first' } }), 201).json;
+    const d1 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { milestone: ms.id } }).then((r) => ok(r, 201)), 1, 0);
+    const p1 = check(t, d1.all[0]!, 'issues', 'issue_milestone');
+    t.match(p1, { action: 'milestoned', number, issue: { milestone: { id: ms.id, title: 'v1', description: 'first', state: 'open' } } });
+    const d2 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { milestone: 0 } }).then((r) => ok(r, 201)), 1, 0);
+    const p2 = check(t, d2.all[0]!, 'issues', 'issue_milestone');
+    t.match(p2, { action: 'demilestoned', number });
+    t.equal(p2.issue.milestone, null);
+  });
+
+  t.test('assignees: issue_assign assigned / unassigned', async (t) => {
+    const d1 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { assignees: [bob.username] } }).then((r) => ok(r, 201)), 1, 0);
+    const p1 = check(t, d1.all[0]!, 'issues', 'issue_assign');
+    t.match(p1, { action: 'assigned', number, issue: { assignee: { login: bob.username } } });
+    t.same(p1.issue.assignees.map((u: any) => u.login), [bob.username]);
+    const d2 = await deliveries(() => f.request('PATCH', `${api}/issues/${number}`, { token: alice.token, json: { assignees: [] } }).then((r) => ok(r, 201)), 1, 0);
+    const p2 = check(t, d2.all[0]!, 'issues', 'issue_assign');
+    t.match(p2, { action: 'unassigned', number });
+    t.notOk(p2.issue.assignees?.length, 'no assignees left');
+    t.equal(p2.issue.assignee, null);
+  });
+
+  t.test('comments: issue_comment created / edited / deleted, none to the issues-only hook', async (t) => {
+    let comment: any;
+    const d1 = await deliveries(async () => {
+      comment = ok(await f.request('POST', `${api}/issues/${number}/comments`, { token: bob.token, json: { body: 'me too' } }), 201).json;
+    }, 1, 0);
+    const p1 = check(t, d1.all[0]!, 'issue_comment', 'issue_comment');
+    t.match(p1, { action: 'created', is_pull: false, issue: { number, id: issueId }, comment: { id: comment.id, body: 'me too', user: { login: bob.username } } });
+    t.notOk('changes' in p1);
+    t.equal(p1.sender.login, bob.username);
+    t.equal(comment.user.email, bob.email, 'the poster sees their own email in the reply');
+    t.same(p1.comment, ok(await f.request('GET', `${api}/issues/comments/${comment.id}`), 200).json, 'the comment is the API Comment as an anonymous reader sees it (no email)');
+    const d2 = await deliveries(() => f.request('PATCH', `${api}/issues/comments/${comment.id}`, { token: bob.token, json: { body: 'me too, on Linux' } }).then((r) => ok(r, 200)), 1, 0);
+    const p2 = check(t, d2.all[0]!, 'issue_comment', 'issue_comment');
+    t.match(p2, { action: 'edited', is_pull: false, changes: { body: { from: 'me too' } }, comment: { id: comment.id, body: 'me too, on Linux' } });
+    const d3 = await deliveries(() => f.request('DELETE', `${api}/issues/comments/${comment.id}`, { token: alice.token }).then((r) => ok(r, 204)), 1, 0);
+    const p3 = check(t, d3.all[0]!, 'issue_comment', 'issue_comment');
+    t.match(p3, { action: 'deleted', is_pull: false, comment: { id: comment.id, body: 'me too, on Linux' } });
+    t.equal(p3.sender.login, alice.username);
+  });
+
+  t.test('deliveries are recorded per hook, none pending', async (t) => {
+    const store = f.forge.store.collection('webhook_deliveries');
+    t.equal(await store.count({ hookId: all.id, state: 'pending' }), 0);
+    t.equal(await store.count({ hookId: only.id, state: 'pending' }), 0);
+    t.equal(await store.count({ hookId: only.id }), 7, 'issues-only: opened, four edits, closed, reopened, nothing else');
+  });
+});
