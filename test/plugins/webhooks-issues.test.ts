@@ -1,7 +1,8 @@
 // Webhooks driven by the real issues plugin: a repository hook on a real receiver, then issues, edits, state changes,
 // labels, milestones, assignees and comments through the HTTP API. Every delivery is checked against Gitea's headers,
 // signatures and payloads (modules/structs/hook.go IssuePayload / IssueCommentPayload; services/webhook/notifier.go
-// for which event type and action each change is sent under). A hook subscribed to `issues_only` gets nothing else.
+// for which event type and action each change is sent under). A hook subscribed to `issues_only` gets nothing else;
+// a pull request's events and comments go to a `pull_request` hook only.
 import { createHmac } from 'node:crypto';
 import t, { type Test } from 'tap';
 import type { WebhooksService } from '../../schemas/contracts/webhooks.js';
@@ -11,6 +12,7 @@ import { Receiver, type Received } from '../helpers/receiver.js';
 const SECRET = 'issue-secret';
 const ISSUE_FIELDS = ['action', 'number', 'issue', 'repository', 'sender', 'commit_id'];
 const COMMENT_FIELDS = ['action', 'issue', 'comment', 'repository', 'sender', 'is_pull'];
+const PULL_FIELDS = ['action', 'number', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id', 'review'];
 const USER_FIELDS = ['id', 'login', 'full_name', 'email', 'avatar_url', 'username'];
 
 /** Gitea's headers (X-Gitea-*, X-Gogs-*, X-GitHub-*) and signatures for one delivery; returns the parsed payload. */
@@ -28,13 +30,14 @@ function check(t: Test, r: Received, event: string, eventType: string): any {
   t.equal(h['x-hub-signature-256'], `sha256=${sha256}`);
   t.equal(h['x-hub-signature'], `sha1=${createHmac('sha1', SECRET).update(r.body).digest('hex')}`);
   const p = JSON.parse(r.body);
-  const fields = event === 'issue_comment' ? COMMENT_FIELDS : ISSUE_FIELDS;
+  const fields = event === 'issue_comment' ? COMMENT_FIELDS : event === 'pull_request' ? PULL_FIELDS : ISSUE_FIELDS;
   for (const k of fields) t.ok(k in p, `${eventType} payload has ${k}`);
   t.same(Object.keys(p).filter((k) => !fields.includes(k) && k !== 'changes'), [], `${eventType} payload has no field Gitea lacks`);
   for (const k of USER_FIELDS) t.ok(k in p.sender, `sender.${k}`);
-  for (const k of ['labels', 'milestone', 'assignees', 'assignee', 'state', 'title', 'body', 'number', 'user', 'repository']) {
-    t.ok(k in p.issue, `issue.${k}`);
+  for (const k of ['labels', 'milestone', 'assignees', 'assignee', 'state', 'title', 'body', 'number', 'user']) {
+    t.ok(k in (p.issue ?? p.pull_request), `issue.${k}`);
   }
+  if (p.issue) t.ok('repository' in p.issue, 'issue.repository');
   return p;
 }
 
@@ -67,14 +70,16 @@ t.test('webhooks from the issues plugin', async (t) => {
    * Runs `action` and returns the deliveries it caused: `n` to the full hook and `m` to the issues-only hook (all
    * queued deliveries are sent before the counts are checked, so an extra one fails loudly).
    */
-  const deliveries = async (action: () => Promise<unknown>, n: number, m: number): Promise<{ all: Received[]; only: Received[] }> => {
+  const deliveries = async (action: () => Promise<unknown>, n: number, m: number, k = 0): Promise<{ all: Received[]; only: Received[]; prs: Received[] }> => {
     const start = rx.received.length;
     await action();
-    await rx.count(start + n + m);
+    await rx.count(start + n + m + k);
     await webhooks.idle();
     const got = rx.received.slice(start);
-    t.equal(got.length, n + m, `exactly ${n + m} deliveries`);
-    return { all: got.filter((r) => r.url === '/all'), only: got.filter((r) => r.url === '/only') };
+    t.equal(got.length, n + m + k, `exactly ${n + m + k} deliveries`);
+    const to = (url: string) => got.filter((r) => r.url === url);
+    t.same([to('/all').length, to('/only').length, to('/prs').length], [n, m, k], 'per hook');
+    return { all: to('/all'), only: to('/only'), prs: to('/prs') };
   };
   const ok = <R extends { status: number; text: string }>(res: R, status: number): R => {
     if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
@@ -196,6 +201,27 @@ t.test('webhooks from the issues plugin', async (t) => {
     const p3 = check(t, d3.all[0]!, 'issue_comment', 'issue_comment');
     t.match(p3, { action: 'deleted', is_pull: false, comment: { id: comment.id, body: 'me too, on Linux' } });
     t.equal(p3.sender.login, alice.username);
+  });
+
+  t.test('a pull request: pull_request opened/edited, pull_request_comment with is_pull, nothing to the issue hooks', async (t) => {
+    await mkHook('prs', ['pull_request']);
+    ok(await f.request('POST', `${api}/contents/feature.txt`, {
+      token: alice.token, json: { content: Buffer.from('feature\n').toString('base64'), message: 'feature', new_branch: 'feature' },
+    }), 201);
+    let pr: any;
+    const d1 = await deliveries(async () => {
+      pr = ok(await f.request('POST', `${api}/pulls`, { token: alice.token, json: { head: 'feature', base: 'master', title: 'Add feature' } }), 201).json;
+    }, 0, 0, 1);
+    const p1 = check(t, d1.prs[0]!, 'pull_request', 'pull_request');
+    t.match(p1, { action: 'opened', number: pr.number, pull_request: { number: pr.number, title: 'Add feature', head: { ref: 'feature' }, base: { ref: 'master' } } });
+    const d2 = await deliveries(() => f.request('PATCH', `${api}/pulls/${pr.number}`, { token: alice.token, json: { title: 'Add the feature' } }).then((r) => ok(r, 201)), 0, 0, 1);
+    t.match(check(t, d2.prs[0]!, 'pull_request', 'pull_request'), { action: 'edited', changes: { title: { from: 'Add feature' } }, pull_request: { title: 'Add the feature' } });
+    let comment: any;
+    const d3 = await deliveries(async () => {
+      comment = ok(await f.request('POST', `${api}/issues/${pr.number}/comments`, { token: bob.token, json: { body: 'looks good' } }), 201).json;
+    }, 0, 0, 1);
+    const p3 = check(t, d3.prs[0]!, 'issue_comment', 'pull_request_comment');
+    t.match(p3, { action: 'created', is_pull: true, issue: { number: pr.number, pull_request: { merged: false } }, comment: { id: comment.id, body: 'looks good' } });
   });
 
   t.test('deliveries are recorded per hook, none pending', async (t) => {
