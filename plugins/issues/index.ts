@@ -137,6 +137,7 @@ export default definePlugin<IssuesService>({
     const service = new Issues(ctx);
     await service.repair();
     await service.indexOldComments();
+    await service.recordUnitsOff();
     ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
     ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));

@@ -817,7 +817,26 @@ export class Issues implements IssuesService {
 
   /** Repositories whose issues are switched off (`has_issues: false`); their pull requests stay. */
   async issuesOffRepoIds(): Promise<number[]> {
-    return (await this.unitsOff.find({})).map((d) => d.repoId);
+    return (await this.unitsOff.find({ repoId: { $gt: 0 } })).map((d) => d.repoId);
+  }
+
+  /**
+   * Once per store (marker `repoId: 0`): records the repositories switched off before `issue_units_off` existed,
+   * among those that ever had an issue number.
+   */
+  async recordUnitsOff(): Promise<number> {
+    if (await this.unitsOff.findOne({ repoId: 0 })) return 0;
+    const ids = (await this.numbers.find({}, { projection: { repoId: 1 } })).map((d) => d.repoId);
+    let found = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      for (const repo of (await this.repos.byIds(ids.slice(i, i + 500))).values()) {
+        if (repo.hasIssues !== false && repo.has_issues !== false) continue;
+        await this.unitsOff.updateOne({ repoId: repo.id }, { $set: { repoId: repo.id } }, { upsert: true });
+        found++;
+      }
+    }
+    await this.unitsOff.updateOne({ repoId: 0 }, { $set: { repoId: 0 } }, { upsert: true });
+    return found;
   }
 
   async onRepoUpdated(repo: RepoRecord, before?: RepoRecord): Promise<void> {

@@ -2,8 +2,12 @@
 // switched through the repository API, comments' since/before, reactions on locked issues, the label/milestone/lock/pin
 // events, and /repos/issues/search's filters (labels, milestones, type, since/before, assigned/mentioned) without
 // private-repository leaks in rows or X-Total-Count.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
+import { UNITS_OFF } from '../../plugins/issues/service.js';
 import type { IssueEvent } from '../../schemas/events.js';
 import { startForge, type TestForge } from '../helpers/forge.js';
 
@@ -174,4 +178,23 @@ t.test('issues audit', async (t) => {
     t.same(res.json, []);
     t.equal(res.headers.get('x-total-count'), '0');
   });
+});
+
+t.test('a repository switched off before issue_units_off existed is recorded at the next start', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-issues-units-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  let f = await startForge({ dataDir });
+  const alice = await f.createUser({ username: 'alice' });
+  await ok(f, 'POST', '/user/repos', alice.token, { name: 'old' }, 201);
+  await ok(f, 'POST', '/repos/alice/old/issues', alice.token, { title: 'okapi' }, 201);
+  // What a store written before the collection existed holds: the flag on the repository, no record, no marker.
+  await f.forge.store.collection('repos').updateOne({ lowerName: 'old' }, { $set: { hasIssues: false } });
+  await f.forge.store.collection(UNITS_OFF).deleteMany({});
+  t.equal((await ok(f, 'GET', '/repos/issues/search?q=okapi', alice.token)).length, 1, 'not known yet');
+  await f.close();
+  f = await startForge({ dataDir });
+  t.teardown(() => f.close());
+  const res = await f.request('GET', '/repos/issues/search?q=okapi', { token: alice.token });
+  t.same(res.json, [], 'recorded at start');
+  t.equal(res.headers.get('x-total-count'), '0');
 });
