@@ -172,11 +172,10 @@ function ask(child: Child, message: Record<string, unknown>, replyType: string, 
 async function stopChild(child: Child | undefined): Promise<void> {
   if (!child || child.proc.exitCode !== null) return;
   const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
-  try {
-    child.proc.send({ type: 'stop' });
-  } catch {
-    child.proc.kill('SIGTERM');
-  }
+  // A child whose IPC channel already closed (it is on its way out) gets SIGTERM: send() on a closed channel
+  // reports its error asynchronously, as an 'error' event that would crash the harness.
+  if (child.proc.connected) child.proc.send({ type: 'stop' }, (err) => { if (err) child.proc.kill('SIGTERM'); });
+  else child.proc.kill('SIGTERM');
   const timer = setTimeout(() => child.proc.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);

@@ -20,7 +20,12 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const forge = await createForge({
     env: process.env,
-    config: { dataDir: cfg.dataDir, port: cfg.port, host: '127.0.0.1', logLevel: cfg.logLevel },
+    config: {
+      dataDir: cfg.dataDir, port: cfg.port, host: '127.0.0.1', logLevel: cfg.logLevel,
+      // The clone case sends 10–50 concurrent transfers to ONE repository: with the default per-repository cap (8)
+      // the rest would be refused (429) by design. The bench measures transfer throughput, so the caps go up here.
+      plugins: { git: { maxTransfers: 1024, maxTransfersPerRepo: 1024 } },
+    },
   });
   const created = performance.now();
   const { url } = await forge.listen(cfg.port, '127.0.0.1');
