@@ -403,12 +403,9 @@ export async function editPull(rc: Rc<PullParams, unknown, EditBody>): Promise<R
     if (issue.posterId !== caller.id && !writer) throw fail.forbidden('only the poster may allow maintainer edits');
     pr = (await s.pulls.findOneAndUpdate({ id: pr.id }, { $set: { allowMaintainerEdit: b.allow_maintainer_edit } })) ?? pr;
   }
-  if (before.title !== issue.title || before.body !== issue.body) {
-    const changes: Record<string, { from: string }> = {};
-    if (before.title !== issue.title) changes.title = { from: before.title };
-    if (before.body !== issue.body) changes.body = { from: before.body };
-    await s.emit('edited', pr, caller.id, { changes });
-  }
+  // One `edited` per field, title then body, as Gitea's EditPullRequest (ChangeTitle, ChangeContent) notifies them.
+  if (before.title !== issue.title) await s.emit('edited', pr, caller.id, { changes: { title: { from: before.title } } });
+  if (before.body !== issue.body) await s.emit('edited', pr, caller.id, { changes: { body: { from: before.body } } });
   const fresh = (await s.pulls.findOne({ id: pr.id })) ?? pr;
   return { status: 201, body: await render(rc, found, fresh) };
 }

@@ -216,6 +216,8 @@ t.test('webhooks from the issues plugin', async (t) => {
     t.match(p1, { action: 'opened', number: pr.number, pull_request: { number: pr.number, title: 'Add feature', head: { ref: 'feature' }, base: { ref: 'master' } } });
     const d2 = await deliveries(() => f.request('PATCH', `${api}/pulls/${pr.number}`, { token: alice.token, json: { title: 'Add the feature' } }).then((r) => ok(r, 201)), 0, 0, 1);
     t.match(check(t, d2.prs[0]!, 'pull_request', 'pull_request'), { action: 'edited', changes: { title: { from: 'Add feature' } }, pull_request: { title: 'Add the feature' } });
+    const d2b = await deliveries(() => f.request('PATCH', `${api}/pulls/${pr.number}`, { token: alice.token, json: { title: 'Add a feature', body: 'why' } }).then((r) => ok(r, 201)), 0, 0, 2);
+    t.same(d2b.prs.map((r) => check(t, r, 'pull_request', 'pull_request').changes), [{ title: { from: 'Add the feature' } }, { body: { from: '' } }], 'title and body: two deliveries');
     let comment: any;
     const d3 = await deliveries(async () => {
       comment = ok(await f.request('POST', `${api}/issues/${pr.number}/comments`, { token: bob.token, json: { body: 'looks good' } }), 201).json;
