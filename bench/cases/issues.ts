@@ -8,7 +8,7 @@ import type { Doc, Store } from '../../core/store/port.js';
 import { toRfc3339 } from '../../core/time.js';
 import { REPOS } from '../../plugins/repos/service.js';
 import { COLLECTIONS, COMMENTS, ISSUES, LABELS, MILESTONES, NUMBERS } from '../../plugins/issues/service.js';
-import { gramsOf } from '../../plugins/issues/text.js';
+import { gramsOf, textGrams } from '../../plugins/issues/text.js';
 import type { BenchCase, PlannedRepo, RecordedResponse, SeedContext } from '../case.js';
 import { REPO_WORDS } from '../words.js';
 
@@ -173,7 +173,18 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
     }
   }
   await insert(store, COMMENTS, commentDocs.map((c) => ({ ...c, repoId: repoOfIssue.get(c.issueId as number)! })));
-  for (const [issueId, n] of perIssue) await issues.updateOne({ id: issueId }, { $inc: { numComments: n } });
+  // Comment grams as the plugin keeps them (q matches comments): without them its start pass would index all 60,000
+  // comments at boot (one read and one write per issue), longer than the harness waits for readiness.
+  const bodiesOf = new Map<number, string[]>();
+  for (const c of commentDocs) {
+    const list = bodiesOf.get(c.issueId as number) ?? [];
+    list.push(c.body as string);
+    bodiesOf.set(c.issueId as number, list);
+  }
+  for (const [issueId, n] of perIssue) {
+    const grams = textGrams(...bodiesOf.get(issueId)!);
+    await issues.updateOne({ id: issueId }, { $inc: { numComments: n }, $addToSet: { grams: { $each: grams } }, $set: { commentGrams: grams } });
+  }
   ctx.log(`${size.total} issues (${large.length} repositories with ${size.large}), ${size.comments} comments, ${labelDocs.length} labels, ${milestoneDocs.length} milestones`);
 }
 
