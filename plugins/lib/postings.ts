@@ -93,11 +93,23 @@ export function arraySource(ids: readonly number[]): OrderedIds {
 
 export const EMPTY_SOURCE: OrderedIds = { size: 0, at: () => { throw new RangeError('empty'); } };
 
+/** An ordered source with its own filter: the merge below takes each source's accepted ids only. */
+export interface FilteredSource {
+  size: number;
+  at(i: number): number;
+  accept(id: number): boolean;
+}
+
 /**
  * The first `n` ids of the union of disjoint ordered sources that pass `accept`, in order: a k-way merge that stops
  * after `n` accepted ids. Each source is read from its start only as far as the merge needs.
  */
 export function mergeHead(sources: readonly OrderedIds[], order: IdOrder, n: number, accept: (id: number) => boolean): number[] {
+  return mergeFiltered(sources.map((src) => ({ size: src.size, at: (i: number) => src.at(i), accept })), order, n);
+}
+
+/** mergeHead with a filter per source (e.g. a different visibility rule for each side of the index). */
+export function mergeFiltered(sources: readonly FilteredSource[], order: IdOrder, n: number): number[] {
   const out: number[] = [];
   if (n <= 0) return out;
   const pos = sources.map(() => 0);
@@ -108,10 +120,10 @@ export function mergeHead(sources: readonly OrderedIds[], order: IdOrder, n: num
       // Advance this source to its next accepted id.
       const src = sources[s]!;
       let i = pos[s]!;
-      while (i < src.size && !accept(src.at(i))) i++;
+      while (i < src.size && !src.accept(src.at(i))) i++;
       pos[s] = i;
-      if (pos[s]! >= src.size) continue;
-      const id = src.at(pos[s]!);
+      if (i >= src.size) continue;
+      const id = src.at(i);
       if (best < 0 || order(id, bestId) < 0) {
         best = s;
         bestId = id;

@@ -12,7 +12,7 @@
 // before the request that made the change is answered. One process owns a store (as the other in-process caches).
 import type { RepoRecord } from '../../schemas/services.js';
 import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
-import { arraySource, countAccepted, mergeHead, Posting, type IdOrder, type OrderedIds } from '../lib/postings.js';
+import { arraySource, countAccepted, mergeFiltered, mergeHead, Posting, type IdOrder, type OrderedIds } from '../lib/postings.js';
 
 export interface Entry {
   id: number;
@@ -401,7 +401,7 @@ export class RepoIndex {
     }
     // Each part carries its own side's check: a merge over (part, accept) pairs.
     const tagged = parts.map((p, i) => ({ size: p.size, at: p.at.bind(p), accept: accepts[i]! }));
-    const head = mergeTagged(tagged, this.order, n);
+    const head = mergeFiltered(tagged, this.order, n);
     return { head, total };
   }
 
@@ -462,32 +462,6 @@ export interface Visibility {
   privateAll: boolean;
   /** Otherwise: the private repositories the caller reads (absent or empty: none). */
   privateIds?: readonly number[];
-}
-
-function mergeTagged(sources: Array<{ size: number; at: (i: number) => number; accept: (id: number) => boolean }>, order: IdOrder, n: number): number[] {
-  const out: number[] = [];
-  if (n <= 0) return out;
-  const pos = sources.map(() => 0);
-  for (;;) {
-    let best = -1;
-    let bestId = 0;
-    for (let s = 0; s < sources.length; s++) {
-      const src = sources[s]!;
-      let i = pos[s]!;
-      while (i < src.size && !src.accept(src.at(i))) i++;
-      pos[s] = i;
-      if (i >= src.size) continue;
-      const id = src.at(i);
-      if (best < 0 || order(id, bestId) < 0) {
-        best = s;
-        bestId = id;
-      }
-    }
-    if (best < 0) return out;
-    out.push(bestId);
-    pos[best] = pos[best]! + 1;
-    if (out.length >= n) return out;
-  }
 }
 
 export { lookupGrams };
