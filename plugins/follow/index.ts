@@ -4,7 +4,7 @@ import { listQuery, nameParam, paramsSchema, usernameParams } from '../../schema
 import { ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED } from '../../schemas/services.js';
 import * as h from './handlers.js';
-import { FOLLOW_INDEXES, FOLLOWS, Follows } from './service.js';
+import { FOLLOW_INDEXES, FOLLOW_INTENTS, FOLLOWS, Follows } from './service.js';
 
 const userList = { 200: ref('forgekit/UserList') };
 const list = listQuery();
@@ -12,9 +12,10 @@ const list = listQuery();
 export default definePlugin<Follows>({
   name: 'follow',
   dependencies: ['users'],
-  collections: [{ name: FOLLOWS, indexes: FOLLOW_INDEXES }],
-  start(ctx) {
+  collections: [{ name: FOLLOWS, indexes: FOLLOW_INDEXES }, FOLLOW_INTENTS],
+  async start(ctx) {
     const service = new Follows(ctx);
+    await service.repair();
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     // A private user is seen by the users they follow (Gitea's IsUserVisibleToViewer).
     ctx.services.get('users').addVisibilityWitness((account, viewerId) =>

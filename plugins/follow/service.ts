@@ -3,10 +3,14 @@ import type { PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { Account, UsersService } from '../../schemas/services.js';
+import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
+import { crashPoint } from '../lib/crash-points.js';
 import { RecentlyDeleted } from '../lib/tombstones.js';
 import type { FollowRow } from './convert.js';
 
 export const FOLLOWS = 'follows';
+/** Counter intents of follow changes (plugins/lib/counter-intents.ts). */
+export const FOLLOW_INTENTS = intentCollection('follows_intents');
 
 export const FOLLOW_INDEXES: IndexSpec[] = [
   { fields: { id: 1 }, unique: true },
@@ -39,9 +43,27 @@ export class Follows {
   readonly rows: Collection<FollowRow>;
   /** Accounts deleted recently (see plugins/lib/tombstones.ts). */
   private readonly deleted = new RecentlyDeleted();
+  /** Every row change and its counter moves run under an intent, so a crash in between is recounted at start. */
+  private readonly intents: CounterIntents<'userIds'>;
 
   constructor(private readonly ctx: PluginContext) {
     this.rows = ctx.store.collection<FollowRow>(FOLLOWS);
+    this.intents = new CounterIntents(ctx.store, FOLLOW_INTENTS.name, ['userIds']);
+  }
+
+  /** At start, before any request: recounts both counters of every account an interrupted change names. */
+  async repair(): Promise<number> {
+    const pending = await this.intents.replay(async ({ userIds }) => {
+      for (const id of userIds) {
+        const user = await this.users.byId(id);
+        if (!user) continue;
+        const [followers, following] = await Promise.all([this.rows.count({ followingId: id }), this.rows.count({ followerId: id })]);
+        if (followers !== (user.numFollowers ?? 0)) await this.users.incrementCounter(id, 'numFollowers', followers - (user.numFollowers ?? 0));
+        if (following !== (user.numFollowing ?? 0)) await this.users.incrementCounter(id, 'numFollowing', following - (user.numFollowing ?? 0));
+      }
+    });
+    if (pending) this.ctx.log.warn({ intents: pending }, 'follow: recounted counters of unfinished changes');
+    return pending;
   }
 
   private get users(): UsersService {
@@ -60,16 +82,21 @@ export class Follows {
     if (followerId === target.id) return;
     if (await this.isFollowing(followerId, target.id)) return;
     const row: FollowRow = { id: await this.ctx.store.nextId(FOLLOWS), followerId, followingId: target.id, createdAt: nowRfc3339() };
-    try {
-      await this.rows.insertOne(row);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return; // a concurrent PUT created it and counted it
-      throw err;
-    }
-    await Promise.all([
-      this.users.incrementCounter(target.id, 'numFollowers', 1),
-      this.users.incrementCounter(followerId, 'numFollowing', 1),
-    ]);
+    const inserted = await this.intents.around({ userIds: [followerId, target.id] }, async () => {
+      try {
+        await this.rows.insertOne(row);
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false; // a concurrent PUT created it and counted it
+        throw err;
+      }
+      crashPoint('follows.add:after-row');
+      await Promise.all([
+        this.users.incrementCounter(target.id, 'numFollowers', 1),
+        this.users.incrementCounter(followerId, 'numFollowing', 1),
+      ]);
+      return true;
+    });
+    if (!inserted) return;
     // An account deleted while this row was being written may have had its rows swept already: leave no orphan.
     const alive = await this.users.byIds([followerId, target.id]);
     if (alive.size < 2 || this.deleted.has(followerId) || this.deleted.has(target.id)) await this.unfollow(followerId, target.id);
@@ -77,12 +104,14 @@ export class Follows {
 
   /** Idempotent: decrements only when this call deleted the row. */
   async unfollow(followerId: number, followingId: number): Promise<void> {
-    const gone = await this.rows.findOneAndDelete({ followerId, followingId });
-    if (!gone) return;
-    await Promise.all([
-      this.users.incrementCounter(followingId, 'numFollowers', -1),
-      this.users.incrementCounter(followerId, 'numFollowing', -1),
-    ]);
+    await this.intents.around({ userIds: [followerId, followingId] }, async () => {
+      const gone = await this.rows.findOneAndDelete({ followerId, followingId });
+      if (!gone) return;
+      await Promise.all([
+        this.users.incrementCounter(followingId, 'numFollowers', -1),
+        this.users.incrementCounter(followerId, 'numFollowing', -1),
+      ]);
+    });
   }
 
   /** A page of the account ids on the other side of `uid`'s rows, newest relation first, and the total. */
@@ -98,18 +127,23 @@ export class Follows {
    */
   async onAccountDeleted(account: Account): Promise<void> {
     this.deleted.mark(account.id);
-    const followersDrop = new Map<number, number>(); // accounts `account` followed: numFollowers -= n
-    const followingDrop = new Map<number, number>(); // accounts that followed `account`: numFollowing -= n
-    for (const row of await this.rows.find({ followerId: account.id }, { projection: { followingId: 1 } })) {
-      const gone = await this.rows.findOneAndDelete({ followerId: account.id, followingId: row.followingId });
-      if (gone) followersDrop.set(gone.followingId, (followersDrop.get(gone.followingId) ?? 0) + 1);
-    }
-    for (const row of await this.rows.find({ followingId: account.id }, { projection: { followerId: 1 } })) {
-      const gone = await this.rows.findOneAndDelete({ followerId: row.followerId, followingId: account.id });
-      if (gone) followingDrop.set(gone.followerId, (followingDrop.get(gone.followerId) ?? 0) + 1);
-    }
-    for (const [id, n] of followersDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowers', -n);
-    for (const [id, n] of followingDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowing', -n);
+    const followed = await this.rows.find({ followerId: account.id }, { projection: { followingId: 1 } });
+    const followers = await this.rows.find({ followingId: account.id }, { projection: { followerId: 1 } });
+    const named = [...followed.map((r) => r.followingId), ...followers.map((r) => r.followerId)].filter((id) => id !== account.id);
+    await this.intents.around({ userIds: named }, async () => {
+      const followersDrop = new Map<number, number>(); // accounts `account` followed: numFollowers -= n
+      const followingDrop = new Map<number, number>(); // accounts that followed `account`: numFollowing -= n
+      for (const row of followed) {
+        const gone = await this.rows.findOneAndDelete({ followerId: account.id, followingId: row.followingId });
+        if (gone) followersDrop.set(gone.followingId, (followersDrop.get(gone.followingId) ?? 0) + 1);
+      }
+      for (const row of followers) {
+        const gone = await this.rows.findOneAndDelete({ followerId: row.followerId, followingId: account.id });
+        if (gone) followingDrop.set(gone.followerId, (followingDrop.get(gone.followerId) ?? 0) + 1);
+      }
+      for (const [id, n] of followersDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowers', -n);
+      for (const [id, n] of followingDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowing', -n);
+    });
   }
 }
 

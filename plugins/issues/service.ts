@@ -9,6 +9,7 @@ import type { Account, OrgsService, RepoRecord, ReposService, UsersService } fro
 import type {
   CommentRecord, IssueChangeContext, IssueListQuery, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
 } from '../../schemas/contracts/issues.js';
+import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
 import { Renderer } from './convert.js';
 import { GRAM, gramsOf, matchesText, mentionedNames, queryGrams, textGrams } from './text.js';
 
@@ -88,7 +89,7 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
     indexes: [{ fields: { issueId: 1, userId: 1 }, unique: true }, { fields: { issueId: 1, id: 1 } }, { fields: { userId: 1 } }, { fields: { repoId: 1 } }],
   },
   { name: NUMBERS, indexes: [{ fields: { repoId: 1 }, unique: true }] },
-  { name: INTENTS, indexes: [{ fields: { id: 1 }, unique: true }] },
+  intentCollection(INTENTS),
   { name: UNITS_OFF, indexes: [{ fields: { repoId: 1 }, unique: true }] },
 ];
 
@@ -159,7 +160,7 @@ export class Issues implements IssuesService {
   readonly reactions: Collection<ReactionRecord>;
   readonly watches: Collection<WatchRecord>;
   readonly numbers: Collection<{ repoId: number; last: number }>;
-  readonly intents: Collection<CounterTargets & Doc & { id: number; createdAt: string }>;
+  readonly intents: CounterIntents<keyof CounterTargets>;
   readonly unitsOff: Collection<{ repoId: number }>;
   readonly render: Renderer;
 
@@ -171,7 +172,7 @@ export class Issues implements IssuesService {
     this.reactions = ctx.store.collection(REACTIONS);
     this.watches = ctx.store.collection(WATCHES);
     this.numbers = ctx.store.collection(NUMBERS);
-    this.intents = ctx.store.collection(INTENTS);
+    this.intents = new CounterIntents(ctx.store, INTENTS, ['repoIds', 'milestoneIds', 'issueIds']);
     this.unitsOff = ctx.store.collection(UNITS_OFF);
     this.render = new Renderer(this);
   }
@@ -271,47 +272,32 @@ export class Issues implements IssuesService {
 
   // ---- counters ----
 
-  /**
-   * Runs `work` (a write plus the counter moves that follow it) under an intent document: a crash between the write
-   * and its `$inc`s leaves the intent behind, and `repair()` at the next start recounts exactly what it names.
-   */
-  async withIntent<T>(targets: CounterTargets, work: () => Promise<T>): Promise<T> {
-    const id = await this.ctx.store.nextId(INTENTS);
-    await this.intents.insertOne({ id, ...clean(targets), createdAt: nowRfc3339() });
-    try {
-      return await work();
-    } finally {
-      await this.intents.deleteOne({ id });
-    }
+  /** Runs `work` (a write plus the counter moves that follow it) under a counter intent (plugins/lib/counter-intents.ts). */
+  withIntent<T>(targets: CounterTargets, work: () => Promise<T>): Promise<T> {
+    return this.intents.around(targets, work);
   }
 
   /** Recounts what unfinished intents name (called at start, before any request). */
   async repair(): Promise<number> {
-    const pending = await this.intents.find({});
-    const repoIds = new Set<number>();
-    const milestoneIds = new Set<number>();
-    const issueIds = new Set<number>();
-    for (const row of pending) {
-      for (const id of row.repoIds ?? []) repoIds.add(id);
-      for (const id of row.milestoneIds ?? []) if (id) milestoneIds.add(id);
-      for (const id of row.issueIds ?? []) issueIds.add(id);
-    }
-    for (const repoId of repoIds) {
-      const repo = await this.repos.byId(repoId);
-      if (!repo) continue;
-      const [open, all] = await Promise.all([
-        this.issues.count({ repoId, isClosed: false, isPull: false }), this.issues.count({ repoId, isPull: false }),
-      ]);
-      const curOpen = typeof repo.numOpenIssues === 'number' ? repo.numOpenIssues : 0;
-      const curAll = typeof repo.numIssues === 'number' ? repo.numIssues : 0;
-      if (open !== curOpen) await this.repos.incrementCounter(repoId, 'numOpenIssues', open - curOpen);
-      if (all !== curAll) await this.repos.incrementCounter(repoId, 'numIssues', all - curAll);
-    }
-    for (const id of milestoneIds) await this.recountMilestone(id);
-    for (const id of issueIds) await this.issues.updateOne({ id }, { $set: { numComments: await this.comments.count({ issueId: id }) } });
-    for (const row of pending) await this.intents.deleteOne({ id: row.id });
-    if (pending.length) this.ctx.log.warn({ intents: pending.length, repos: repoIds.size, milestones: milestoneIds.size, issues: issueIds.size }, 'issues: recounted counters of unfinished changes');
-    return pending.length;
+    let named = { repos: 0, milestones: 0, issues: 0 };
+    const pending = await this.intents.replay(async ({ repoIds, milestoneIds, issueIds }) => {
+      named = { repos: repoIds.size, milestones: milestoneIds.size, issues: issueIds.size };
+      for (const repoId of repoIds) {
+        const repo = await this.repos.byId(repoId);
+        if (!repo) continue;
+        const [open, all] = await Promise.all([
+          this.issues.count({ repoId, isClosed: false, isPull: false }), this.issues.count({ repoId, isPull: false }),
+        ]);
+        const curOpen = typeof repo.numOpenIssues === 'number' ? repo.numOpenIssues : 0;
+        const curAll = typeof repo.numIssues === 'number' ? repo.numIssues : 0;
+        if (open !== curOpen) await this.repos.incrementCounter(repoId, 'numOpenIssues', open - curOpen);
+        if (all !== curAll) await this.repos.incrementCounter(repoId, 'numIssues', all - curAll);
+      }
+      for (const id of milestoneIds) await this.recountMilestone(id);
+      for (const id of issueIds) await this.issues.updateOne({ id }, { $set: { numComments: await this.comments.count({ issueId: id }) } });
+    });
+    if (pending) this.ctx.log.warn({ intents: pending, ...named }, 'issues: recounted counters of unfinished changes');
+    return pending;
   }
 
   /** Moves the repository's and the milestone's counters for one issue entering (+1) or leaving (-1) a state. */
@@ -870,15 +856,6 @@ export class Issues implements IssuesService {
       for (const label of labels) await this.deleteLabel(label);
     }
   }
-}
-
-function clean(targets: CounterTargets): CounterTargets {
-  const out: CounterTargets = {};
-  if (targets.repoIds?.length) out.repoIds = [...new Set(targets.repoIds)];
-  const ms = (targets.milestoneIds ?? []).filter((id) => id > 0);
-  if (ms.length) out.milestoneIds = [...new Set(ms)];
-  if (targets.issueIds?.length) out.issueIds = [...new Set(targets.issueIds)];
-  return out;
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {

@@ -1,10 +1,12 @@
 // Shared by the stars and watch plugins, which cannot import each other: a user→repository relation with exact counters.
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, PluginContext, Reply, RequestContext } from '../../core/plugin.js';
-import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
+import { isDuplicateKeyError, type Collection, type CollectionSpec, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
 import { accountOr404, me } from './request.js';
+import { CounterIntents, intentCollection } from './counter-intents.js';
+import { crashPoint } from './crash-points.js';
 import { RecentlyDeleted } from './tombstones.js';
 
 /**
@@ -34,6 +36,11 @@ export const REPO_RELATION_INDEXES: IndexSpec[] = [
   { fields: { repoId: 1 } },
 ];
 
+/** The collection of a relation's counter intents (declare it beside the relation's own collection). */
+export function relationIntents(collection: string): CollectionSpec {
+  return intentCollection(`${collection}_intents`);
+}
+
 export interface PageRequest {
   skip: number;
   limit: number;
@@ -61,9 +68,41 @@ export type AddOutcome = 'existing' | 'inserted' | 'raced';
 export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
   readonly rows: Collection<Row>;
   private readonly deleted = new RecentlyDeleted();
+  /** Every row change and its counter moves run under an intent, so a crash in between is recounted at start. */
+  private readonly intents: CounterIntents<'repoIds' | 'userIds'>;
 
   constructor(protected readonly ctx: PluginContext, private readonly opts: RepoRelationOptions) {
     this.rows = ctx.store.collection<Row>(opts.collection);
+    this.intents = new CounterIntents(ctx.store, relationIntents(opts.collection).name, ['repoIds', 'userIds']);
+  }
+
+  /** The intent targets of rows of (uids, repoIds): users only when the relation keeps a user counter. */
+  private targets(uids: readonly number[], repoIds: readonly number[]): { repoIds: readonly number[]; userIds: readonly number[] } {
+    return { repoIds, userIds: this.opts.userCounter ? uids : [] };
+  }
+
+  /** At start, before any request: recounts the counters of changes a crash interrupted. */
+  async repair(): Promise<number> {
+    const { repoCounter, userCounter } = this.opts;
+    const pending = await this.intents.replay(async ({ repoIds, userIds }) => {
+      for (const repoId of repoIds) {
+        const repo = await this.repos.byId(repoId);
+        if (!repo) continue;
+        const actual = await this.rows.count({ repoId });
+        const stored = typeof repo[repoCounter] === 'number' ? (repo[repoCounter] as number) : 0;
+        if (actual !== stored) await this.repos.incrementCounter(repoId, repoCounter, actual - stored);
+      }
+      if (!userCounter) return;
+      for (const uid of userIds) {
+        const user = await this.users.byId(uid);
+        if (!user) continue;
+        const actual = await this.rows.count({ uid });
+        const stored = typeof user[userCounter] === 'number' ? (user[userCounter] as number) : 0;
+        if (actual !== stored) await this.users.incrementCounter(uid, userCounter, actual - stored);
+      }
+    });
+    if (pending) this.ctx.log.warn({ intents: pending, collection: this.opts.collection }, 'recounted counters of unfinished changes');
+    return pending;
   }
 
   get repos(): ReposService {
@@ -102,13 +141,18 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
       repoPrivate: repo.private,
       createdAt: nowRfc3339(),
     } as Row;
-    try {
-      await this.rows.insertOne(row);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return { row, outcome: 'raced' };
-      throw err;
-    }
-    await this.count(uid, repo.id, 1);
+    const inserted = await this.intents.around(this.targets([uid], [repo.id]), async () => {
+      try {
+        await this.rows.insertOne(row);
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+      crashPoint(`${this.opts.collection}.add:after-row`);
+      await this.count(uid, repo.id, 1);
+      return true;
+    });
+    if (!inserted) return { row, outcome: 'raced' };
     await this.settle(row);
     return { row, outcome: 'inserted' };
   }
@@ -131,8 +175,11 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
 
   /** Idempotent: decrements only when this call deleted the row. */
   async remove(uid: number, repoId: number): Promise<void> {
-    const gone = await this.rows.findOneAndDelete({ uid, repoId });
-    if (gone) await this.count(uid, repoId, -1);
+    await this.intents.around(this.targets([uid], [repoId]), async () => {
+      const gone = await this.rows.findOneAndDelete({ uid, repoId });
+      crashPoint(`${this.opts.collection}.remove:after-row`);
+      if (gone) await this.count(uid, repoId, -1);
+    });
   }
 
   /**
@@ -177,21 +224,27 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
       await this.rows.deleteMany({ repoId: repo.id });
       return;
     }
-    for (const row of await this.rows.find({ repoId: repo.id }, { projection: { uid: 1 } })) {
-      const gone = await this.rows.findOneAndDelete({ uid: row.uid, repoId: repo.id });
-      if (gone) await this.users.incrementCounter(gone.uid, userCounter, -1);
-    }
+    const rows = await this.rows.find({ repoId: repo.id }, { projection: { uid: 1 } });
+    await this.intents.around({ userIds: rows.map((r) => r.uid) }, async () => {
+      for (const row of rows) {
+        const gone = await this.rows.findOneAndDelete({ uid: row.uid, repoId: repo.id });
+        if (gone) await this.users.incrementCounter(gone.uid, userCounter, -1);
+      }
+    });
   }
 
   /** `account.deleted`: the account's rows go and each repository's counter drops by what was really deleted. */
   async onAccountDeleted(account: Account): Promise<void> {
     this.deleted.mark(account.id);
-    const drop = new Map<number, number>();
-    for (const row of await this.rows.find({ uid: account.id }, { projection: { repoId: 1 } })) {
-      const gone = await this.rows.findOneAndDelete({ uid: account.id, repoId: row.repoId });
-      if (gone) drop.set(gone.repoId, (drop.get(gone.repoId) ?? 0) + 1);
-    }
-    for (const [repoId, n] of drop) await this.repos.incrementCounter(repoId, this.opts.repoCounter, -n);
+    const rows = await this.rows.find({ uid: account.id }, { projection: { repoId: 1 } });
+    await this.intents.around({ repoIds: rows.map((r) => r.repoId) }, async () => {
+      const drop = new Map<number, number>();
+      for (const row of rows) {
+        const gone = await this.rows.findOneAndDelete({ uid: account.id, repoId: row.repoId });
+        if (gone) drop.set(gone.repoId, (drop.get(gone.repoId) ?? 0) + 1);
+      }
+      for (const [repoId, n] of drop) await this.repos.incrementCounter(repoId, this.opts.repoCounter, -n);
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import { definePlugin } from '../../core/plugin.js';
 import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
+import { relationIntents } from '../lib/repo-relations.js';
 import * as h from './handlers.js';
 import { STAR_INDEXES, STARS, Stars } from './service.js';
 
@@ -12,9 +13,10 @@ const list = listQuery();
 export default definePlugin<Stars>({
   name: 'stars',
   dependencies: ['users', 'repos'],
-  collections: [{ name: STARS, indexes: STAR_INDEXES }],
-  start(ctx) {
+  collections: [{ name: STARS, indexes: STAR_INDEXES }, relationIntents(STARS)],
+  async start(ctx) {
     const service = new Stars(ctx);
+    await service.repair();
     // `/repos/search?starredBy=`: the repos plugin asks for a user's starred repository ids.
     ctx.services.get('repos').setStarredSource(async (uid) => (await service.rows.find({ uid }, { projection: { repoId: 1 } })).map((r) => r.repoId));
     ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));

@@ -1,39 +1,16 @@
 // Crash-safe creates: a server SIGKILLed at injected points of a repository or organization create leaves nothing
 // half-made visible after a restart (the start-up pass rolls back or finishes), and the name stays usable.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { crashDuring } from '../helpers/crash.js';
 import { startForge } from '../helpers/forge.js';
 import { builtinPlugins, checkConsistency } from '../../plugins/index.js';
 import type { TestForge } from '../helpers/forge.js';
 
 const consistency = (f: TestForge, fix = false) =>
   checkConsistency({ store: f.forge.store, dataDir: f.dataDir, collections: builtinPlugins.flatMap((p) => p.collections ?? []), fix });
-
-const CHILD = fileURLToPath(new URL('./crash-server-child.js', import.meta.url));
-
-/** Starts the child server with `crashAt`, runs `action` against it, and waits for it to die by SIGKILL. */
-async function crashDuring(dataDir: string, crashAt: string, action: (api: string, token: string) => Promise<unknown>): Promise<void> {
-  const child = spawn(process.execPath, [CHILD, dataDir], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORGEKIT_CRASH_AT: crashAt } });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  const rl = createInterface({ input: child.stdout });
-  let ready: string[] | null = null;
-  for await (const line of rl) {
-    if (line.startsWith('ready ')) {
-      ready = line.split(' ');
-      break;
-    }
-  }
-  if (!ready) throw new Error('the child server never became ready');
-  // The request dies with the server: its failure is the expected outcome.
-  await action(ready[1]!, ready[2]!).catch(() => undefined);
-  const signal = await exited;
-  if (signal !== 'SIGKILL') throw new Error(`the child ended by ${signal}, not at ${crashAt}`);
-}
 
 async function post(url: string, token: string, body: unknown): Promise<number> {
   const res = await fetch(url, { method: 'POST', headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
