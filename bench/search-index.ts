@@ -7,21 +7,13 @@
 import { parseArgs } from 'node:util';
 import type { RepoRecord } from '../schemas/services.js';
 import { RepoIndex, type IndexQuery, type Visibility } from '../plugins/repos/memory-index.js';
+import { prng } from './dataset.js';
 
 const WORDS = ['app', 'api', 'core', 'web', 'server', 'client', 'data', 'tool', 'kit', 'lib', 'node', 'go', 'rust', 'cli',
   'mapper', 'happy', 'parser', 'query', 'store', 'cache', 'proxy', 'auth', 'log', 'test', 'demo', 'ui', 'docs', 'config',
   'engine', 'graph', 'stream', 'queue', 'worker', 'admin', 'mobile', 'game', 'chat', 'bot', 'sync', 'vault', 'forge',
   'alpha', 'beta', 'delta', 'omega', 'pixel', 'quartz', 'zephyr', 'jinx', 'wobble'];
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Dataset {
   name: string;

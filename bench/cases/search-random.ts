@@ -4,6 +4,7 @@
 // worst ratio and p99 are computed from the result file by bench/families.ts. Each request is checked: status 200,
 // an exact total header, and no private repository for anonymous callers.
 import type { BenchCase, BenchRole, RecordedResponse, SeedContext } from '../case.js';
+import { prng } from '../dataset.js';
 
 export const SEARCH_SEED = Number(process.env.FORGEKIT_BENCH_SEED ?? 0) || (Date.now() % 2_147_483_647);
 const QUICK = process.argv.includes('--quick');
@@ -19,15 +20,6 @@ export async function seedSearchRandom(ctx: SeedContext): Promise<void> {
   ctx.log(`search-random: seed ${SEARCH_SEED} (FORGEKIT_BENCH_SEED=${SEARCH_SEED} repeats these requests)`);
 }
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Family {
   key: string;

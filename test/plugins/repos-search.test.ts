@@ -6,6 +6,7 @@ import { definePlugin } from '../../core/plugin.js';
 import type { Doc } from '../../core/store/port.js';
 import { REPOS, type Repos } from '../../plugins/repos/service.js';
 import { trigramsOf } from '../../plugins/lib/grams.js';
+import { prng } from '../../bench/dataset.js';
 
 /** Test-only plugin: hands the repos service to the test (to read query plans and to simulate a failure). */
 function holder() {
@@ -191,16 +192,6 @@ t.test('search semantics', async (t) => {
 
 // ------------------------------------------------------------------------------------------- 100k repositories
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['app', 'api', 'core', 'web', 'server', 'client', 'data', 'tool', 'kit', 'lib', 'node', 'go', 'rust', 'cli',
   'mapper', 'happy', 'parser', 'query', 'store', 'cache', 'proxy', 'auth', 'log', 'test', 'demo', 'ui', 'docs', 'config',

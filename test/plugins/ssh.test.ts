@@ -11,6 +11,7 @@ import ssh2 from 'ssh2';
 import { definePlugin } from '../../core/plugin.js';
 import { freePort, startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { runGit, type GitResult } from '../helpers/git-client.js';
+import { prng } from '../../bench/dataset.js';
 
 interface Run { code: number; stdout: string; stderr: string }
 
@@ -22,15 +23,6 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): Pro
   });
 }
 
-/** A deterministic PRNG (mulberry32) so the fuzz pass is reproducible from its seed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Records the push events of the bus, to check SSH pushes emit them like HTTP pushes. */
 const pushes: Array<{ ref: string; via: string; pusherId: number | null; after: string }> = [];

@@ -10,17 +10,8 @@ import { applyUpdate, compileSort, sortWindow } from '../../core/store/embedded/
 import { cleanUpdate, compileProjection, projectDoc } from '../../core/store/documents.js';
 import { FILTER_CASES, REPEATED_FILTER_CASES, SEED } from './contract.js';
 import { openEmbedded, removeDir, tempDir } from './helpers.js';
+import { prng as rng } from '../../bench/dataset.js';
 
-/** mulberry32: a small seeded generator, so every random case can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const copy = <T>(v: T): T => structuredClone(v);
 const mingoIds = (docs: Doc[], filter: Filter): number[] => {
