@@ -183,6 +183,11 @@ declare module '../core/plugin.js' {
     'git.ref.created': RefEvent;
     'git.ref.deleted': RefEvent;
     'issue.changed': IssueEvent;
+    /**
+     * A change to the issue half of a pull request (assignees, labels, milestone, title/body, state) made through
+     * the issues service, by either plugin's routes: the pulls plugin turns it into `pull_request.changed`.
+     */
+    'issue.pull_changed': IssueEvent;
     'issue_comment.changed': IssueCommentEvent;
     'pull_request.changed': PullRequestEvent;
     'pull_request.reviewed': PullReviewEvent;

@@ -93,6 +93,11 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
   { name: UNITS_OFF, indexes: [{ fields: { repoId: 1 }, unique: true }] },
 ];
 
+/** Changes to a pull request's issue half that become `pull_request.changed` events (Gitea's notifier sends them as pull_request_*). */
+const PULL_HALF_ACTIONS = new Set<IssueAction>([
+  'edited', 'closed', 'reopened', 'assigned', 'unassigned', 'label_updated', 'label_cleared', 'milestoned', 'demilestoned',
+]);
+
 /** What a change's counters concern: recounted exactly when its intent is found at start (a crash in between). */
 export interface CounterTargets {
   repoIds?: number[];
@@ -251,9 +256,13 @@ export class Issues implements IssuesService {
   }
 
   async emitIssue(c: IssueChangeContext, issue: IssueRecord, action: IssueAction, extra: Partial<ForgeEvents['issue.changed']> = {}): Promise<void> {
-    if (issue.isPull || !this.ctx.events.has('issue.changed')) return;
+    const event = issue.isPull ? 'issue.pull_changed' : 'issue.changed';
+    if (!this.ctx.events.has(event)) return;
+    // A pull request's own lifecycle (opened, deleted) and ref-only edits are the pulls plugin's to announce.
+    if (issue.isPull && !PULL_HALF_ACTIONS.has(action)) return;
+    if (issue.isPull && action === 'edited' && !extra.changes?.title && !extra.changes?.body) return;
     const api = await this.toApi(issue, c.repo, c.owner, null);
-    await this.emit('issue.changed', {
+    await this.emit(event, {
       action, repo: c.repo, owner: c.owner, senderId: c.caller.id, number: issue.number, issueId: issue.id, issue: api, ...extra,
     });
   }

@@ -365,7 +365,6 @@ export async function editPull(rc: Rc<PullParams, unknown, EditBody>): Promise<R
   if (b.body != null) set.body = b.body;
   if (b.unset_due_date) set.deadline = null;
   else if (b.due_date) set.deadline = toRfc3339(Date.parse(b.due_date));
-  const before = { title: issue.title, body: issue.body };
   if (Object.keys(set).length) issue = await s.issues.edit(c, issue, set);
   if (writer && (b.assignees != null || b.assignee)) {
     issue = await s.issues.setAssignees(c, issue, await userIds(rc, b.assignees ?? (b.assignee ? [b.assignee] : []), 'assignees'));
@@ -383,11 +382,11 @@ export async function editPull(rc: Rc<PullParams, unknown, EditBody>): Promise<R
         if (oi && !oi.isClosed) throw fail.conflict('another open pull request exists for these targets');
       }
     }
+    // The issues service announces closed/reopened (issue.pull_changed → pull_request.changed).
     const changed = await s.issues.setClosed(c, issue, closed);
     if (changed) {
       issue = changed;
-      const fresh = closed ? pr : (await s.refresh(pr.id)) ?? pr;
-      await s.emit(closed ? 'closed' : 'reopened', fresh, caller.id);
+      if (!closed) await s.refresh(pr.id);
     }
   }
   if (!pr.hasMerged && b.base && b.base !== pr.baseBranch) {
@@ -403,9 +402,6 @@ export async function editPull(rc: Rc<PullParams, unknown, EditBody>): Promise<R
     if (issue.posterId !== caller.id && !writer) throw fail.forbidden('only the poster may allow maintainer edits');
     pr = (await s.pulls.findOneAndUpdate({ id: pr.id }, { $set: { allowMaintainerEdit: b.allow_maintainer_edit } })) ?? pr;
   }
-  // One `edited` per field, title then body, as Gitea's EditPullRequest (ChangeTitle, ChangeContent) notifies them.
-  if (before.title !== issue.title) await s.emit('edited', pr, caller.id, { changes: { title: { from: before.title } } });
-  if (before.body !== issue.body) await s.emit('edited', pr, caller.id, { changes: { body: { from: before.body } } });
   const fresh = (await s.pulls.findOne({ id: pr.id })) ?? pr;
   return { status: 201, body: await render(rc, found, fresh) };
 }

@@ -70,6 +70,7 @@ export default definePlugin<Pulls>({
   start(ctx) {
     const service = new Pulls(ctx);
     ctx.events.on('git.push', (e) => service.onPush(e));
+    ctx.events.on('issue.pull_changed', (e) => service.onIssueHalfChanged(e));
     ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
     return service;
   },

@@ -4,7 +4,7 @@ import { fail } from '../../core/errors.js';
 import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
 import type { Collection, IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import type { PullRequestAction, PushEvent } from '../../schemas/events.js';
+import type { IssueEvent, PullRequestAction, PushEvent } from '../../schemas/events.js';
 import { ACCESS, type Account, type RepoRecord, type ReposService, type UsersService } from '../../schemas/services.js';
 import type { IssueChangeContext, IssueRecord, IssuesService } from '../../schemas/contracts/issues.js';
 import type { GitService } from '../../schemas/contracts/git.js';
@@ -460,8 +460,8 @@ export class Pulls {
     const ic: IssueChangeContext = { repo: c.base.repo, owner: c.base.owner, caller };
     await this.issues.setPullMerged(c.issue, now);
     const issue = (await this.issues.byId(c.issue.id)) ?? c.issue;
+    // Closing the issue half announces `closed` (with `merged: true` already set) through onIssueHalfChanged.
     await this.issues.setClosed(ic, issue, true);
-    await this.emit('closed', merged, mergerId);
     await this.closeReferencedIssues(c, ic);
     return merged;
   }
@@ -626,6 +626,21 @@ export class Pulls {
   }
 
   // ---- events ----
+
+  /**
+   * `issue.pull_changed`: the issue half of a pull request changed through the issues service (labels, assignees,
+   * milestone, title/body, state — from the pull or the issue routes): announced as the pull request's change, at
+   * the moment it happens (Gitea's notifier turns IssueChange* of a pull into pull_request_* the same way).
+   */
+  async onIssueHalfChanged(e: IssueEvent): Promise<void> {
+    const pr = await this.pulls.findOne({ issueId: e.issueId });
+    if (!pr) return;
+    const extra: Partial<ForgeEvents['pull_request.changed']> = {};
+    if (e.changes) extra.changes = e.changes;
+    if (e.assigneeId !== undefined) extra.assigneeId = e.assigneeId;
+    if (e.mentionedIds) extra.mentionedIds = e.mentionedIds;
+    await this.emit(e.action, pr, e.senderId, extra);
+  }
 
 
   async emit(action: PullRequestAction, pr: PullRecord, senderId: number, extra: Partial<ForgeEvents['pull_request.changed']> = {}): Promise<void> {

@@ -224,6 +224,35 @@ t.test('webhooks from the issues plugin', async (t) => {
     }, 0, 0, 1);
     const p3 = check(t, d3.prs[0]!, 'issue_comment', 'pull_request_comment');
     t.match(p3, { action: 'created', is_pull: true, issue: { number: pr.number, pull_request: { merged: false } }, comment: { id: comment.id, body: 'looks good' } });
+
+    // The issue half of a pull request, changed through the issue routes: pull_request_label/_milestone/_assign and
+    // pull_request closed (Gitea's notifier sends IssueChange* of a pull as pull_request_*), never an issues event.
+    const label = ok(await f.request('POST', `${api}/labels`, { token: alice.token, json: { name: 'review-me', color: '#00aabb' } }), 201).json;
+    const ms = ok(await f.request('POST', `${api}/milestones`, { token: alice.token, json: { title: 'v2' } }), 201).json;
+    const d4 = await deliveries(() => f.request('POST', `${api}/issues/${pr.number}/labels`, { token: alice.token, json: { labels: [label.id] } }).then((r) => ok(r, 200)), 0, 0, 1);
+    const p4 = check(t, d4.prs[0]!, 'pull_request', 'pull_request_label');
+    t.match(p4, { action: 'label_updated', number: pr.number, pull_request: { number: pr.number, labels: [{ id: label.id, name: 'review-me' }] } });
+    const d5 = await deliveries(() => f.request('DELETE', `${api}/issues/${pr.number}/labels`, { token: alice.token }).then((r) => ok(r, 204)), 0, 0, 1);
+    t.match(check(t, d5.prs[0]!, 'pull_request', 'pull_request_label'), { action: 'label_cleared', pull_request: { labels: [] } });
+    const d6 = await deliveries(() => f.request('PATCH', `${api}/issues/${pr.number}`, { token: alice.token, json: { milestone: ms.id, assignees: [bob.username] } }).then((r) => ok(r, 201)), 0, 0, 2);
+    t.same(d6.prs.map((r) => r.headers['x-gitea-event-type']), ['pull_request_assign', 'pull_request_milestone'], 'assignees, then milestone (Gitea EditIssue order)');
+    t.match(JSON.parse(d6.prs[0]!.body), { action: 'assigned', pull_request: { assignees: [{ login: bob.username }] } });
+    t.match(JSON.parse(d6.prs[1]!.body), { action: 'milestoned', pull_request: { milestone: { id: ms.id, title: 'v2' } } });
+    const d7 = await deliveries(() => f.request('PATCH', `${api}/issues/${pr.number}`, { token: alice.token, json: { state: 'closed' } }).then((r) => ok(r, 201)), 0, 0, 1);
+    t.match(check(t, d7.prs[0]!, 'pull_request', 'pull_request'), { action: 'closed', pull_request: { state: 'closed', merged: false } });
+
+    // One PATCH /pulls changing everything: one delivery per change, in Gitea's EditPullRequest order (title, body,
+    // assignees, milestone, labels, state).
+    const d8 = await deliveries(() => f.request('PATCH', `${api}/pulls/${pr.number}`, {
+      token: alice.token, json: { state: 'open', labels: [label.id], milestone: 0, assignees: [], body: 'why not', title: 'Add features' },
+    }).then((r) => ok(r, 201)), 0, 0, 6);
+    t.same(d8.prs.map((r) => `${r.headers['x-gitea-event-type']}:${JSON.parse(r.body).action}`), [
+      'pull_request:edited', 'pull_request:edited', 'pull_request_assign:unassigned', 'pull_request_milestone:demilestoned',
+      'pull_request_label:label_updated', 'pull_request:reopened',
+    ], 'Gitea order');
+    t.same(d8.prs.slice(0, 2).map((r) => JSON.parse(r.body).changes), [{ title: { from: 'Add a feature' } }, { body: { from: 'why' } }]);
+    for (const r of d8.prs) check(t, r, 'pull_request', String(r.headers['x-gitea-event-type']));
+    t.match(JSON.parse(d8.prs[5]!.body), { action: 'reopened', pull_request: { state: 'open', title: 'Add features', body: 'why not', milestone: null, assignees: null } });
   });
 
   t.test('deliveries are recorded per hook, none pending', async (t) => {
