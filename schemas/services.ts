@@ -153,10 +153,16 @@ export interface UsersService {
   byId(id: number): Promise<Account | null>;
   byIds(ids: number[]): Promise<Map<number, Account>>;
   /**
-   * The user whose primary address, or one of whose verified addresses, is `email` (case-insensitive); null when
-   * none (organizations have no address). For attributing commits to accounts, as Gitea's GetUserByEmail.
+   * The user whose primary address, one of whose verified addresses, or whose no-reply address (`noreplyEmail`) is
+   * `email` (case-insensitive); null when none (organizations have no address). For attributing commits to
+   * accounts, as Gitea's GetUserByEmail.
    */
   byEmail(email: string): Promise<Account | null>;
+  /**
+   * The account's no-reply address `<login>@noreply.<host>` (Gitea's placeholder email): what commits forgekit writes
+   * and webhook payloads carry instead of the address the API hides (decisions.md).
+   */
+  noreplyEmail(account: Pick<Account, 'login'>): string;
   /** The API User shape for a viewer: email only for the account itself and site admins. */
   toApi(account: Account, viewer: Caller | null): ApiUser;
   /**

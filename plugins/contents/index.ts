@@ -4,6 +4,7 @@ import { definePlugin, type JsonSchema, type RouteDef } from '../../core/plugin.
 import { listQuery, nameParam, paramsSchema } from '../../schemas/common.js';
 import '../../schemas/contracts/git.js';
 import type { ContentsService } from '../../schemas/contracts/contents.js';
+import { ACCESS, type Account, type RepoRecord } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import * as w from './handlers-write.js';
 import { PROTECTIONS, Protections } from './protection.js';
@@ -182,6 +183,11 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
     // The pulls plugin reads the rule of a merge's base branch through this (schemas/contracts/contents.ts).
     const protectionFor = async (repoId: number, branch: string) => protections.forBranch(await protections.list(repoId), branch);
     const limits = { treePageSize: ctx.settings.treePageSize, maxBlobBytes: ctx.settings.maxBlobBytes };
-    return { contents, protections, writer, protectionFor, limits };
+    // Webhook payloads carry each commit's verification (schemas/contracts/contents.ts).
+    const commitVerification = async (repo: RepoRecord, owner: Account, sha: string) => {
+      const commit = await contents.openResolved(repo, owner, ACCESS.owner).rr.commit(sha);
+      return commit ? contents.verifier(commit) : null;
+    };
+    return { contents, protections, writer, protectionFor, limits, commitVerification };
   },
 });

@@ -99,24 +99,16 @@ export class Contents {
     return { repo, owner, mode, view, rr: new RepoReader(this.git, dir) };
   }
 
-  /** The no-reply address of an account (`<login>@noreply.<host>`), as commits written through the API use. */
-  noreplyEmail(account: Pick<Account, 'login'>): string {
-    const host = new URL(this.ctx.urls.root).hostname || 'localhost';
-    return `${account.login.toLowerCase()}@noreply.${host}`;
-  }
-
   /**
-   * Accounts behind commit emails, as API users (Gitea's GetUserByEmail): an account's primary or verified address,
-   * or its no-reply address (`<login>@noreply.<host>`). Unknown addresses stay unmatched (author `null`, as Gitea).
+   * Accounts behind commit emails, as API users (Gitea's GetUserByEmail: an account's primary or verified address,
+   * or its no-reply address). Unknown addresses stay unmatched (author `null`, as Gitea).
    */
   async usersByEmail(emails: Iterable<string>, viewer: Caller | null): Promise<Map<string, ApiUser>> {
     const out = new Map<string, ApiUser>();
-    const host = new URL(this.ctx.urls.root).hostname || 'localhost';
-    const suffix = `@noreply.${host}`.toLowerCase();
     const users = this.ctx.services.get('users');
     for (const raw of new Set([...emails].map((e) => e.toLowerCase()))) {
       if (!raw) continue;
-      const account = raw.endsWith(suffix) ? await users.byName(raw.slice(0, -suffix.length)) : await users.byEmail(raw);
+      const account = await users.byEmail(raw);
       if (account && account.type === 'user') out.set(raw, users.toApi(account, viewer));
     }
     return out;

@@ -68,7 +68,7 @@ export class Writer {
 
   /** The author/committer: as given, else the caller's name and no-reply address (decisions.md: emails stay hidden). */
   private identities(caller: Account, opts: CommitOptions): { author: { name: string; email: string }; committer: { name: string; email: string } } {
-    const fallback = { name: caller.fullName || caller.login, email: this.s.noreplyEmail(caller) };
+    const fallback = { name: caller.fullName || caller.login, email: this.s.ctx.services.get('users').noreplyEmail(caller) };
     const pick = (x?: { name?: string; email?: string }) => ({
       name: cleanIdent(x?.name || '') || fallback.name,
       email: cleanIdent(x?.email || '') || fallback.email,

@@ -237,8 +237,7 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
    * never its email (decisions.md): an anonymous clone must not reveal what the API hides.
    */
   identity(owner: Account): { name: string; email: string } {
-    const host = new URL(this.ctx.urls.root).hostname || 'localhost';
-    return { name: owner.fullName || owner.login, email: `${owner.lowerName ?? owner.login.toLowerCase()}@noreply.${host}` };
+    return { name: owner.fullName || owner.login, email: this.users.noreplyEmail(owner) };
   }
 
   /** Re-reads `empty`, `size` and the default branch from disk after a push, fork or sync. */

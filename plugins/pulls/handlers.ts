@@ -319,15 +319,12 @@ export async function listCommits(rc: Rc<PullParams, { page?: number; limit?: nu
   return { status: 200, body, headers: pageHeaders(rc, total, win) };
 }
 
-/** Accounts behind commit emails: the no-reply addresses forgekit writes name their account. */
+/** Accounts behind commit emails (primary, verified or no-reply addresses: UsersService.byEmail), as API users. */
 async function usersByEmail(rc: Rc, emails: string[]) {
   const s = service(rc);
   const out = new Map<string, ReturnType<typeof s.users.toApi>>();
-  const host = new URL(rc.app.urls.root).hostname || 'localhost';
-  const suffix = `@noreply.${host}`.toLowerCase();
   for (const raw of new Set(emails.map((e) => e.toLowerCase()))) {
-    if (!raw.endsWith(suffix)) continue;
-    const account = await s.users.byName(raw.slice(0, -suffix.length));
+    const account = raw ? await s.users.byEmail(raw) : null;
     if (account) out.set(raw, s.users.toApi(account, rc.caller));
   }
   return out;

@@ -189,8 +189,7 @@ export class Pulls {
 
   /** The no-reply identity of an account (decisions.md: commits forgekit writes never reveal an email). */
   identity(account: Pick<Account, 'login' | 'fullName'>, date?: string): Identity {
-    const host = new URL(this.ctx.urls.root).hostname || 'localhost';
-    return { name: account.fullName || account.login, email: `${account.login.toLowerCase()}@noreply.${host}`, ...(date ? { date } : {}) };
+    return { name: account.fullName || account.login, email: this.users.noreplyEmail(account), ...(date ? { date } : {}) };
   }
 
   async side(repoId: number): Promise<{ repo: RepoRecord; owner: Account } | null> {

@@ -123,9 +123,22 @@ export class Users implements UsersService {
     return new Map(found.map((a) => [a.id, a]));
   }
 
+  noreplyEmail(account: Pick<Account, 'login'>): string {
+    return `${account.login.toLowerCase()}${this.noreplySuffix}`;
+  }
+
+  /** `@noreply.<host>`, lower case. */
+  private get noreplySuffix(): string {
+    return `@noreply.${new URL(this.ctx.urls.root).hostname || 'localhost'}`.toLowerCase();
+  }
+
   async byEmail(email: string): Promise<Account | null> {
     const lower = email.toLowerCase();
     if (!lower || lower.length > 254) return null;
+    if (lower.endsWith(this.noreplySuffix)) {
+      const account = await this.byName(lower.slice(0, -this.noreplySuffix.length));
+      return account?.type === 'user' ? account : null;
+    }
     const direct = await this.accounts.findOne({ lowerEmail: lower }, WITHOUT_GRAMS);
     if (direct) return direct;
     // An unverified address proves nothing: anyone may add it (Gitea: activated addresses only).

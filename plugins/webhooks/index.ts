@@ -57,7 +57,7 @@ export default definePlugin<Webhooks, WebhookSettings>({
   name: 'webhooks',
   settings: settingsSchema,
   dependencies: ['users', 'repos'],
-  optionalDependencies: ['orgs', 'git'],
+  optionalDependencies: ['orgs', 'git', 'contents'],
   collections: [
     { name: HOOKS, indexes: HOOK_INDEXES },
     { name: DELIVERIES, indexes: DELIVERY_INDEXES },

@@ -3,6 +3,8 @@
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { IssueCommentEvent, IssueEvent, PullRequestEvent, PullReviewEvent, PushCommit, PushEvent, RefEvent, ReleaseEvent, StatusEvent } from '../../schemas/events.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
+import type { CommitVerification } from '../../schemas/contracts/contents.js';
+import '../../schemas/contracts/contents.js';
 import type { HookEventType } from './event-types.js';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -32,7 +34,11 @@ export class Payloads {
 
   async repository(repo: RepoRecord): Promise<Record<string, unknown>> {
     const [api] = await this.ctx.services.get('repos').toApi([repo], OWNER_VIEW);
-    return api ?? {};
+    if (!api) return {};
+    // The owner as every payload user: the no-reply placeholder, never the address the owner's view would show.
+    const owner = api.owner as Record<string, unknown> | undefined;
+    if (owner && typeof owner.login === 'string') api.owner = { ...owner, email: this.users.noreplyEmail({ login: owner.login }) };
+    return api;
   }
 
   async user(id: number | null): Promise<Record<string, unknown>> {
@@ -41,23 +47,24 @@ export class Payloads {
     return account ? this.userOf(account) : { ...GHOST };
   }
 
+  /** A User as Gitea's webhook payloads show it (ToUser without a doer): the email is the no-reply placeholder. */
   userOf(account: Account): Record<string, unknown> {
-    return { ...this.users.toApi(account, null) };
+    return { ...this.users.toApi(account, null), email: this.users.noreplyEmail(account) };
   }
 
   repoUrl(owner: Account, repo: RepoRecord): string {
     return `${this.ctx.urls.root}${encodeURIComponent(owner.login)}/${encodeURIComponent(repo.name)}`;
   }
 
-  /** Gitea's PayloadCommit. Verification: forgekit does not verify signatures yet, so every commit is unsigned. */
-  commit(owner: Account, repo: RepoRecord, c: PushCommit): Record<string, unknown> {
+  /** Gitea's PayloadCommit, with the commit's signature verification (null without the contents plugin, as Gitea without one). */
+  commit(owner: Account, repo: RepoRecord, c: PushCommit, verification: CommitVerification | null): Record<string, unknown> {
     return {
       id: c.id,
       message: c.message,
       url: `${this.repoUrl(owner, repo)}/commit/${c.id}`,
       author: { name: c.author.name, email: c.author.email, username: c.author.username },
       committer: { name: c.committer.name, email: c.committer.email, username: c.committer.username },
-      verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
+      verification,
       timestamp: c.timestamp,
       added: c.added,
       removed: c.removed,
@@ -65,23 +72,24 @@ export class Payloads {
     };
   }
 
+  /** PayloadCommits: usernames filled (`named`) and each commit's verification read through the contents service. */
+  async commits(owner: Account, repo: RepoRecord, list: readonly PushCommit[]): Promise<Record<string, unknown>[]> {
+    const contents = this.ctx.services.has('contents') ? this.ctx.services.get('contents') : null;
+    const named = await this.named(list);
+    return Promise.all(named.map(async (c) => this.commit(owner, repo, c, contents ? await contents.commitVerification(repo, owner, c.id) : null)));
+  }
+
   /**
-   * The commits with `username` filled as Gitea's ToAPIPayloadCommit does (GetUserByEmail): the account whose primary
-   * or verified address, or no-reply address (`<login>@noreply.<host>`), the author/committer email is; else ''.
+   * The commits with `username` filled as Gitea's ToAPIPayloadCommit does (GetUserByEmail: UsersService.byEmail);
+   * '' for an address no account has.
    */
   async named(commits: readonly PushCommit[]): Promise<PushCommit[]> {
-    const host = new URL(this.ctx.urls.root).hostname || 'localhost';
-    const noreply = `@noreply.${host}`.toLowerCase();
     const known = new Map<string, Promise<string>>();
     const login = (email: string): Promise<string> => {
       const lower = email.toLowerCase();
       let found = known.get(lower);
       if (!found) {
-        found = (async () => {
-          if (!lower) return '';
-          const account = lower.endsWith(noreply) ? await this.users.byName(lower.slice(0, -noreply.length)) : await this.users.byEmail(lower);
-          return account?.type === 'user' ? account.login : '';
-        })();
+        found = lower ? this.users.byEmail(lower).then((a) => (a?.type === 'user' ? a.login : '')) : Promise.resolve('');
         known.set(lower, found);
       }
       return found;
@@ -96,7 +104,7 @@ export class Payloads {
   /** PushPayload; none for a deleted ref (Gitea sends only the delete event then). */
   async push(e: PushEvent): Promise<Outgoing | null> {
     if (e.after === ZERO_SHA) return null;
-    const commits = (await this.named(e.commits)).map((c) => this.commit(e.owner, e.repo, c));
+    const commits = await this.commits(e.owner, e.repo, e.commits);
     const pusher = await this.user(e.pusherId);
     const compare = e.before !== ZERO_SHA && e.after !== ZERO_SHA ? `${this.repoUrl(e.owner, e.repo)}/compare/${e.before}...${e.after}` : '';
     const payload = {
@@ -207,7 +215,7 @@ export class Payloads {
     const s = e.status;
     const read = this.ctx.services.has('git') ? await this.ctx.services.get('git').commitOf(e.repo, e.owner, e.sha) : null;
     const payload = {
-      commit: read ? this.commit(e.owner, e.repo, (await this.named([read]))[0]!) : {
+      commit: read ? (await this.commits(e.owner, e.repo, [read]))[0]! : {
         id: e.sha, message: '', url: `${this.repoUrl(e.owner, e.repo)}/commit/${e.sha}`, author: null, committer: null,
         verification: null, timestamp: s.created_at, added: [], removed: [], modified: [],
       },

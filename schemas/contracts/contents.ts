@@ -1,5 +1,6 @@
 // The `contents` plugin's service as other plugins see it: the branch protection rule that applies to a branch
 // (pull-request merges check required approvals, status contexts and the merge allow-list against it).
+import type { Account, RepoRecord } from '../services.js';
 
 /** The fields of a branch protection rule a merge decides with (Gitea's ProtectedBranch). */
 export interface BranchProtectionRule {
@@ -21,7 +22,18 @@ export interface BranchProtectionRule {
   ignore_stale_approvals: boolean;
 }
 
+/** Gitea's PayloadCommitVerification: whether a commit's signature checks out with a key a user uploaded. */
+export interface CommitVerification {
+  verified: boolean;
+  reason: string;
+  signature: string;
+  payload: string;
+  signer: { name: string; email: string; username: string } | null;
+}
+
 export interface ContentsService {
+  /** The signature verification of a commit (as the commit routes report it); null when the commit is not there. */
+  commitVerification(repo: RepoRecord, owner: Account, sha: string): Promise<CommitVerification | null>;
   /** The rule that applies to a branch of the repository (an exact name first, then the first matching glob), or null. */
   protectionFor(repoId: number, branch: string): Promise<BranchProtectionRule | null>;
   /** Entries per /git/trees page and the largest blob served with content (`GET /settings/api` reports them). */

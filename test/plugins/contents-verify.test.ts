@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PACKAGE_ROOT } from '../../core/config.js';
 import { runGit, withAuth } from '../helpers/git-client.js';
 import { startForge } from '../helpers/forge.js';
+import { Receiver } from '../helpers/receiver.js';
 
 const KEYS = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'keys', 'gpg');
 const KEY_ID = '16E79244C56F4BC3';
@@ -18,14 +19,19 @@ t.test('contents: commit verification', async (t) => {
   await mkdir(gnupg, { recursive: true });
   await chmod(gnupg, 0o700);
   execFileSync('gpg', ['--batch', '--quiet', '--homedir', gnupg, '--import', path.join(KEYS, 'ed25519.secret.asc')], { stdio: 'ignore' });
-  const f = await startForge();
+  const rx = await new Receiver().start();
+  const f = await startForge({ config: { plugins: { webhooks: { allowedHostList: 'loopback' } } } as any });
   t.teardown(async () => {
     await f.close();
+    await rx.close();
     await rm(gitHome, { recursive: true, force: true });
   });
   const bob = await f.createUser({ username: 'signer-bob', email: 'bob@example.net' });
   t.equal((await f.request('POST', '/user/gpg_keys', { token: bob.token, json: { armored_public_key: await readFile(path.join(KEYS, 'ed25519.asc'), 'utf8') } })).status, 201);
   const repo = await f.request('POST', '/user/repos', { token: bob.token, json: { name: 'signed' } });
+  t.equal((await f.request('POST', '/repos/signer-bob/signed/hooks', {
+    token: bob.token, json: { type: 'gitea', active: true, events: ['push'], config: { url: `${rx.url}/push`, content_type: 'json' } },
+  })).status, 201);
   const dir = path.join(gitHome, 'w');
   const run = (args: string[], email = 'bob@example.net') => execFileSync('git', args, {
     cwd: dir,
@@ -46,6 +52,15 @@ t.test('contents: commit verification', async (t) => {
   const foreign = await commit('foreign', 'someone@example.org', true);
   const plain = await commit('plain', 'bob@example.net', false);
   t.equal((await runGit(['push', '-q', withAuth(repo.json.clone_url, 'signer-bob', bob.token), 'main'], { home: gitHome, cwd: dir })).code, 0);
+
+  // The push webhook's commits carry the same verification as the commit routes (Gitea's PayloadCommitVerification).
+  const [push] = await rx.count(1);
+  const payload = JSON.parse(push!.body);
+  t.same(payload.commits.map((c: any) => c.id), [plain, foreign, good], 'push payload: newest first');
+  t.match(payload.commits[0].verification, { verified: false, reason: 'gpg.error.not_signed_commit', signer: null, signature: '', payload: '' });
+  t.match(payload.commits[1].verification, { verified: false, reason: 'gpg.error.no_committer_account', signature: /^-----BEGIN PGP SIGNATURE-----/ });
+  t.match(payload.commits[2].verification, { verified: true, reason: `signer-bob / ${KEY_ID}`, signer: { name: 'signer-bob', username: 'signer-bob', email: 'bob@example.net' } });
+  t.same(payload.head_commit.verification, payload.commits[0].verification, 'head_commit too');
 
   const list = await f.request('GET', '/repos/signer-bob/signed/commits');
   t.same(list.json.map((c: any) => c.sha), [plain, foreign, good]);

@@ -65,6 +65,12 @@ t.test('webhooks from git pushes and API file writes', async (t) => {
     t.same(p.head_commit, p.commits[0]);
     t.equal(p.pusher.login, alice.username);
     t.equal(p.sender.login, alice.username);
+    // Gitea's payload users (ToUser without a doer) carry the placeholder address, never the hidden one.
+    const host = new URL(f.url).hostname;
+    t.equal(p.pusher.email, `${alice.username.toLowerCase()}@noreply.${host}`, 'pusher: the no-reply address');
+    t.equal(p.sender.email, p.pusher.email);
+    t.equal(p.repository.owner.email, p.pusher.email, "the repository's owner too (the owner's view would show the address)");
+    t.notMatch(push!.body, alice.email, 'the account email appears nowhere in the payload');
     t.equal(p.repository.full_name, repo.full_name);
   });
 
