@@ -133,8 +133,8 @@ export interface PullReviewEvent {
   owner: Account;
   senderId: number;
   number: number;
-  /** The pull request's stored issue id (notifications key their threads by it; without it a review notifies no one). */
-  issueId?: number;
+  /** The pull request's stored issue id (notifications key their threads by it). */
+  issueId: number;
   pullRequest: Record<string, unknown>;
   /** The PullReview API object. */
   review: Record<string, unknown>;

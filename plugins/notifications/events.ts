@@ -62,7 +62,6 @@ export function subscribe(ctx: PluginContext, n: Notifications): void {
   });
   ctx.events.on('pull_request.reviewed', async (e: PullReviewEvent) => {
     const issueId = e.issueId;
-    if (typeof issueId !== 'number') return;
     const subject = issueSubject(ctx, e, e.pullRequest, true);
     await n.notify({ repo: e.repo, owner: e.owner, doerId: e.senderId, issueId, subject, audience: 'all' });
   });

@@ -617,7 +617,7 @@ export class Pulls {
     const [reviewApi] = await this.render.reviews([review], c, null);
     try {
       await this.ctx.events.emit('pull_request.reviewed', {
-        kind, repo: c.base.repo, owner: c.base.owner, senderId, number: pr.number, pullRequest: api!, review: reviewApi!,
+        kind, repo: c.base.repo, owner: c.base.owner, senderId, number: pr.number, issueId: pr.issueId, pullRequest: api!, review: reviewApi!,
       });
     } catch (err) {
       this.ctx.log.error({ err }, 'a pull_request.reviewed listener failed');

@@ -110,6 +110,25 @@ t.test('notifications', async (t) => {
     t.same((await threads(dave)).list.map((x) => x.subject.title), ['Assigned']);
   });
 
+  t.test('a submitted review notifies the pull request\'s watchers and participants', async (t) => {
+    const base = await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'reviewed', auto_init: true } });
+    t.equal(base.status, 201);
+    const rfull = base.json.full_name;
+    t.equal((await f.request('PUT', `/repos/${rfull}/collaborators/${dave.username}`, { token: alice.token, json: { permission: 'write' } })).status, 204);
+    t.equal((await f.request('POST', `/repos/${rfull}/contents/change.txt`, {
+      token: alice.token, json: { content: Buffer.from('change\n').toString('base64'), message: 'change', new_branch: 'change' },
+    })).status, 201);
+    const pr = await f.request('POST', `/repos/${rfull}/pulls`, { token: alice.token, json: { head: 'change', base: base.json.default_branch, title: 'Please review' } });
+    t.equal(pr.status, 201);
+    const before = (await threads(alice)).list.filter((x) => x.subject.title === 'Please review');
+    t.same(before, [], 'opening her own pull request tells alice nothing');
+    t.equal((await f.request('POST', `/repos/${rfull}/pulls/${pr.json.number}/reviews`, { token: dave.token, json: { event: 'APPROVED', body: 'lgtm' } })).status, 200);
+    const after = (await threads(alice)).list.filter((x) => x.subject.title === 'Please review');
+    t.equal(after.length, 1, 'the review reaches the poster');
+    t.match(after[0], { unread: true, subject: { type: 'Pull', state: 'open', url: `${f.api}/repos/${rfull}/pulls/${pr.json.number}` } });
+    t.same((await threads(dave)).list.filter((x) => x.subject.title === 'Please review'), [], 'not the reviewer');
+  });
+
   t.test('marking all read, per repository and everywhere', async (t) => {
     const other = await createRepo(f, alice, 'other');
     await f.request('PUT', `/repos/${other.full_name}/subscription`, { token: bob.token });
