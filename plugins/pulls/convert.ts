@@ -82,7 +82,7 @@ export class PullRenderer {
       requested_reviewers: reviewers,
       requested_reviewers_teams: teams,
       state: issue.state,
-      draft: /^\s*(\[wip\]|wip:)/i.test(c.issue.title),
+      draft: isWorkInProgress(c.issue.title),
       is_locked: issue.is_locked,
       comments: issue.comments,
       review_comments: reviewComments,
@@ -211,6 +211,14 @@ export class PullRenderer {
       stats,
     };
   }
+}
+
+/**
+ * Gitea's IsWorkInProgress: the title starts with one of `[repository.pull-request] WORK_IN_PROGRESS_PREFIXES`
+ * (default `WIP:` and `[WIP]`, case-insensitive). Such a pull request is a `draft` and cannot be merged.
+ */
+export function isWorkInProgress(title: string): boolean {
+  return /^\s*(\[wip\]|wip:)/i.test(title);
 }
 
 export function teamToApi(team: { id: number; name: string; description: string; permission: string; includesAllRepos: boolean }): Record<string, unknown> {

@@ -12,7 +12,7 @@ import { ZERO_SHA } from '../../schemas/contracts/git.js';
 import type { BranchProtectionRule, ContentsService } from '../../schemas/contracts/contents.js';
 import type { StatusesService } from '../../schemas/contracts/statuses.js';
 import { GitOps, GitOpError, type Identity } from './git-ops.js';
-import { PullRenderer } from './convert.js';
+import { isWorkInProgress, PullRenderer } from './convert.js';
 
 export const PULLS = 'pull_requests';
 export const REVIEWS = 'pull_reviews';
@@ -345,6 +345,7 @@ export class Pulls {
     const whitelisted = !rule || !rule.enable_merge_whitelist || rule.merge_whitelist_usernames.some((u) => u.toLowerCase() === caller.login.toLowerCase());
     if (mode < ACCESS.write || !whitelisted) throw new MergeRefusal(405, 'User not allowed to merge PR');
     if (style === 'manually-merged') return;
+    if (isWorkInProgress(c.issue.title)) throw new MergeRefusal(405, 'Work in progress PRs cannot be merged');
     if (c.pr.status === 'checking') throw new MergeRefusal(405, 'Please try again later');
     if (c.pr.status === 'conflict' || c.pr.status === 'error') throw new MergeRefusal(405, 'Please try again later: the pull request cannot be merged automatically');
     if (!rule) return;

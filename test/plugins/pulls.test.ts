@@ -206,6 +206,22 @@ t.test('pulls', async (t) => {
     }
   });
 
+  t.test('a work-in-progress title makes a draft that cannot be merged until the prefix goes', async (t) => {
+    await git(home, wc, 'fetch', '-q', 'origin');
+    await commitOn(home, wc, 'wip-branch', { 'wip.txt': 'wip\n' }, 'wip', 'origin/master');
+    const opened = await f.request('POST', `${base}/pulls`, { token: alice.token, json: { head: 'wip-branch', base: 'master', title: 'WIP: not yet' } });
+    t.equal(opened.status, 201, opened.text);
+    t.equal(opened.json.draft, true, 'WIP: prefix');
+    const n = opened.json.number;
+    const refused = await f.request('POST', `${base}/pulls/${n}/merge`, { token: alice.token, json: { Do: 'merge' } });
+    t.equal(refused.status, 405);
+    t.equal(refused.json.message, 'Work in progress PRs cannot be merged');
+    t.equal((await f.request('PATCH', `${base}/pulls/${n}`, { token: alice.token, json: { title: '[wip] still not' } })).json.draft, true, '[WIP] prefix, any case');
+    const ready = await f.request('PATCH', `${base}/pulls/${n}`, { token: alice.token, json: { title: 'Ready now' } });
+    t.equal(ready.json.draft, false);
+    t.equal((await f.request('POST', `${base}/pulls/${n}/merge`, { token: alice.token, json: { Do: 'merge' } })).status, 200);
+  });
+
   t.test('conflicts: mergeable false with the files, merge 405; a base that moved between check and merge is never lost', async (t) => {
     await git(home, wc, 'fetch', '-q', 'origin');
     await commitOn(home, wc, 'c1', { 'same.txt': 'left\n' }, 'left', 'origin/master');
