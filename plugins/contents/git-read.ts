@@ -3,6 +3,7 @@
 // object id names its content forever).
 import type { GitService, ObjectReader } from '../../schemas/contracts/git.js';
 import { fail } from '../../core/errors.js';
+import { refListing } from './ref-snapshots.js';
 
 // ---- names ----
 
@@ -222,14 +223,24 @@ export class RepoReader {
 
   /** `git for-each-ref` of a namespace: full name, object id, and the peeled commit for tags. */
   async refs(prefix: string): Promise<Array<{ ref: string; sha: string; type: string; peeled: string }>> {
-    const { stdout } = await this.run(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)', prefix], undefined, 256 * 1024 * 1024);
-    const out: Array<{ ref: string; sha: string; type: string; peeled: string }> = [];
-    for (const line of stdout.split('\n')) {
-      if (!line) continue;
-      const [ref, sha, type, peeled] = line.split('\0') as [string, string, string, string];
-      out.push({ ref, sha, type, peeled: peeled || sha });
-    }
-    return out;
+    return refListing(this.dir, prefix, `refs\0${prefix}`, async () => {
+      const { stdout } = await this.run(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)', prefix], undefined, 256 * 1024 * 1024);
+      const out: Array<{ ref: string; sha: string; type: string; peeled: string }> = [];
+      for (const line of stdout.split('\n')) {
+        if (!line) continue;
+        const [ref, sha, type, peeled] = line.split('\0') as [string, string, string, string];
+        out.push({ ref, sha, type, peeled: peeled || sha });
+      }
+      return out;
+    });
+  }
+
+  /** Tags as `git tag` sorts them for the tag list (newest creator date first): full name and object id. */
+  async tagsByDate(): Promise<Array<[ref: string, sha: string]>> {
+    return refListing(this.dir, 'refs/tags/', 'tags-by-date', async () => {
+      const { stdout } = await this.run(['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)', 'refs/tags/'], undefined, 256 * 1024 * 1024);
+      return stdout.split('\n').filter(Boolean).map((l) => l.split('\0') as [string, string]);
+    });
   }
 
   /**

@@ -110,8 +110,7 @@ async function tagJson(rc: Rc<any, any>, o: Opened, name: string, sha: string): 
 export async function listTags(rc: Rc<{ page?: number; limit?: number }>): Promise<Reply> {
   const o = await svc(rc).open(rc);
   const win = pageWindow(rc.query, rc.app.config.pagination);
-  const { stdout } = await o.rr.run(['for-each-ref', '--sort=-creatordate', '--format=%(refname)%00%(objectname)', 'refs/tags/']);
-  const refs = stdout.split('\n').filter(Boolean).map((l) => l.split('\0') as [string, string]);
+  const refs = await o.rr.tagsByDate();
   const page = refs.slice(win.skip, win.skip + win.limit);
   const body = (await Promise.all(page.map(([ref, sha]) => tagJson(rc, o, ref.slice(10), sha)))).filter((x) => x !== null);
   return { status: 200, body, headers: pageHeaders(rc, refs.length, win) };
