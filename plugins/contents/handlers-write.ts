@@ -4,6 +4,7 @@
 import { fail, ForgeError } from '../../core/errors.js';
 import type { Reply, RequestContext } from '../../core/plugin.js';
 import type { ContentsPluginService } from './index.js';
+import '../../schemas/contracts/releases.js';
 import { ZERO_SHA } from '../../schemas/contracts/git.js';
 import { ACCESS } from '../../schemas/services.js';
 import { contents as contentsApi, fileCommit } from './convert.js';
@@ -196,6 +197,10 @@ export async function deleteTag(rc: Rc): Promise<Reply> {
   if (!isValidRefName(name)) throw fail.notFound();
   const sha = await o.rr.reader.resolve(`refs/tags/${name}`);
   if (!sha) throw fail.notFound();
+  // Gitea: the release goes first (DELETE /releases/tags/{tag} removes both); a push may still delete the tag.
+  if (rc.app.services.has('releases') && await rc.app.services.get('releases').hasReleaseOnTag(o.repo.id, name)) {
+    throw fail.conflict('a tag attached to a release cannot be deleted directly');
+  }
   await moveRef(rc, o, `refs/tags/${name}`, sha, ZERO_SHA);
   return { status: 204 };
 }

@@ -147,7 +147,7 @@ const routes: RouteDef[] = [
 export default definePlugin<ContentsPluginService, ContentsSettings>({
   name: 'contents',
   dependencies: ['users', 'repos', 'git'],
-  optionalDependencies: ['gpg-keys'],
+  optionalDependencies: ['gpg-keys', 'releases'],
   settings: SETTINGS_SCHEMA,
   collections: [{ name: PROTECTIONS, indexes: [{ fields: { repoId: 1, rule_name: 1 }, unique: true }] }],
   schemas: CONTENTS_SCHEMAS,

@@ -16,7 +16,8 @@ type AssetParams = IdParams & { attachment_id: number };
 type TagParams = RepoParams & { '*': string };
 
 function svc(rc: { app: { services: ServiceRegistry } }): Releases {
-  return rc.app.services.get('releases');
+  // The registry knows the contract (schemas/contracts/releases.ts); this plugin's handlers use the whole service.
+  return rc.app.services.get('releases') as Releases;
 }
 
 interface Resolved {

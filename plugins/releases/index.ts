@@ -74,6 +74,7 @@ export default definePlugin<Releases, ReleaseSettings>({
     await service.files.start();
     ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
+    ctx.events.on('git.ref.deleted', ({ repo, ref, refType }) => (refType === 'tag' ? service.onTagDeleted(repo, ref) : undefined));
     return service;
   },
   routes: [

@@ -1,5 +1,6 @@
 // Releases of a repository and their attachments: records, the tags releases are made from (through the git
 // service's push rules, like any API ref change), attachment files, and the `release.changed` events.
+import type { ReleasesService } from '../../schemas/contracts/releases.js';
 import { fail, ForgeError } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
@@ -25,10 +26,8 @@ export interface NewRelease {
 
 export type ReleaseEdit = Partial<NewRelease>;
 
-// Only this plugin's handlers use the service: declared beside the class (no contract file).
-declare module '../../core/plugin.js' { interface ForgeServices { releases: Releases } }
 
-export class Releases {
+export class Releases implements ReleasesService {
   readonly releases: Collection<ReleaseRecord>;
   readonly attachments: Collection<AttachmentRecord>;
   readonly files: AttachmentFiles;
@@ -63,6 +62,18 @@ export class Releases {
 
   byTag(repoId: number, tag: string): Promise<ReleaseRecord | null> {
     return this.releases.findOne({ tagKey: `${repoId}:${tag}` });
+  }
+
+  async hasReleaseOnTag(repoId: number, tagName: string): Promise<boolean> {
+    return (await this.releases.count({ tagKey: `${repoId}:${tagName}` })) > 0;
+  }
+
+  /**
+   * A tag deleted by a push (or any ref change but this plugin's own): its release stays as a draft, as Gitea's
+   * pushUpdateDeleteTags does — the notes and assets are kept, and publishing it again makes the tag anew.
+   */
+  async onTagDeleted(repo: RepoRecord, tagName: string): Promise<void> {
+    await this.releases.updateOne({ tagKey: `${repo.id}:${tagName}`, isDraft: false }, { $set: { isDraft: true } });
   }
 
   async page(repoId: number, filter: { drafts: boolean | 'only' | 'none'; prerelease?: boolean }, page: { skip: number; limit: number }):

@@ -6,10 +6,13 @@
 // repository's size counting them.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
 import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
+import { runGit, withAuth } from '../helpers/git-client.js';
 
 const seen: Array<{ action: string; tag: unknown; assets: number }> = [];
 const recorder = definePlugin({
@@ -156,6 +159,31 @@ t.test('releases', async (t) => {
     t.equal((await f.request('GET', `${base}/tags/release/2026`)).status, 404);
     t.ok(await tagExists(pub.full_name, 'release/2026'), 'the tag stays');
     t.equal((await f.request('DELETE', `${base}/tags/no-such`, { token: alice.token })).status, 404);
+  });
+
+  t.test('a tag with a release: DELETE /tags is 409; deleted by a push, the release stays as a draft', async (t) => {
+    const rel = await f.request('POST', base, { token: alice.token, json: { tag_name: 'v5.0', name: 'Five' } });
+    t.equal(rel.status, 201, rel.text);
+    const refused = await f.request('DELETE', `/repos/${pub.full_name}/tags/v5.0`, { token: alice.token });
+    t.equal(refused.status, 409);
+    t.equal(refused.json.message, 'a tag attached to a release cannot be deleted directly');
+    t.ok(await tagExists(pub.full_name, 'v5.0'), 'the tag is still there');
+    t.equal((await f.request('POST', `/repos/${pub.full_name}/tags`, { token: alice.token, json: { tag_name: 'bare-tag' } })).status, 201);
+    t.equal((await f.request('DELETE', `/repos/${pub.full_name}/tags/bare-tag`, { token: alice.token })).status, 204, 'a tag without a release goes');
+    // A push may delete it (Gitea's pushUpdateDeleteTags): the release is kept as a draft, hidden from readers.
+    const home = await mkdtemp(path.join(os.tmpdir(), 'forgekit-release-push-'));
+    t.teardown(() => rm(home, { recursive: true, force: true }));
+    t.equal((await runGit(['init', '-q', 'w'], { home, cwd: home })).code, 0);
+    const pushed = await runGit(['push', withAuth(pub.clone_url, alice.username, alice.token), ':refs/tags/v5.0'], { home, cwd: path.join(home, 'w') });
+    t.equal(pushed.code, 0, pushed.stderr);
+    t.notOk(await tagExists(pub.full_name, 'v5.0'));
+    const after = await f.request('GET', `${base}/${rel.json.id}`, { token: alice.token });
+    t.equal(after.status, 200);
+    t.equal(after.json.draft, true, 'the release became a draft');
+    t.equal(after.json.name, 'Five', 'its notes are kept');
+    t.equal((await f.request('GET', `${base}/${rel.json.id}`, { token: reader.token })).status, 404, 'drafts are hidden from readers');
+    t.equal((await f.request('DELETE', `${base}/${rel.json.id}`, { token: alice.token })).status, 204);
+    seen.length = 0;
   });
 
   t.test('permission matrix', async (t) => {
