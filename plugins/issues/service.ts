@@ -637,7 +637,11 @@ export class Issues implements IssuesService {
     const candidates = await this.issues.find(filter, { sort: q.sort ?? { id: -1 } });
     // Title or body first; the comments of the other candidates (those with any) are read once, together.
     const byComment = new Set<number>();
-    const rest = candidates.filter((issue) => issue.numComments > 0 && !matchesText(issue, lower)).map((issue) => issue.id);
+    // Only issues whose comments hold every trigram of the query can match by a comment (`commentGrams` is the union
+    // of their comments' trigrams): the others' comments are never read.
+    const grams = queryGrams(lower);
+    const commentsMayMatch = (issue: IssueRecord) => !issue.commentGrams || grams.every((g) => issue.commentGrams!.includes(g));
+    const rest = candidates.filter((issue) => issue.numComments > 0 && !matchesText(issue, lower) && commentsMayMatch(issue)).map((issue) => issue.id);
     if (rest.length) {
       for (const cm of await this.comments.find({ issueId: { $in: rest } }, { projection: { issueId: 1, body: 1 } })) {
         if (cm.body.toLowerCase().includes(lower)) byComment.add(cm.issueId);
