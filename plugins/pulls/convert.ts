@@ -2,6 +2,7 @@
 // PullReviewComment, ChangedFile, Commit): the only place they are shaped.
 import type { Caller } from '../../core/plugin.js';
 import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
+import type { CommitVerification } from '../../schemas/contracts/contents.js';
 import type { ChangedFileInfo, CommitInfo } from './git-ops.js';
 import type { PullContext, PullRecord, Pulls, ReviewCommentRecord, ReviewRecord } from './service.js';
 
@@ -182,7 +183,7 @@ export class PullRenderer {
     });
   }
 
-  commit(info: CommitInfo, c: PullContext, users: Map<string, ApiUser>, files: ChangedFileInfo[] | null): Record<string, unknown> {
+  commit(info: CommitInfo, c: PullContext, users: Map<string, ApiUser>, files: ChangedFileInfo[] | null, verification: CommitVerification | null = null): Record<string, unknown> {
     const fullName = `${c.base.owner.login}/${c.base.repo.name}`;
     const api = `${this.urls.api}repos/${fullName}`;
     const stats = files ? {
@@ -201,8 +202,8 @@ export class PullRenderer {
         committer: { name: info.committer.name, email: info.committer.email, date: info.committer.date },
         message: info.message,
         tree: { url: `${api}/git/trees/${info.tree}`, sha: info.tree, created: info.committer.date },
-        // Signatures are checked by the contents plugin's /git/commits; here they are reported unchecked.
-        verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '', signer: null },
+        // Checked by the contents plugin (ContentsService.commitVerification); unchecked when it is off.
+        verification: verification ?? { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', payload: '', signer: null },
       },
       author: users.get(info.author.email.toLowerCase()) ?? null,
       committer: users.get(info.committer.email.toLowerCase()) ?? null,

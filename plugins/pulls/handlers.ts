@@ -312,9 +312,11 @@ export async function listCommits(rc: Rc<PullParams, { page?: number; limit?: nu
   const withFiles = rc.query?.files !== false;
   const users = await usersByEmail(rc, commits.flatMap((c) => [c.author.email, c.committer.email]));
   const body = [];
+  const verify = rc.query?.verification !== false ? s.contents : null;
   for (const commit of commits) {
     const files = withFiles ? await s.ops.changedFiles(dir, commit.parents[0] ?? '4b825dc642cb6eb9a060e54bf8d69288fbee4904', commit.sha) : null;
-    body.push(s.render.commit(commit, found.c, users, files));
+    const verification = verify ? await verify.commitVerification(found.c.base.repo, found.c.base.owner, commit.sha) : null;
+    body.push(s.render.commit(commit, found.c, users, files, verification));
   }
   return { status: 200, body, headers: pageHeaders(rc, total, win) };
 }

@@ -75,6 +75,17 @@ t.test('contents: commit verification', async (t) => {
   const one = await f.request('GET', `/repos/signer-bob/signed/git/commits/${good}`);
   t.equal(one.json.commit.verification.verified, true);
 
+  // A pull request's commits carry the same verification (GET /pulls/{n}/commits).
+  run(['checkout', '-q', '-b', 'feature']);
+  const featureSha = await commit('feature', 'bob@example.net', true);
+  t.equal((await runGit(['push', '-q', withAuth(repo.json.clone_url, 'signer-bob', bob.token), 'feature'], { home: gitHome, cwd: dir })).code, 0);
+  run(['checkout', '-q', 'main']);
+  const pr = await f.request('POST', '/repos/signer-bob/signed/pulls', { token: bob.token, json: { head: 'feature', base: 'main', title: 'signed change' } });
+  t.equal(pr.status, 201, pr.text);
+  const prCommits = await f.request('GET', `/repos/signer-bob/signed/pulls/${pr.json.number}/commits`);
+  t.same(prCommits.json.map((c: any) => c.sha), [featureSha]);
+  t.match(prCommits.json[0].commit.verification, { verified: true, reason: `signer-bob / ${KEY_ID}`, signer: { username: 'signer-bob' } }, 'pull request commits: verified');
+
   // The key goes: the same signature is no longer verified (after the cache's minute, or for a fresh object).
   const keys = await f.request('GET', '/user/gpg_keys', { token: bob.token });
   t.equal((await f.request('DELETE', `/user/gpg_keys/${keys.json[0].id}`, { token: bob.token })).status, 204);
