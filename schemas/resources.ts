@@ -253,11 +253,24 @@ export const ServerVersionSchema = {
   required: ['Version', 'version'],
 } as const;
 
+/** Gitea's Attachment (release assets, and issue and comment attachments): the file behind `browser_download_url`. */
+export const AttachmentSchema = {
+  $id: 'forgekit/Attachment', type: 'object',
+  required: ['id', 'name', 'size', 'download_count', 'created_at', 'uuid', 'browser_download_url'],
+  properties: {
+    id: { type: 'integer' }, name: { type: 'string' }, size: { type: 'integer' }, download_count: { type: 'integer' },
+    created_at: { type: 'string', format: 'date-time' }, uuid: { type: 'string' }, browser_download_url: { type: 'string' },
+  },
+} as const;
+
+export const AttachmentListSchema = { $id: 'forgekit/AttachmentList', type: 'array', items: { $ref: 'forgekit/Attachment' } } as const;
+
 /** Every resource schema, for plugins that $ref them. Registering one twice is harmless. */
 export const RESOURCE_SCHEMAS = [
   ErrorSchema, UserSchema, UserListSchema, PermissionSchema, RepositorySchema, RepositoryListSchema,
   SearchResultsSchema, SearchErrorSchema, PublicKeySchema, PublicKeyListSchema, GPGKeyEmailSchema, GPGKeySchema,
-  GPGKeyListSchema, AccessTokenSchema, AccessTokenListSchema, WatchInfoSchema, ServerVersionSchema,
+  GPGKeyListSchema, AccessTokenSchema, AccessTokenListSchema, WatchInfoSchema, ServerVersionSchema, AttachmentSchema,
+  AttachmentListSchema,
 ];
 
 /** `{ $ref }` shorthand for route schemas. */

@@ -2,7 +2,7 @@
 import type { Caller } from '../../core/plugin.js';
 import { UserSchema } from '../../schemas/resources.js';
 import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
-import type { CommentRecord, IssueRecord, LabelRecord, MilestoneRecord } from '../../schemas/contracts/issues.js';
+import type { CommentRecord, IssueAssetSource, IssueRecord, LabelRecord, MilestoneRecord } from '../../schemas/contracts/issues.js';
 import type { Issues, ReactionRecord } from './service.js';
 
 /** Gitea's stand-in for a deleted account. */
@@ -74,10 +74,11 @@ export class Renderer {
       for (const id of issue.labelIds) labelIds.add(id);
       if (issue.milestoneId) milestoneIds.add(issue.milestoneId);
     }
-    const [users, labels, milestones] = await Promise.all([
+    const [users, labels, milestones, assets] = await Promise.all([
       this.usersById(userIds, viewer),
       labelIds.size ? this.service.labels.find({ id: { $in: [...labelIds] } }) : Promise.resolve([]),
       milestoneIds.size ? this.service.milestones.find({ id: { $in: [...milestoneIds] } }) : Promise.resolve([]),
+      this.assets(list.map((i) => i.id), []),
     ]);
     const labelById = new Map(labels.map((l) => [l.id, l]));
     const milestoneById = new Map(milestones.map((m) => [m.id, m]));
@@ -100,7 +101,7 @@ export class Renderer {
         title: issue.title,
         body: issue.body,
         ref: issue.ref,
-        assets: [],
+        assets: assets.issues.get(issue.id) ?? [],
         labels: issue.labelIds.map((id) => labelById.get(id)).filter((l): l is LabelRecord => l !== undefined)
           .map((l) => labelToApi(l, api, owner.login, repo.name)),
         milestone: milestone ? milestoneToApi(milestone) : null,
@@ -125,7 +126,7 @@ export class Renderer {
   /** Comment API objects of comments on one issue, or (issue null) of a repository's comments. */
   async comments(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null):
     Promise<Array<Record<string, unknown>>> {
-    const users = await this.usersById(list.map((c) => c.posterId), viewer);
+    const [users, assets] = await Promise.all([this.usersById(list.map((c) => c.posterId), viewer), this.assets([], list.map((c) => c.id))]);
     const fullName = `${owner.login}/${repo.name}`;
     return list.map((comment) => {
       const parent = issue instanceof Map ? issue.get(comment.issueId) : issue;
@@ -140,11 +141,18 @@ export class Renderer {
         original_author: '',
         original_author_id: 0,
         body: comment.body,
-        assets: [],
+        assets: assets.comments.get(comment.id) ?? [],
         created_at: comment.createdAt,
         updated_at: comment.updatedAt,
       };
     });
+  }
+
+  /** The attachments of issues and comments, from the registered source (none registered: none). */
+  private assets(issueIds: number[], commentIds: number[]): ReturnType<IssueAssetSource> {
+    const source = this.service.assetSource;
+    if (!source || (issueIds.length === 0 && commentIds.length === 0)) return Promise.resolve({ issues: new Map(), comments: new Map() });
+    return source(issueIds, commentIds);
   }
 
   async reactions(list: ReactionRecord[], viewer: Caller | null): Promise<Array<Record<string, unknown>>> {

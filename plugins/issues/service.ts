@@ -7,7 +7,7 @@ import { nowRfc3339 } from '../../core/time.js';
 import type { IssueAction } from '../../schemas/events.js';
 import type { Account, OrgsService, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
 import type {
-  CommentRecord, IssueChangeContext, IssueListQuery, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
+  CommentRecord, IssueAssetSource, IssueChangeContext, IssueListQuery, IssueRecord, IssuesService, LabelRecord, MilestoneRecord, NewIssueInput,
 } from '../../schemas/contracts/issues.js';
 import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
 import { Renderer } from './convert.js';
@@ -754,6 +754,17 @@ export class Issues implements IssuesService {
 
   async unwatch(issue: IssueRecord, userId: number): Promise<boolean> {
     return (await this.watches.deleteOne({ issueId: issue.id, userId })) > 0;
+  }
+
+  /** Attachments of issues and comments (IssuesService.setAssetSource); none until a plugin registers. */
+  assetSource: IssueAssetSource | null = null;
+
+  setAssetSource(source: IssueAssetSource): void {
+    this.assetSource = source;
+  }
+
+  commentById(id: number): Promise<CommentRecord | null> {
+    return this.comments.findOne({ id });
   }
 
   async subscriberIds(issueId: number): Promise<number[]> {

@@ -12,6 +12,14 @@ export interface ReleaseView {
   attachment(a: AttachmentRecord): Record<string, unknown>;
 }
 
+/** Gitea's Attachment; the file is served at `<root>attachments/<uuid>` (`GET /attachments/{uuid}`). */
+export function attachmentToApi(root: string, a: AttachmentRecord): Record<string, unknown> {
+  return {
+    id: a.id, name: a.name, size: a.size, download_count: a.downloadCount, created_at: a.createdAt, uuid: a.uuid,
+    browser_download_url: `${root}attachments/${a.uuid}`,
+  };
+}
+
 /** Gitea's stand-in for a deleted account, every User field at its zero value. */
 export const GHOST: ApiUser = {
   ...Object.fromEntries(Object.entries(UserSchema.properties as Record<string, { type?: unknown }>).map(([k, v]) => {

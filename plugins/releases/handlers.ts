@@ -9,13 +9,14 @@ import { repos } from '../lib/request.js';
 import { attachmentName, typeAllowed, UUID } from './files.js';
 import type { NewRelease, ReleaseEdit, Releases } from './service.js';
 import type { AttachmentRecord, ReleaseRecord } from './store.js';
+import { issueAssetReadable } from './issue-assets.js';
 
 type RepoParams = { owner: string; repo: string };
 type IdParams = RepoParams & { id: number };
 type AssetParams = IdParams & { attachment_id: number };
 type TagParams = RepoParams & { '*': string };
 
-function svc(rc: { app: { services: ServiceRegistry } }): Releases {
+export function svc(rc: { app: { services: ServiceRegistry } }): Releases {
   // The registry knows the contract (schemas/contracts/releases.ts); this plugin's handlers use the whole service.
   return rc.app.services.get('releases') as Releases;
 }
@@ -154,15 +155,17 @@ export async function upload(rc: SignedInContext<IdParams, { name?: string }>): 
 export async function editAsset(rc: SignedInContext<AssetParams, unknown, { name?: string }>): Promise<Reply> {
   const { o, asset } = await assetOf(rc, ACCESS.write);
   const s = svc(rc);
-  let updated = asset;
-  if (rc.body.name !== undefined && rc.body.name !== '') {
-    const name = attachmentName(rc.body.name);
-    if (!typeAllowed(name, '', s.settings.attachments.allowedTypes.filter((t) => t.trim().startsWith('.')))) {
-      throw fail.validation('name', `this file type is not allowed (allowed: ${s.settings.attachments.allowedTypes.join(', ')})`);
-    }
-    updated = await s.renameAttachment(asset, name);
+  return { status: 201, body: s.viewOf(o.repo, o.owner).attachment(await renamed(s, asset, rc.body.name)) };
+}
+
+/** EditAttachmentOptions: a new name (checked like an upload's; Gitea checks extensions only), or none. */
+export async function renamed(s: Releases, asset: AttachmentRecord, raw: string | undefined): Promise<AttachmentRecord> {
+  if (raw === undefined || raw === '') return asset;
+  const name = attachmentName(raw);
+  if (!typeAllowed(name, '', s.settings.attachments.allowedTypes.filter((t) => t.trim().startsWith('.')))) {
+    throw fail.validation('name', `this file type is not allowed (allowed: ${s.settings.attachments.allowedTypes.join(', ')})`);
   }
-  return { status: 201, body: s.viewOf(o.repo, o.owner).attachment(updated) };
+  return s.renameAttachment(asset, name);
 }
 
 /** DELETE /repos/{owner}/{repo}/releases/{id}/assets/{attachment_id} */
@@ -189,10 +192,17 @@ export async function download(rc: RequestContext<{ uuid: string }>): Promise<Re
   if (!UUID.test(uuid)) throw fail.notFound();
   const asset = await s.attachmentByUuid(uuid);
   if (!asset) throw fail.notFound();
-  const [release, repo] = await Promise.all([s.releases.findOne({ id: asset.releaseId }), repos(rc).byId(asset.repoId)]);
-  if (!release || !repo) throw fail.notFound();
+  const repo = await repos(rc).byId(asset.repoId);
+  if (!repo) throw fail.notFound();
   const mode = await repos(rc).accessMode(rc.caller, repo);
-  if (mode < ACCESS.read || (release.isDraft && mode < ACCESS.write)) throw fail.notFound();
+  if (mode < ACCESS.read) throw fail.notFound();
+  if (asset.releaseId) {
+    // A draft's files are for writers only.
+    const release = await s.releases.findOne({ id: asset.releaseId });
+    if (!release || (release.isDraft && mode < ACCESS.write)) throw fail.notFound();
+  } else if (!(await issueAssetReadable(rc, repo, asset))) {
+    throw fail.notFound();
+  }
   const size = await s.files.size(asset.uuid);
   if (size === null) throw fail.notFound();
   const etag = `"${asset.uuid}"`;

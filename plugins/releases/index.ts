@@ -1,23 +1,18 @@
 // Plugin `releases`: a repository's releases (made from tags through the git service) and their attachments,
-// uploaded as streams into the data dir and downloaded through `browser_download_url`.
-import { definePlugin } from '../../core/plugin.js';
+// uploaded as streams into the data dir and downloaded through `browser_download_url` — and, with the issues plugin,
+// the attachments of issues and comments (issue-assets.ts), stored and served the same way.
+import { definePlugin, type RouteDef } from '../../core/plugin.js';
 import { idParam, listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
 import { ACCOUNT_DELETED, REPO_DELETED } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { Releases, type ReleaseSettings } from './service.js';
-import { ATTACHMENT_INDEXES, ATTACHMENTS, RELEASE_INDEXES, RELEASES } from './store.js';
+import { ATTACHMENT_INDEXES, ATTACHMENTS, RELEASE_INDEXES, RELEASES, type AttachmentRecord } from './store.js';
+import { attachmentToApi } from './convert.js';
+import { commentAssets, issueAssets } from './issue-assets.js';
+import '../../schemas/contracts/issues.js';
 import '../../schemas/contracts/git.js';
 
 const date = { type: 'string', format: 'date-time' } as const;
-const AttachmentSchema = {
-  $id: 'forgekit/Attachment', type: 'object',
-  required: ['id', 'name', 'size', 'download_count', 'created_at', 'uuid', 'browser_download_url'],
-  properties: {
-    id: { type: 'integer' }, name: { type: 'string' }, size: { type: 'integer' }, download_count: { type: 'integer' },
-    created_at: date, uuid: { type: 'string' }, browser_download_url: { type: 'string' },
-  },
-};
-const AttachmentListSchema = { $id: 'forgekit/AttachmentList', type: 'array', items: { $ref: 'forgekit/Attachment' } };
 const ReleaseSchema = {
   $id: 'forgekit/Release', type: 'object',
   required: ['id', 'tag_name', 'target_commitish', 'name', 'body', 'url', 'html_url', 'tarball_url', 'zipball_url', 'upload_url',
@@ -48,12 +43,39 @@ const R = '/repos/:owner/:repo/releases';
 const idParams = paramsSchema({ owner: nameParam, repo: nameParam, id: idParam });
 const assetParams = paramsSchema({ owner: nameParam, repo: nameParam, id: idParam, attachment_id: idParam });
 const tagParams = paramsSchema({ owner: nameParam, repo: nameParam, '*': tagName });
+const issueParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idParam });
+const issueAssetParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idParam, attachment_id: idParam });
+const uploadQuery = { type: 'object', properties: { name: { type: 'string', maxLength: 1024 } } };
+const I = '/repos/:owner/:repo/issues';
+
+/** The five attachment operations of an issue (`:index`) or a comment (`comments/:id`), as Gitea names them. */
+function attachmentRoutes(kind: 'Issue' | 'IssueComment', base: string, params: object, itemParams: object, h: typeof issueAssets): RouteDef[] {
+  const what = kind === 'Issue' ? 'an issue' : 'a comment';
+  return [
+    { method: 'GET', path: `${base}/assets`, auth: 'optional', handler: h.list, scope: 'issue',
+      operationId: `issueList${kind}Attachments`, summary: `List ${what}'s attachments`,
+      schema: { params, response: { 200: { $ref: 'forgekit/AttachmentList' } } } },
+    { method: 'POST', path: `${base}/assets`, auth: 'user', body: 'stream', handler: h.upload, scope: 'issue',
+      operationId: `issueCreate${kind}Attachment`, summary: `Create ${what} attachment (multipart/form-data \`attachment\`, or the raw file with \`name\`)`,
+      schema: { params, querystring: uploadQuery, response: attachment(201) } },
+    { method: 'GET', path: `${base}/assets/:attachment_id`, auth: 'optional', handler: h.get, scope: 'issue',
+      operationId: `issueGet${kind}Attachment`, summary: `Get ${what} attachment`,
+      schema: { params: itemParams, response: attachment(200) } },
+    { method: 'PATCH', path: `${base}/assets/:attachment_id`, auth: 'user', body: 'json', handler: h.edit, scope: 'issue',
+      operationId: `issueEdit${kind}Attachment`, summary: `Edit ${what} attachment`,
+      schema: { params: itemParams, body: editAssetBody, response: attachment(201) } },
+    { method: 'DELETE', path: `${base}/assets/:attachment_id`, auth: 'user', handler: h.remove, scope: 'issue',
+      operationId: `issueDelete${kind}Attachment`, summary: `Delete ${what} attachment`,
+      schema: { params: itemParams } },
+  ] as RouteDef[];
+}
 const release = (status: number) => ({ [status]: { $ref: 'forgekit/Release' } });
 const attachment = (status: number) => ({ [status]: { $ref: 'forgekit/Attachment' } });
 
 export default definePlugin<Releases, ReleaseSettings>({
   name: 'releases',
   dependencies: ['users', 'repos', 'git'],
+  optionalDependencies: ['issues'],
   settings: {
     type: 'object', additionalProperties: false,
     properties: {
@@ -68,12 +90,31 @@ export default definePlugin<Releases, ReleaseSettings>({
     },
   },
   collections: [{ name: RELEASES, indexes: RELEASE_INDEXES }, { name: ATTACHMENTS, indexes: ATTACHMENT_INDEXES }],
-  schemas: [AttachmentSchema, AttachmentListSchema, ReleaseSchema, ReleaseListSchema],
+  schemas: [ReleaseSchema, ReleaseListSchema],
   async start(ctx) {
     const service = new Releases(ctx);
     await service.files.start();
     ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
+    // Issue and comment attachments: shown in the issues plugin's `assets`, removed with their issue or comment.
+    if (ctx.services.has('issues')) {
+      const root = ctx.urls.root;
+      const toMap = (rows: AttachmentRecord[], key: (a: AttachmentRecord) => number) => {
+        const out = new Map<number, Array<Record<string, unknown>>>();
+        for (const a of rows) {
+          const list = out.get(key(a)) ?? [];
+          list.push(attachmentToApi(root, a));
+          out.set(key(a), list);
+        }
+        return out;
+      };
+      ctx.services.get('issues').setAssetSource(async (issueIds, commentIds) => {
+        const { issues, comments } = await service.ofIssues(issueIds, commentIds);
+        return { issues: toMap(issues, (a) => a.issueId ?? 0), comments: toMap(comments, (a) => a.commentId ?? 0) };
+      });
+      ctx.events.on('issue.changed', (e) => (e.action === 'deleted' ? service.onIssueGone(e.issueId) : undefined));
+      ctx.events.on('issue_comment.changed', (e) => (e.action === 'deleted' ? service.onIssueGone(e.issueId, Number(e.comment.id)) : undefined));
+    }
     ctx.events.on('git.ref.deleted', ({ repo, ref, refType }) => (refType === 'tag' ? service.onTagDeleted(repo, ref) : undefined));
     return service;
   },
@@ -151,5 +192,7 @@ export default definePlugin<Releases, ReleaseSettings>({
       operationId: 'forgekitDownloadAttachment', summary: 'Download an attachment (browser_download_url)', scope: 'repository',
       schema: { params: paramsSchema({ uuid: { type: 'string', minLength: 1, maxLength: 64 } }) },
     },
+    ...attachmentRoutes('Issue', `${I}/:index`, issueParams, issueAssetParams, issueAssets),
+    ...attachmentRoutes('IssueComment', `${I}/comments/:id`, idParams, assetParams, commentAssets),
   ],
 });

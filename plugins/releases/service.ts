@@ -1,6 +1,7 @@
 // Releases of a repository and their attachments: records, the tags releases are made from (through the git
 // service's push rules, like any API ref change), attachment files, and the `release.changed` events.
 import type { ReleasesService } from '../../schemas/contracts/releases.js';
+import { attachmentToApi } from './convert.js';
 import { fail, ForgeError } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
@@ -242,11 +243,22 @@ export class Releases implements ReleasesService {
   }
 
   async addAttachment(repo: RepoRecord, release: ReleaseRecord, caller: Caller, received: Received): Promise<AttachmentRecord> {
+    return this.attach(repo, { releaseId: release.id }, caller, received,
+      async () => (await this.releases.findOne({ id: release.id }, { projection: { id: 1 } })) !== null);
+  }
+
+  /**
+   * Records a received file as attached to `to`; `stillThere` is asked afterwards, and when what it was attached to
+   * went meanwhile (deleted while the file came in) nothing stays behind and the answer is 404.
+   */
+  async attach(repo: RepoRecord, to: { releaseId?: number; issueId?: number; commentId?: number }, caller: Caller, received: Received,
+    stillThere: () => Promise<boolean>): Promise<AttachmentRecord> {
     const record: AttachmentRecord = {
       id: await this.ctx.store.nextId(ATTACHMENTS),
       uuid: received.uuid,
       repoId: repo.id,
-      releaseId: release.id,
+      releaseId: to.releaseId ?? 0,
+      ...(to.issueId ? { issueId: to.issueId, commentId: to.commentId ?? 0 } : {}),
       uploaderId: caller.id,
       name: received.name,
       size: received.size,
@@ -260,12 +272,26 @@ export class Releases implements ReleasesService {
       throw err;
     }
     await this.repos.incrementCounter(repo.id, 'attachmentsSize', received.size);
-    // The release was deleted while the file came in: nothing may stay behind.
-    if (!(await this.releases.findOne({ id: release.id }, { projection: { id: 1 } }))) {
+    if (!(await stillThere())) {
       await this.removeAttachment(record);
       throw fail.notFound();
     }
     return record;
+  }
+
+  /** Attachments of issues (their own: commentId 0) and of comments, in upload order. */
+  async ofIssues(issueIds: readonly number[], commentIds: readonly number[]): Promise<{ issues: AttachmentRecord[]; comments: AttachmentRecord[] }> {
+    const [issues, comments] = await Promise.all([
+      issueIds.length ? this.attachments.find({ issueId: { $in: [...issueIds] }, commentId: 0 }, { sort: { id: 1 } }) : Promise.resolve([]),
+      commentIds.length ? this.attachments.find({ commentId: { $in: [...commentIds] } }, { sort: { id: 1 } }) : Promise.resolve([]),
+    ]);
+    return { issues, comments };
+  }
+
+  /** An issue or comment went: its files go (and the repository's size drops by theirs). */
+  async onIssueGone(issueId: number, commentId = 0): Promise<void> {
+    const filter = commentId ? { commentId } : { issueId };
+    for (const a of await this.attachments.find(filter)) await this.removeAttachment(a);
   }
 
   async renameAttachment(attachment: AttachmentRecord, name: string): Promise<AttachmentRecord> {
@@ -319,10 +345,7 @@ export class Releases implements ReleasesService {
     return {
       api,
       html: `${root}${full}`,
-      attachment: (a) => ({
-        id: a.id, name: a.name, size: a.size, download_count: a.downloadCount, created_at: a.createdAt, uuid: a.uuid,
-        browser_download_url: `${root}attachments/${a.uuid}`,
-      }),
+      attachment: (a) => attachmentToApi(root, a),
     };
   }
 }

@@ -29,7 +29,10 @@ export interface AttachmentRecord {
   /** The public handle (download URL) and the file's name on disk. */
   uuid: string;
   repoId: number;
+  /** What the file is attached to: a release, or an issue (commentId 0) or one of its comments; 0 for the others. */
   releaseId: number;
+  issueId?: number;
+  commentId?: number;
   uploaderId: number | null;
   /** The name shown and sent in Content-Disposition; never used on disk. */
   name: string;
@@ -50,4 +53,7 @@ export const ATTACHMENT_INDEXES: IndexSpec[] = [
   { fields: { uuid: 1 }, unique: true },
   { fields: { releaseId: 1, id: 1 } },
   { fields: { repoId: 1 } },
+  // An issue's own attachments (commentId 0) and a comment's, in upload order.
+  { fields: { issueId: 1, commentId: 1, id: 1 } },
+  { fields: { commentId: 1, id: 1 } },
 ];

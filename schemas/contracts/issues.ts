@@ -169,7 +169,17 @@ export interface IssuesService {
   milestoneById(repoId: number, id: number): Promise<MilestoneRecord | null>;
   /** Who is subscribed to the issue (its poster and commenters unless they unsubscribed, and explicit subscribers). */
   subscriberIds(issueId: number): Promise<number[]>;
+  commentById(id: number): Promise<CommentRecord | null>;
+  /**
+   * Where issues' and comments' `assets` come from (the releases plugin stores attachments and registers here; with
+   * none registered they are empty).
+   */
+  setAssetSource(source: IssueAssetSource): void;
 }
+
+/** Attachment API objects of issues (their own, not their comments') and of comments, by issue id and comment id. */
+export type IssueAssetSource = (issueIds: readonly number[], commentIds: readonly number[]) =>
+  Promise<{ issues: Map<number, Array<Record<string, unknown>>>; comments: Map<number, Array<Record<string, unknown>>> }>;
 
 declare module '../../core/plugin.js' {
   interface ForgeServices {

@@ -59,3 +59,43 @@ t.test('gitea-js release methods', async (t) => {
   t.equal((await api.repos.repoDeleteRelease('alice', 'proj', id)).status, 204);
   t.equal((await settle(api.repos.repoGetRelease('alice', 'proj', id))).status, 404);
 });
+
+t.test('gitea-js issue and comment attachment methods', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const alice = await f.createUser({ username: 'alice' });
+  const api = giteaClient(f, alice.token);
+  t.equal((await api.user.createCurrentUserRepo({ name: 'proj' })).status, 201);
+  const issue = (await api.repos.issueCreateIssue('alice', 'proj', { title: 'crash' })).data;
+  const file = new File([Buffer.from('stack trace\n')], 'trace.txt', { type: 'text/plain' });
+
+  const up = await api.repos.issueCreateIssueAttachment('alice', 'proj', issue.number!, { attachment: file });
+  t.equal(up.status, 201);
+  assertConforms(t, 'issueCreateIssueAttachment', up.data);
+  t.equal(up.data.name, 'trace.txt');
+  const listed = await api.repos.issueListIssueAttachments('alice', 'proj', issue.number!);
+  assertConforms(t, 'issueListIssueAttachments', listed.data);
+  t.same(listed.data.map((a) => a.id), [up.data.id]);
+  assertConforms(t, 'issueGetIssueAttachment', (await api.repos.issueGetIssueAttachment('alice', 'proj', issue.number!, up.data.id!)).data);
+  const renamed = await api.repos.issueEditIssueAttachment('alice', 'proj', issue.number!, up.data.id!, { name: 'trace-1.txt' });
+  assertConforms(t, 'issueEditIssueAttachment', renamed.data);
+  t.equal(renamed.data.name, 'trace-1.txt');
+  t.same((await api.repos.issueGetIssue('alice', 'proj', issue.number!)).data.assets?.map((a) => a.name), ['trace-1.txt']);
+  t.equal((await api.repos.issueDeleteIssueAttachment('alice', 'proj', issue.number!, up.data.id!)).status, 204);
+  t.equal((await settle(api.repos.issueGetIssueAttachment('alice', 'proj', issue.number!, up.data.id!))).status, 404);
+
+  const comment = (await api.repos.issueCreateComment('alice', 'proj', issue.number!, { body: 'log attached' })).data;
+  const cup = await api.repos.issueCreateIssueCommentAttachment('alice', 'proj', comment.id!, { attachment: file }, { name: 'log.txt' });
+  t.equal(cup.status, 201);
+  assertConforms(t, 'issueCreateIssueCommentAttachment', cup.data);
+  t.equal(cup.data.name, 'log.txt');
+  const clisted = await api.repos.issueListIssueCommentAttachments('alice', 'proj', comment.id!);
+  assertConforms(t, 'issueListIssueCommentAttachments', clisted.data);
+  t.same(clisted.data.map((a) => a.id), [cup.data.id]);
+  assertConforms(t, 'issueGetIssueCommentAttachment', (await api.repos.issueGetIssueCommentAttachment('alice', 'proj', comment.id!, cup.data.id!)).data);
+  const crenamed = await api.repos.issueEditIssueCommentAttachment('alice', 'proj', comment.id!, cup.data.id!, { name: 'log-1.txt' });
+  assertConforms(t, 'issueEditIssueCommentAttachment', crenamed.data);
+  t.same((await api.repos.issueGetComment('alice', 'proj', comment.id!)).data.assets?.map((a) => a.name), ['log-1.txt']);
+  t.equal((await api.repos.issueDeleteIssueCommentAttachment('alice', 'proj', comment.id!, cup.data.id!)).status, 204);
+  t.same((await api.repos.issueListIssueCommentAttachments('alice', 'proj', comment.id!)).data, []);
+});
