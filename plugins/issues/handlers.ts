@@ -428,7 +428,7 @@ export async function listSubscriptions(rc: Rc<{ owner: string; repo: string; in
   const found = await issueOf(rc);
   const s = service(rc);
   const win = window(rc);
-  const filter = { issueId: found.issue.id };
+  const filter = { issueId: found.issue.id, isWatching: { $ne: false } };
   const [total, rows] = await Promise.all([s.watches.count(filter), s.watches.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
   const users = await s.render.usersById(rows.map((r) => r.userId), rc.caller);
   return { status: 200, body: rows.map((r) => users.get(r.userId)).filter((u) => u !== undefined), headers: pageHeaders(rc, total, win) };
@@ -438,13 +438,13 @@ export async function listSubscriptions(rc: Rc<{ owner: string; repo: string; in
 export async function checkSubscription(rc: Rc<{ owner: string; repo: string; index: number }>): Promise<Reply> {
   const found = await issueOf(rc);
   const s = service(rc);
-  const row = await s.watches.findOne({ issueId: found.issue.id, userId: rc.caller!.id });
+  const { subscribed, row } = await s.isSubscribed(found.issue, rc.caller!.id);
   const api = rc.app.urls.api;
   const fullName = `${found.owner.login}/${found.repo.name}`;
   return {
     status: 200,
     body: {
-      subscribed: row !== null, ignored: false, reason: null, created_at: row?.createdAt ?? found.issue.createdAt,
+      subscribed, ignored: false, reason: null, created_at: row?.createdAt ?? found.issue.createdAt,
       url: `${api}repos/${fullName}/issues/${found.issue.number}`, repository_url: `${api}repos/${fullName}`,
     },
   };
@@ -465,7 +465,7 @@ export async function addSubscription(rc: Rc<{ owner: string; repo: string; inde
   if (target.id !== rc.caller!.id && (await service(rc).repos.accessMode({ id: target.id, login: target.login, isAdmin: target.isAdmin === true, via: 'token' }, found.repo)) < ACCESS.read) {
     throw fail.validation('user', `${target.login} cannot read this repository`);
   }
-  const added = await service(rc).watch(found.issue, target.id);
+  const added = await service(rc).watch(found.issue, target.id, true);
   return { status: added ? 201 : 200 };
 }
 

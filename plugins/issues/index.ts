@@ -130,7 +130,7 @@ export default definePlugin<IssuesService>({
     additionalProperties: false,
   },
   dependencies: ['users', 'repos'],
-  optionalDependencies: ['orgs', 'markup'],
+  optionalDependencies: ['orgs', 'markup', 'watch'],
   schemas: ISSUE_SCHEMAS as JsonSchema[],
   collections: COLLECTIONS,
   async start(ctx) {

@@ -121,6 +121,8 @@ export interface WatchRecord extends Doc {
   repoId: number;
   issueId: number;
   userId: number;
+  /** false: the user unsubscribed (Gitea's is_watching): no notifications about the issue, repository watch or not. */
+  isWatching?: boolean;
   createdAt: string;
 }
 
@@ -741,10 +743,18 @@ export class Issues implements IssuesService {
 
   // ---- subscriptions ----
 
-  async watch(issue: IssueRecord, userId: number): Promise<boolean> {
-    if (await this.watches.findOne({ issueId: issue.id, userId })) return false;
+  /**
+   * Subscribes the user; true when that changed anything. `explicit` (the subscription routes) overrides an earlier
+   * unsubscribe; the automatic subscription of posters and commenters does not (Gitea keeps an is_watching=false row).
+   */
+  async watch(issue: IssueRecord, userId: number, explicit = false): Promise<boolean> {
+    const row = await this.watches.findOne({ issueId: issue.id, userId });
+    if (row) {
+      if (row.isWatching !== false || !explicit) return false;
+      return (await this.watches.updateOne({ id: row.id, isWatching: false }, { $set: { isWatching: true } })).modified > 0;
+    }
     try {
-      await this.watches.insertOne({ id: await this.ctx.store.nextId(WATCHES), repoId: issue.repoId, issueId: issue.id, userId, createdAt: nowRfc3339() });
+      await this.watches.insertOne({ id: await this.ctx.store.nextId(WATCHES), repoId: issue.repoId, issueId: issue.id, userId, isWatching: true, createdAt: nowRfc3339() });
       return true;
     } catch (err) {
       if (isDuplicateKeyError(err)) return false;
@@ -752,8 +762,36 @@ export class Issues implements IssuesService {
     }
   }
 
+  /**
+   * Unsubscribes the user (Gitea's CreateOrUpdateIssueWatch(false)): the row stays as is_watching=false, so watching
+   * the repository no longer brings this issue's notifications. True when the user was subscribed (by the issue or
+   * by watching the repository).
+   */
   async unwatch(issue: IssueRecord, userId: number): Promise<boolean> {
-    return (await this.watches.deleteOne({ issueId: issue.id, userId })) > 0;
+    const row = await this.watches.findOne({ issueId: issue.id, userId });
+    if (row) {
+      if (row.isWatching === false) return false;
+      return (await this.watches.updateOne({ id: row.id }, { $set: { isWatching: false } })).modified > 0;
+    }
+    const byRepo = await this.watchesRepo(userId, issue.repoId);
+    try {
+      await this.watches.insertOne({ id: await this.ctx.store.nextId(WATCHES), repoId: issue.repoId, issueId: issue.id, userId, isWatching: false, createdAt: nowRfc3339() });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      return this.unwatch(issue, userId);
+    }
+    return byRepo;
+  }
+
+  /** Whether the user watches the repository (the watch plugin, when enabled). */
+  watchesRepo(userId: number, repoId: number): Promise<boolean> {
+    return this.ctx.services.has('watch') ? this.ctx.services.get('watch').isWatching(userId, repoId) : Promise.resolve(false);
+  }
+
+  /** Gitea's CheckIssueWatch: the user's own row decides; without one, watching the repository subscribes. */
+  async isSubscribed(issue: IssueRecord, userId: number): Promise<{ subscribed: boolean; row: WatchRecord | null }> {
+    const row = await this.watches.findOne({ issueId: issue.id, userId });
+    return { subscribed: row ? row.isWatching !== false : await this.watchesRepo(userId, issue.repoId), row };
   }
 
   /** Attachments of issues and comments (IssuesService.setAssetSource); none until a plugin registers. */
@@ -768,7 +806,11 @@ export class Issues implements IssuesService {
   }
 
   async subscriberIds(issueId: number): Promise<number[]> {
-    return (await this.watches.find({ issueId }, { projection: { userId: 1 } })).map((r) => r.userId);
+    return (await this.watches.find({ issueId, isWatching: { $ne: false } }, { projection: { userId: 1 } })).map((r) => r.userId);
+  }
+
+  async unsubscribedIds(issueId: number): Promise<number[]> {
+    return (await this.watches.find({ issueId, isWatching: false }, { projection: { userId: 1 } })).map((r) => r.userId);
   }
 
   // ---- reactions ----

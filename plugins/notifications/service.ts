@@ -132,11 +132,14 @@ export class Notifications {
     if (h.audience === 'all') {
       const issues: IssuesService | null = this.ctx.services.has('issues') ? this.ctx.services.get('issues') : null;
       const watch: WatchService | null = this.ctx.services.has('watch') ? this.ctx.services.get('watch') : null;
-      const [subscribers, watchers] = await Promise.all([
+      const [subscribers, watchers, unsubscribed] = await Promise.all([
         issues ? issues.subscriberIds(h.issueId) : Promise.resolve([]),
         watch ? watch.watcherIds(h.repo.id) : Promise.resolve([]),
+        issues ? issues.unsubscribedIds(h.issueId) : Promise.resolve([]),
       ]);
-      receivers = [...subscribers, ...watchers];
+      // Gitea: those who unsubscribed from the issue hear nothing about it, watching the repository or not.
+      const out = new Set(unsubscribed);
+      receivers = [...subscribers, ...watchers].filter((id) => !out.has(id));
     } else {
       receivers = h.audience;
     }

@@ -26,6 +26,10 @@ export class Watches extends RepoRelations<WatchRow> implements WatchService {
     return row;
   }
 
+  async isWatching(uid: number, repoId: number): Promise<boolean> {
+    return (await this.rows.findOne({ uid, repoId }, { projection: { id: 1 } })) !== null;
+  }
+
   async watcherIds(repoId: number): Promise<number[]> {
     return (await this.rows.find({ repoId }, { projection: { uid: 1 } })).map((r) => r.uid);
   }

@@ -169,6 +169,8 @@ export interface IssuesService {
   milestoneById(repoId: number, id: number): Promise<MilestoneRecord | null>;
   /** Who is subscribed to the issue (its poster and commenters unless they unsubscribed, and explicit subscribers). */
   subscriberIds(issueId: number): Promise<number[]>;
+  /** Who unsubscribed from the issue: they hear nothing about it, even while watching its repository (Gitea). */
+  unsubscribedIds(issueId: number): Promise<number[]>;
   commentById(id: number): Promise<CommentRecord | null>;
   /**
    * Where issues' and comments' `assets` come from (the releases plugin stores attachments and registers here; with

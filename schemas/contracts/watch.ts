@@ -3,4 +3,6 @@
 export interface WatchService {
   /** Ids of the accounts watching the repository. */
   watcherIds(repoId: number): Promise<number[]>;
+  /** Whether the account watches the repository. */
+  isWatching(uid: number, repoId: number): Promise<boolean>;
 }

@@ -181,4 +181,30 @@ t.test('notifications', async (t) => {
     t.equal((await f.request('DELETE', `/repos/${full}`, { token: alice.token })).status, 204);
     t.equal((await threads(bob, '?all=true')).total, before.total - inRepo);
   });
+
+  t.test('unsubscribing from an issue silences it, even for a watcher of the repository (Gitea\'s is_watching)', async (t) => {
+    const qfull = (await createRepo(f, alice, 'quiet')).full_name;
+    t.equal((await f.request('PUT', `/repos/${qfull}/subscription`, { token: bob.token })).status, 200);
+    const quiet = (await f.request('POST', `/repos/${qfull}/issues`, { token: alice.token, json: { title: 'Quiet please' } })).json;
+    const loud = (await f.request('POST', `/repos/${qfull}/issues`, { token: alice.token, json: { title: 'Loud' } })).json;
+    const check = async () => (await f.request('GET', `/repos/${qfull}/issues/${quiet.number}/subscriptions/check`, { token: bob.token })).json.subscribed;
+    t.equal(await check(), true, 'bob watches the repository: subscribed');
+    t.equal((await f.request('DELETE', `/repos/${qfull}/issues/${quiet.number}/subscriptions/${bob.username}`, { token: bob.token })).status, 201, 'unsubscribed');
+    t.equal((await f.request('DELETE', `/repos/${qfull}/issues/${quiet.number}/subscriptions/${bob.username}`, { token: bob.token })).status, 200, 'already');
+    t.equal(await check(), false);
+    t.notOk((await f.request('GET', `/repos/${qfull}/issues/${quiet.number}/subscriptions`)).json.some((u: any) => u.login === bob.username));
+    t.equal((await f.request('PUT', '/notifications', { token: bob.token })).status, 205);
+    await f.request('POST', `/repos/${qfull}/issues/${quiet.number}/comments`, { token: alice.token, json: { body: 'shh' } });
+    await f.request('POST', `/repos/${qfull}/issues/${loud.number}/comments`, { token: alice.token, json: { body: 'HEY' } });
+    const unreadTitles = (await threads(bob, '?status-types=unread')).list.map((x) => x.subject.title);
+    t.ok(unreadTitles.includes('Loud'), 'the other issue still reaches the watcher');
+    t.notOk(unreadTitles.includes('Quiet please'), 'the unsubscribed issue does not');
+    // Commenting does not subscribe again (the explicit choice stands); subscribing again does.
+    await f.request('POST', `/repos/${qfull}/issues/${quiet.number}/comments`, { token: bob.token, json: { body: 'fine' } });
+    t.equal(await check(), false, 'a comment keeps the unsubscribe');
+    t.equal((await f.request('PUT', `/repos/${qfull}/issues/${quiet.number}/subscriptions/${bob.username}`, { token: bob.token })).status, 201);
+    t.equal(await check(), true);
+    await f.request('POST', `/repos/${qfull}/issues/${quiet.number}/comments`, { token: alice.token, json: { body: 'back' } });
+    t.ok((await threads(bob, '?status-types=unread')).list.some((x) => x.subject.title === 'Quiet please'), 'subscribed again: notified');
+  });
 });
