@@ -80,8 +80,9 @@ export class AttachmentFiles {
     return path.join(this.root, uuid.slice(0, 2), uuid);
   }
 
-  open(uuid: string): ReadStream {
-    return createReadStream(this.pathOf(uuid));
+  /** The file, or the bytes `start`..`end` (inclusive) of it. */
+  open(uuid: string, range?: { start: number; end: number }): ReadStream {
+    return createReadStream(this.pathOf(uuid), range);
   }
 
   async size(uuid: string): Promise<number | null> {

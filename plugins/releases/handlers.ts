@@ -220,7 +220,49 @@ export async function download(rc: RequestContext<{ uuid: string }>): Promise<Re
     res.end();
     return;
   }
-  await s.counted(asset);
+  headers['Accept-Ranges'] = 'bytes';
+  const ifRange = rc.req.headers['if-range'];
+  const range = byteRange(rc.req.headers.range, size, Array.isArray(ifRange) ? ifRange[0] : ifRange, etag);
+  if (range === 'unsatisfiable') {
+    res.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}` });
+    res.end();
+    return;
+  }
+  // HEAD: the headers a GET would send, no body, not counted as a download.
+  const head = rc.req.method === 'HEAD';
+  if (!head) await s.counted(asset);
+  if (range) {
+    res.writeHead(206, { ...headers, 'Content-Range': `bytes ${range.start}-${range.end}/${size}`, 'Content-Length': range.end - range.start + 1 });
+    if (head) res.end();
+    else await pipeline(s.files.open(asset.uuid, range), res);
+    return;
+  }
   res.writeHead(200, { ...headers, 'Content-Length': size });
-  await pipeline(s.files.open(asset.uuid), res);
+  if (head) res.end();
+  else await pipeline(s.files.open(asset.uuid), res);
+}
+
+/**
+ * One `Range: bytes=…` of RFC 9110 (first-last, first-, -suffix) over a file of `size` bytes: the bytes to send, null
+ * for the whole file (no range, several ranges, another unit, or an `If-Range` that no longer matches), or
+ * 'unsatisfiable' (416).
+ */
+export function byteRange(header: string | undefined, size: number, ifRange: string | undefined, etag: string): { start: number; end: number } | null | 'unsatisfiable' {
+  if (!header || (ifRange !== undefined && ifRange !== etag)) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (m[2] !== '' && Number(m[2]) < start) return null;
+  }
+  if (start >= size || size === 0) return 'unsatisfiable';
+  return { start, end };
 }

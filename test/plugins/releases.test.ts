@@ -247,6 +247,31 @@ t.test('releases', async (t) => {
     t.equal(again.status, 304);
     t.equal((await f.request('GET', `${base}/${v1.id}/assets/${a.id}`)).json.download_count, 1);
 
+    // HEAD: the headers of a GET, no body, not a download; Range: one byte range (206), unsatisfiable (416).
+    const head = await fetch(a.browser_download_url, { method: 'HEAD' });
+    t.equal(head.status, 200);
+    t.equal(head.headers.get('content-length'), String(content.length));
+    t.equal(head.headers.get('accept-ranges'), 'bytes');
+    t.equal((await head.arrayBuffer()).byteLength, 0);
+    const part = await fetch(a.browser_download_url, { headers: { Range: 'bytes=2-5' } });
+    t.equal(part.status, 206);
+    t.equal(part.headers.get('content-range'), `bytes 2-5/${content.length}`);
+    t.ok(Buffer.from(await part.arrayBuffer()).equals(content.subarray(2, 6)), 'bytes 2..5');
+    const tail = await fetch(a.browser_download_url, { headers: { Range: 'bytes=-3' } });
+    t.equal(tail.status, 206);
+    t.ok(Buffer.from(await tail.arrayBuffer()).equals(content.subarray(content.length - 3)), 'the last 3 bytes');
+    const open = await fetch(a.browser_download_url, { headers: { Range: `bytes=${content.length - 1}-` } });
+    t.equal(open.headers.get('content-range'), `bytes ${content.length - 1}-${content.length - 1}/${content.length}`);
+    await open.arrayBuffer();
+    const beyond = await fetch(a.browser_download_url, { headers: { Range: `bytes=${content.length}-` } });
+    t.equal(beyond.status, 416);
+    t.equal(beyond.headers.get('content-range'), `bytes */${content.length}`);
+    await beyond.arrayBuffer();
+    const stale = await fetch(a.browser_download_url, { headers: { Range: 'bytes=0-1', 'If-Range': '"another"' } });
+    t.equal(stale.status, 200, 'If-Range that does not match: the whole file');
+    await stale.arrayBuffer();
+    t.equal((await f.request('GET', `${base}/${v1.id}/assets/${a.id}`)).json.download_count, 5, 'GETs counted, HEAD and 416 not');
+
     const renamed = await f.request('PATCH', `${base}/${v1.id}/assets/${a.id}`, { token: writer.token, json: { name: 'dir/../ünïcode "x".bin' } });
     t.equal(renamed.status, 201);
     t.equal(renamed.json.name, 'ünïcode "x".bin', 'only the last path segment');
