@@ -33,6 +33,10 @@ const listPullsQuery = listQuery({
   base_branch: { type: 'string', maxLength: 255 },
 });
 
+/** Gitea's PullReviewRequestOptions. */
+const reviewerNames = { type: ['array', 'null'], maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 255 } } as const;
+const reviewRequestsBody = { type: 'object', additionalProperties: false, properties: { reviewers: reviewerNames, team_reviewers: reviewerNames } } as const;
+
 const R = '/repos/:owner/:repo/pulls';
 type Def = Omit<RouteDef, 'scope'>;
 const routes: Def[] = [
@@ -47,9 +51,9 @@ const routes: Def[] = [
   { method: 'GET', path: `${R}/:index/merge`, auth: 'optional', operationId: 'repoPullRequestIsMerged', summary: 'Check if a pull request has been merged (204, or 404)', schema: { params: pullParams, response: empty }, handler: h.isMerged },
   { method: 'POST', path: `${R}/:index/merge`, auth: 'user', body: 'json', operationId: 'repoMergePullRequest', summary: 'Merge a pull request', schema: { params: pullParams, body: mergeBody, response: ok }, handler: h.mergePull },
   { method: 'POST', path: `${R}/:index/update`, auth: 'user', operationId: 'repoUpdatePullRequest', summary: "Merge PR's baseBranch into headBranch", schema: { params: pullParams, querystring: { type: 'object', properties: { style: { type: 'string', enum: ['merge', 'rebase'] } } }, response: ok }, handler: h.updatePull },
-  // gitea-js sends both requested_reviewers bodies without a Content-Type: read as text, parsed and checked by the handler.
-  { method: 'POST', path: `${R}/:index/requested_reviewers`, auth: 'user', body: 'text', operationId: 'repoCreatePullReviewRequests', summary: 'Create review requests for a pull request (JSON body, any Content-Type)', schema: { params: pullParams, response: { 201: ref('PullReviewList') } }, handler: r.addReviewRequests },
-  { method: 'DELETE', path: `${R}/:index/requested_reviewers`, auth: 'user', body: 'text', operationId: 'repoDeletePullReviewRequests', summary: 'Cancel review requests for a pull request (JSON body, any Content-Type)', schema: { params: pullParams, response: empty }, handler: r.removeReviewRequests },
+  // gitea-js sends both requested_reviewers bodies without a Content-Type: JSON taken as text/plain or untyped too.
+  { method: 'POST', path: `${R}/:index/requested_reviewers`, auth: 'user', body: 'json', textPlainJson: true, bodyOptional: true, operationId: 'repoCreatePullReviewRequests', summary: 'Create review requests for a pull request', schema: { params: pullParams, body: reviewRequestsBody, response: { 201: ref('PullReviewList') } }, handler: r.addReviewRequests },
+  { method: 'DELETE', path: `${R}/:index/requested_reviewers`, auth: 'user', body: 'json', textPlainJson: true, bodyOptional: true, operationId: 'repoDeletePullReviewRequests', summary: 'Cancel review requests for a pull request', schema: { params: pullParams, body: reviewRequestsBody, response: empty }, handler: r.removeReviewRequests },
   { method: 'GET', path: `${R}/:index/reviews`, auth: 'optional', operationId: 'repoListPullReviews', summary: 'List all reviews for a pull request', schema: { params: pullParams, querystring: listQuery(), response: { 200: ref('PullReviewList') } }, handler: r.listReviews },
   { method: 'POST', path: `${R}/:index/reviews`, auth: 'user', body: 'json', operationId: 'repoCreatePullReview', summary: 'Create a review to an pull request', schema: { params: pullParams, body: createReviewBody, response: { 200: ref('PullReview') } }, handler: r.createReview },
   { method: 'GET', path: `${R}/:index/reviews/:id`, auth: 'optional', operationId: 'repoGetPullReview', summary: 'Get a specific review for a pull request', schema: { params: reviewParams, response: { 200: ref('PullReview') } }, handler: r.getReview },

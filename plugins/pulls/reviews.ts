@@ -1,6 +1,6 @@
 // Review routes: list, get, create (pending or submitted), submit, delete, dismiss/undismiss, line comments, and
 // requested reviewers (users and teams).
-import { fail, ForgeError } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Reply } from '../../core/plugin.js';
 import { nowRfc3339 } from '../../core/time.js';
@@ -239,8 +239,8 @@ export async function undismissReview(rc: Rc<ReviewParams>): Promise<Reply> {
 }
 
 interface RequestBody {
-  reviewers?: string[];
-  team_reviewers?: string[];
+  reviewers?: string[] | null;
+  team_reviewers?: string[] | null;
 }
 
 async function resolveRequests(rc: Rc<PullParams, unknown, RequestBody>) {
@@ -273,8 +273,8 @@ async function resolveRequests(rc: Rc<PullParams, unknown, RequestBody>) {
 }
 
 /** POST /repos/{owner}/{repo}/pulls/{index}/requested_reviewers: 201 with the review requests. */
-export async function addReviewRequests(rc: Rc<PullParams, unknown, string>): Promise<Reply> {
-  const { found, userIds, teamIds } = await resolveRequests({ ...rc, body: parseRequests(rc.body) } as Rc<PullParams, unknown, RequestBody>);
+export async function addReviewRequests(rc: Rc<PullParams, unknown, RequestBody>): Promise<Reply> {
+  const { found, userIds, teamIds } = await resolveRequests(rc);
   const s = service(rc);
   s.repos.assertWritable(found.repo);
   const rows: ReviewRecord[] = [];
@@ -284,8 +284,8 @@ export async function addReviewRequests(rc: Rc<PullParams, unknown, string>): Pr
 }
 
 /** DELETE /repos/{owner}/{repo}/pulls/{index}/requested_reviewers: 204. */
-export async function removeReviewRequests(rc: Rc<PullParams, unknown, string>): Promise<Reply> {
-  const { found, userIds, teamIds } = await resolveRequests({ ...rc, body: parseRequests(rc.body) } as Rc<PullParams, unknown, RequestBody>);
+export async function removeReviewRequests(rc: Rc<PullParams, unknown, RequestBody>): Promise<Reply> {
+  const { found, userIds, teamIds } = await resolveRequests(rc);
   const s = service(rc);
   s.repos.assertWritable(found.repo);
   for (const id of userIds) await s.removeReviewRequest(found.c.pr, rc.caller!, id, 0);
@@ -293,24 +293,3 @@ export async function removeReviewRequests(rc: Rc<PullParams, unknown, string>):
   return { status: 204 };
 }
 
-/** A PullReviewRequestOptions body read as text (see the route): bad JSON 400, a wrong shape 422. */
-function parseRequests(text: string): RequestBody {
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ForgeError('BAD_JSON', 'the request body is not well-formed JSON');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail.validation('body', 'must be an object');
-  const out: RequestBody = {};
-  for (const key of ['reviewers', 'team_reviewers'] as const) {
-    const list = (value as Record<string, unknown>)[key];
-    if (list === undefined || list === null) continue;
-    if (!Array.isArray(list) || list.length > 100 || !list.every((n) => typeof n === 'string' && n.length > 0 && n.length <= 255)) {
-      throw fail.validation(key, 'must be a list of names');
-    }
-    out[key] = list as string[];
-  }
-  return out;
-}
