@@ -1,5 +1,5 @@
 // The orgs routes: organizations, their teams, membership and public membership. One function per operation.
-import { ForgeError, fail } from '../../core/errors.js';
+import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, Reply, RequestContext } from '../../core/plugin.js';
 import type { Account, AccountVisibility, TeamPermission, TeamRecord } from '../../schemas/services.js';
@@ -397,18 +397,10 @@ export async function removeOrgMember(rc: Rc<{ org: string; username: string }>)
  * POST /orgs/{org}/avatar — owners; Gitea's UpdateUserAvatarOption `{image}` (base64). Read as text and parsed here
  * whatever the Content-Type: gitea-js sends this body as text/plain (Gitea's swagger names no media type).
  */
-export async function updateOrgAvatar(rc: Rc<{ org: string }, unknown, string>): Promise<Reply> {
+export async function updateOrgAvatar(rc: Rc<{ org: string }, unknown, { image: string }>): Promise<Reply> {
   const org = await orgByName(rc, rc.params.org);
   if (!(await canManage(rc, org.id, rc.caller!))) throw fail.forbidden('only organization owners change its avatar');
-  let body: unknown;
-  try {
-    body = JSON.parse(rc.body);
-  } catch (err) {
-    throw new ForgeError('BAD_JSON', `malformed JSON body: ${(err as Error).message}`);
-  }
-  const image = (body as { image?: unknown } | null)?.image;
-  if (typeof image !== 'string' || image === '') throw fail.validation('body.image', 'must be a non-empty string');
-  await users(rc).setAvatar(org.id, image);
+  await users(rc).setAvatar(org.id, rc.body.image);
   return { status: 204 };
 }
 

@@ -121,10 +121,11 @@ export default definePlugin<OrgsService>({
     },
     {
       operationId: 'orgUpdateAvatar', summary: 'Update an organization\'s avatar (base64 PNG, JPEG, GIF or WebP)', scope: 'organization',
-      method: 'POST', path: '/orgs/:org/avatar', auth: 'user', body: 'text',
+      // gitea-js sends the UpdateUserAvatarOption untyped: JSON taken as text/plain or untyped too.
+      method: 'POST', path: '/orgs/:org/avatar', auth: 'user', body: 'json', textPlainJson: true,
       // base64 takes 4 bytes per 3 of the 1 MiB image; the decoded size is checked by the users service.
       bodyLimit: Math.ceil((1024 * 1024 * 4) / 3) + 4096, handler: h.updateOrgAvatar,
-      schema: { params: orgParams },
+      schema: { params: orgParams, body: { type: 'object', properties: { image: { type: 'string', minLength: 1 } }, required: ['image'] } },
     },
     {
       operationId: 'orgDeleteAvatar', summary: 'Delete an organization\'s avatar (back to the generated one)', scope: 'organization',
