@@ -10,11 +10,16 @@ export interface ApiDeployKey {
   fingerprint: string;
   created_at: string;
   read_only: boolean;
+  repository?: Record<string, unknown>;
 }
 
-/** `repoApiUrl` is `<api>repos/<owner>/<repo>/`. */
-export function toApiDeployKey(doc: DeployKeyRecord, repoApiUrl: string): ApiDeployKey {
+/**
+ * `repoApiUrl` is `<api>repos/<owner>/<repo>/`; `repository` (the Repository as the caller sees it) is embedded only
+ * for site admins and the repository's owner, as Gitea's appendPrivateInformation does.
+ */
+export function toApiDeployKey(doc: DeployKeyRecord, repoApiUrl: string, repository?: Record<string, unknown>): ApiDeployKey {
   return {
+    ...(repository ? { repository } : {}),
     id: doc.id,
     key_id: doc.keyId as number,
     key: doc.content,
@@ -38,6 +43,7 @@ export const DEPLOY_KEY_SCHEMA = {
     fingerprint: { type: 'string' },
     created_at: { type: 'string', format: 'date-time' },
     read_only: { type: 'boolean' },
+    repository: { $ref: 'forgekit/Repository' },
   },
   required: ['id', 'key_id', 'key', 'url', 'title', 'fingerprint', 'created_at', 'read_only'],
 } as const;

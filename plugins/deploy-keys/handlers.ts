@@ -19,14 +19,18 @@ function keys(rc: Rc<any, any, any>) {
 }
 
 /** The repository, for a caller with admin access (404 to those who cannot read it, 403 to readers). */
-async function adminRepo(rc: Rc<any, any, any>): Promise<{ repo: RepoRecord; base: string }> {
-  const { repo, owner } = await rc.app.services.get('repos').resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.admin);
-  return { repo, base: `${rc.app.urls.api}repos/${owner.login}/${repo.name}/` };
+async function adminRepo(rc: Rc<any, any, any>, withRepository = true): Promise<{ repo: RepoRecord; base: string; repository?: Record<string, unknown> }> {
+  const repos = rc.app.services.get('repos');
+  const { repo, owner } = await repos.resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.admin);
+  // Gitea embeds the repository for site admins and the repository's owner only.
+  const embed = withRepository && rc.caller !== null && (rc.caller.isAdmin || rc.caller.id === repo.ownerId);
+  const repository = embed ? (await repos.toApi([repo], rc.caller))[0] as Record<string, unknown> | undefined : undefined;
+  return { repo, base: `${rc.app.urls.api}repos/${owner.login}/${repo.name}/`, repository };
 }
 
 /** GET /repos/{owner}/{repo}/keys — optionally one key (`key_id`) or one fingerprint. */
 export async function list(rc: Rc<RepoParams, { page?: number; limit?: number; key_id?: number; fingerprint?: string }>): Promise<Reply> {
-  const { repo, base } = await adminRepo(rc);
+  const { repo, base, repository } = await adminRepo(rc);
   const filter: Record<string, unknown> = { repoId: repo.id };
   if (rc.query.key_id !== undefined) filter.keyId = rc.query.key_id;
   if (rc.query.fingerprint !== undefined) filter.fingerprint = rc.query.fingerprint;
@@ -35,15 +39,15 @@ export async function list(rc: Rc<RepoParams, { page?: number; limit?: number; k
     keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
     keys(rc).count(filter),
   ]);
-  return { status: 200, body: docs.map((d) => toApiDeployKey(d, base)), headers: pageHeaders(rc, total, win) };
+  return { status: 200, body: docs.map((d) => toApiDeployKey(d, base, repository)), headers: pageHeaders(rc, total, win) };
 }
 
 /** GET /repos/{owner}/{repo}/keys/{id} */
 export async function get(rc: Rc<RepoParams & { id: number }>): Promise<Reply> {
-  const { repo, base } = await adminRepo(rc);
+  const { repo, base, repository } = await adminRepo(rc);
   const doc = await keys(rc).findOne({ id: rc.params.id, repoId: repo.id });
   if (!doc) throw fail.notFound();
-  return { status: 200, body: toApiDeployKey(doc, base) };
+  return { status: 200, body: toApiDeployKey(doc, base, repository) };
 }
 
 /**
@@ -51,7 +55,7 @@ export async function get(rc: Rc<RepoParams & { id: number }>): Promise<Reply> {
  * same key may be deployed to several repositories and then shares its `key_id`.
  */
 export async function create(rc: Rc<RepoParams, {}, { title: string; key: string; read_only?: boolean }>): Promise<Reply> {
-  const { repo, base } = await adminRepo(rc);
+  const { repo, base, repository } = await adminRepo(rc);
   const sshKeys = rc.app.services.get('ssh-keys');
   const title = rc.body.title.trim();
   if (title === '') throw fail.validation('title', 'must not be empty');
@@ -83,12 +87,12 @@ export async function create(rc: Rc<RepoParams, {}, { title: string; key: string
     }
     throw err;
   }
-  return { status: 201, body: toApiDeployKey((await col.findOne({ id })) ?? doc, base) };
+  return { status: 201, body: toApiDeployKey((await col.findOne({ id })) ?? doc, base, repository) };
 }
 
 /** DELETE /repos/{owner}/{repo}/keys/{id} */
 export async function remove(rc: Rc<RepoParams & { id: number }>): Promise<Reply> {
-  const { repo } = await adminRepo(rc);
+  const { repo } = await adminRepo(rc, false);
   const removed = await keys(rc).deleteOne({ id: rc.params.id, repoId: repo.id });
   if (!removed) throw fail.notFound();
   return { status: 204 };
