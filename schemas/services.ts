@@ -163,6 +163,12 @@ export interface UsersService {
    * and webhook payloads carry instead of the address the API hides (decisions.md).
    */
   noreplyEmail(account: Pick<Account, 'login'>): string;
+  /**
+   * Who a commit forgekit writes for the account is from (auto-init, API file edits, tags, merges): its full name (or
+   * login) and its no-reply address, or its email when the account chose to show it (`hide_email: false`;
+   * decisions.md: a public clone must not reveal what the API hides).
+   */
+  commitIdentity(account: Account): { name: string; email: string };
   /** The API User shape for a viewer: email only for the account itself and site admins. */
   toApi(account: Account, viewer: Caller | null): ApiUser;
   /**

@@ -174,7 +174,8 @@ export async function createTag(rc: Rc<{ tag_name: string; message?: string; tar
   if (rc.body.message) {
     const account = await rc.app.services.get('users').byId(rc.caller!.id);
     if (!account) throw fail.unauthorized();
-    const tagger = `${account.fullName || account.login} <${s.ctx.services.get('users').noreplyEmail(account)}> ${Math.floor(Date.now() / 1000)} +0000`;
+    const who = s.ctx.services.get('users').commitIdentity(account);
+    const tagger = `${who.name} <${who.email}> ${Math.floor(Date.now() / 1000)} +0000`;
     let message = rc.body.message;
     if (!message.endsWith('\n')) message += '\n';
     // eslint-disable-next-line no-control-regex

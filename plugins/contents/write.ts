@@ -66,9 +66,9 @@ function cleanIdent(s: string): string {
 export class Writer {
   constructor(private readonly s: Contents) {}
 
-  /** The author/committer: as given, else the caller's name and no-reply address (decisions.md: emails stay hidden). */
+  /** The author/committer: as given, else the caller's commit identity (UsersService.commitIdentity: no-reply unless shown). */
   private identities(caller: Account, opts: CommitOptions): { author: { name: string; email: string }; committer: { name: string; email: string } } {
-    const fallback = { name: caller.fullName || caller.login, email: this.s.ctx.services.get('users').noreplyEmail(caller) };
+    const fallback = this.s.ctx.services.get('users').commitIdentity(caller);
     const pick = (x?: { name?: string; email?: string }) => ({
       name: cleanIdent(x?.name || '') || fallback.name,
       email: cleanIdent(x?.email || '') || fallback.email,

@@ -237,7 +237,7 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
    * never its email (decisions.md): an anonymous clone must not reveal what the API hides.
    */
   identity(owner: Account): { name: string; email: string } {
-    return { name: owner.fullName || owner.login, email: this.users.noreplyEmail(owner) };
+    return this.users.commitIdentity(owner);
   }
 
   /** Re-reads `empty`, `size` and the default branch from disk after a push, fork or sync. */

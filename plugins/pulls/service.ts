@@ -188,8 +188,8 @@ export class Pulls {
   }
 
   /** The no-reply identity of an account (decisions.md: commits forgekit writes never reveal an email). */
-  identity(account: Pick<Account, 'login' | 'fullName'>, date?: string): Identity {
-    return { name: account.fullName || account.login, email: this.users.noreplyEmail(account), ...(date ? { date } : {}) };
+  identity(account: Account, date?: string): Identity {
+    return { ...this.users.commitIdentity(account), ...(date ? { date } : {}) };
   }
 
   async side(repoId: number): Promise<{ repo: RepoRecord; owner: Account } | null> {

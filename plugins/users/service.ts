@@ -127,6 +127,10 @@ export class Users implements UsersService {
     return `${account.login.toLowerCase()}${this.noreplySuffix}`;
   }
 
+  commitIdentity(account: Account): { name: string; email: string } {
+    return { name: account.fullName || account.login, email: account.hideEmail === false && account.email ? account.email : this.noreplyEmail(account) };
+  }
+
   /** `@noreply.<host>`, lower case. */
   private get noreplySuffix(): string {
     return `@noreply.${new URL(this.ctx.urls.root).hostname || 'localhost'}`.toLowerCase();

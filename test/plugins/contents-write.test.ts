@@ -115,6 +115,20 @@ t.test('contents: writes', async (t) => {
     t.equal((await f.request('POST', `${A}/contents/y.md`, { token: alice.token, json: { content: '!!notbase64' } })).status, 422);
   });
 
+  t.test('an account that shows its email commits with it (hide_email: false); others with the no-reply address', async (t) => {
+    const shown = await f.createUser({ username: 'writer-dora', email: 'dora@example.org' });
+    t.equal((await f.request('PATCH', '/user/settings', { token: shown.token, json: { hide_email: false } })).status, 200);
+    t.equal((await f.request('POST', '/user/repos', { token: shown.token, json: { name: 'open' } })).status, 201);
+    const w = await f.request('POST', '/repos/writer-dora/open/contents/a.txt', { token: shown.token, json: { content: b64('a\n') } });
+    t.equal(w.status, 201, w.text);
+    t.match(w.json.commit.author, { name: 'writer-dora', email: 'dora@example.org' });
+    t.match(w.json.commit.committer, { name: 'writer-dora', email: 'dora@example.org' });
+    t.equal((await f.request('PATCH', '/user/settings', { token: shown.token, json: { hide_email: true } })).status, 200);
+    const hidden = await f.request('PUT', '/repos/writer-dora/open/contents/a.txt', { token: shown.token, json: { content: b64('b\n'), sha: w.json.content.sha } });
+    t.equal(hidden.status, 200, hidden.text);
+    t.match(hidden.json.commit.author, { email: 'writer-dora@noreply.127.0.0.1' }, 'hidden again: the no-reply address');
+  });
+
   t.test('concurrent writers never lose a commit', async (t) => {
     const before = Number((await f.request('GET', `${A}/commits?limit=1`)).headers.get('x-total-count'));
     const N = 8;
