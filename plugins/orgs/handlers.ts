@@ -110,6 +110,8 @@ async function createOrgFor(rc: Rc, owner: Account, body: CreateOrgBody): Promis
 export async function createOrg(rc: Rc<unknown, unknown, CreateOrgBody>): Promise<Reply> {
   const me = await users(rc).byId(rc.caller!.id);
   if (!me) throw fail.unauthorized();
+  // Gitea's CanCreateOrganization: site admins always; others unless an admin set allow_create_organization false.
+  if (!me.isAdmin && me.allowCreateOrganization === false) throw fail.forbidden('you are not allowed to create organizations');
   return createOrgFor(rc, me, rc.body);
 }
 

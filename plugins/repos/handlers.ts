@@ -73,6 +73,13 @@ export async function createUserRepo(rc: Rc<unknown, unknown, CreateRepoBody>): 
   return createFor(rc, me);
 }
 
+/** POST /admin/users/{username}/repos — a site admin creates a repository owned by that user (or organization). */
+export async function adminCreateRepo(rc: Rc<{ username: string }, unknown, CreateRepoBody>): Promise<Reply> {
+  const owner = await users(rc).byName(rc.params.username);
+  if (!owner) throw fail.notFound();
+  return createFor(rc, owner);
+}
+
 /** POST /org/{org}/repos — org owners (and site admins); unknown org 422, not an owner 403. */
 export async function createOrgRepo(rc: Rc<{ org: string }, unknown, CreateRepoBody>): Promise<Reply> {
   const org = await users(rc).byName(rc.params.org);

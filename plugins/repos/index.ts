@@ -76,6 +76,11 @@ export default definePlugin<ReposService, ReposSettings>({
       schema: { body: createRepoBody, response: repoResponse(201) },
     },
     {
+      operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user',
+      scope: 'admin', method: 'POST', path: '/admin/users/:username/repos', auth: 'admin', body: 'json', handler: h.adminCreateRepo,
+      schema: { params: paramsSchema({ username: nameParam }), body: createRepoBody, response: repoResponse(201) },
+    },
+    {
       operationId: 'createOrgRepoDeprecated', summary: 'Create a repository in an organization',
       scope: ['organization', 'repository'] as const, method: 'POST', path: '/org/:org/repos', auth: 'user', body: 'json', handler: h.createOrgRepo,
       schema: { params: paramsSchema({ org: nameParam }), body: createRepoBody, response: repoResponse(201) },

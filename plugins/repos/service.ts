@@ -272,6 +272,12 @@ export class Repos implements ReposService {
     if (await this.repos.findOne({ ownerId: owner.id, lowerName })) {
       throw fail.conflict(`repository ${owner.login}/${name} already exists`);
     }
+    // Gitea's CanCreateRepo: an owner's max_repo_creation (-1: no limit of its own) caps its repositories; site admins
+    // creating are not held to it.
+    const limit = typeof owner.maxRepoCreation === 'number' ? owner.maxRepoCreation : -1;
+    if (limit >= 0 && !creator?.isAdmin && (await this.repos.count({ ownerId: owner.id })) >= limit) {
+      throw fail.forbidden(`user has reached maximum limit of repositories [limit: ${limit}]`);
+    }
     const now = nowRfc3339();
     const record: RepoRecord = {
       id: await this.ctx.store.nextId(REPOS),

@@ -32,6 +32,10 @@ t.test('gitea-js admin methods', async (t) => {
   });
 
   t.test('organizations', async (t) => {
+    const repo = await settle(api.admin.adminCreateRepo('gjs-adm-user', { name: 'by-admin' }));
+    t.equal(repo.status, 201);
+    assertConforms(t, 'adminCreateRepo', repo.data);
+    t.equal(repo.data.full_name, 'gjs-adm-user/by-admin');
     const made = await settle(api.admin.adminCreateOrg('gjs-adm-user', { username: 'gjs-adm-org' }));
     t.equal(made.status, 201);
     assertConforms(t, 'adminCreateOrg', made.data);

@@ -105,8 +105,26 @@ t.test('admin users', async (t) => {
     t.match(res.json, { login: 'adm-erin', restricted: true, visibility: 'private', login_name: 'erin' });
   });
 
+  t.test('max_repo_creation and allow_create_organization are enforced (Gitea\'s CanCreateRepo, CanCreateOrganization)', async (t) => {
+    const erin = await f.createUser({ username: 'adm-quota' });
+    t.equal((await f.request('PATCH', '/admin/users/adm-quota', { token: admin, json: { login_name: 'adm-quota', source_id: 0, max_repo_creation: 1, allow_create_organization: false } })).status, 200);
+    t.equal((await f.request('POST', '/user/repos', { token: erin.token, json: { name: 'one' } })).status, 201);
+    const second = await f.request('POST', '/user/repos', { token: erin.token, json: { name: 'two' } });
+    t.equal(second.status, 403);
+    t.equal(second.json.message, 'user has reached maximum limit of repositories [limit: 1]');
+    t.equal((await f.request('POST', '/repos/adm-quota/one/forks', { token: erin.token, json: { name: 'one-copy' } })).status, 403, 'forks count too');
+    t.equal((await f.request('POST', '/admin/users/adm-quota/repos', { token: admin, json: { name: 'by-admin' } })).status, 201, 'a site admin is not held to it');
+    const org = await f.request('POST', '/orgs', { token: erin.token, json: { username: 'quota-org' } });
+    t.equal(org.status, 403, 'allow_create_organization: false');
+    t.equal((await f.request('PATCH', '/admin/users/adm-quota', { token: admin, json: { login_name: 'adm-quota', source_id: 0, max_repo_creation: -1, allow_create_organization: true } })).status, 200);
+    t.equal((await f.request('POST', '/user/repos', { token: erin.token, json: { name: 'two' } })).status, 201, '-1: no limit of its own');
+    t.equal((await f.request('POST', '/orgs', { token: erin.token, json: { username: 'quota-org' } })).status, 201);
+    t.equal((await f.request('DELETE', '/orgs/quota-org', { token: erin.token })).status, 204);
+  });
+
   t.test('GET /admin/orgs: every organization, whatever its visibility', async (t) => {
-    for (const name of ['adm-zorg', 'adm-aorg']) t.equal((await f.request('POST', '/orgs', { token: carol.token, json: { username: name } })).status, 201);
+    // carol may not create organizations any more (allow_create_organization: false above): dave does.
+    for (const name of ['adm-zorg', 'adm-aorg']) t.equal((await f.request('POST', '/orgs', { token: dave.token, json: { username: name } })).status, 201);
     const res = await f.request('GET', '/admin/orgs?limit=1', { token: admin });
     t.equal(res.status, 200);
     t.same(res.json.map((o: any) => o.username), ['adm-aorg']);
