@@ -263,6 +263,10 @@ export class Users implements UsersService {
 
   checkSignIn(account: Account): void {
     if (!maySignIn(account)) throw prohibited();
+    // Gitea's verifyAuthWithOptions: an account an admin marked must_change_password gets nothing done until it has.
+    if (account.mustChangePassword === true) {
+      throw fail.forbidden(`You must change your password. Change it at: ${this.ctx.urls.root}user/change_password`);
+    }
   }
 
   async listAccounts(type: 'user' | 'org', skip: number, limit: number, filter: { loginName?: string } = {}): Promise<{ accounts: Account[]; total: number }> {
@@ -304,14 +308,16 @@ export class Users implements UsersService {
     const plain: Array<[keyof AccountEdit, string]> = [
       ['fullName', 'fullName'], ['website', 'website'], ['location', 'location'], ['description', 'description'],
       ['loginName', 'loginName'], ['restricted', 'restricted'], ['visibility', 'visibility'],
-      ['mustChangePassword', 'mustChangePassword'], ['allowCreateOrganization', 'allowCreateOrganization'],
+      ['allowCreateOrganization', 'allowCreateOrganization'],
       ['allowGitHook', 'allowGitHook'], ['allowImportLocal', 'allowImportLocal'], ['maxRepoCreation', 'maxRepoCreation'],
       ['language', 'language'], ['theme', 'theme'], ['diffViewStyle', 'diffViewStyle'], ['hideEmail', 'hideEmail'],
       ['hideActivity', 'hideActivity'],
     ];
     for (const [from, to] of plain) if (edit[from] !== undefined) set[to] = edit[from];
     // Sign-in rights: these end sessions at once.
-    const rights: Array<[keyof AccountEdit, string]> = [['active', 'active'], ['admin', 'isAdmin'], ['prohibitLogin', 'prohibitLogin']];
+    const rights: Array<[keyof AccountEdit, string]> = [
+      ['active', 'active'], ['admin', 'isAdmin'], ['prohibitLogin', 'prohibitLogin'], ['mustChangePassword', 'mustChangePassword'],
+    ];
     for (const [from, to] of rights) {
       if (edit[from] !== undefined && edit[from] !== (account as Record<string, unknown>)[to]) {
         set[to] = edit[from];
@@ -523,7 +529,7 @@ export class Users implements UsersService {
       }
       this.accountFailures.succeed(accountKey);
       // The right password of an account that may not sign in: Gitea's 403, never a cached sign-in.
-      if (!maySignIn(account)) throw prohibited();
+      this.checkSignIn(account);
       const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password' };
       if (this.passwordCache.size >= PASSWORD_CACHE_MAX) this.passwordCache.clear();
       this.passwordCache.set(cacheKey, { caller, uid: account.id, stamp, expires: Date.now() + PASSWORD_CACHE_MS });

@@ -131,6 +131,19 @@ t.test('admin users', async (t) => {
     t.equal(res.headers.get('x-total-count'), '2');
     t.equal((await f.request('GET', '/admin/orgs', { token: carol.token })).status, 403);
   });
+
+  t.test('must_change_password: every signed-in request is refused until an admin clears it (Gitea\'s 403)', async (t) => {
+    const frank = await f.createUser({ username: 'adm-frank' });
+    t.equal((await f.request('GET', '/user', { token: frank.token })).status, 200, 'cached token sign-in');
+    t.equal((await f.request('PATCH', '/admin/users/adm-frank', { token: admin, json: { login_name: 'adm-frank', source_id: 0, must_change_password: true } })).status, 200);
+    const refused = await f.request('GET', '/user', { token: frank.token });
+    t.equal(refused.status, 403, 'at once, cached or not');
+    t.equal(refused.json.message, `You must change your password. Change it at: ${f.url}/user/change_password`);
+    t.equal((await f.request('GET', '/user', { basic: ['adm-frank', frank.password] })).status, 403, 'passwords too');
+    t.equal((await f.request('GET', '/users/adm-frank')).status, 200, 'anonymous reads of the profile are unaffected');
+    t.equal((await f.request('PATCH', '/admin/users/adm-frank', { token: admin, json: { login_name: 'adm-frank', source_id: 0, must_change_password: false } })).status, 200);
+    t.equal((await f.request('GET', '/user', { token: frank.token })).status, 200, 'cleared: the token works again');
+  });
 });
 
 t.test('user settings', async (t) => {
