@@ -586,8 +586,8 @@ export class Issues implements IssuesService {
 
   // ---- lists ----
 
-  /** The store filter of a query, without `q`'s literal check (its grams are in the filter). */
-  private filterOf(q: IssueQuery): Filter {
+  /** The store filter of a query, without `q`'s literal check (its grams are in the filter); public so tests can explain() it. */
+  filterOf(q: IssueQuery, orderedGrams?: string[]): Filter {
     const filter: Filter = {};
     const and: Filter[] = [];
     if (q.repoId !== undefined) filter.repoId = q.repoId;
@@ -615,8 +615,8 @@ export class Issues implements IssuesService {
     }
     const lower = q.q?.toLowerCase() ?? '';
     if (lower.length >= GRAM) {
-      // Every trigram of the query must be present: the store takes the rarest one as its access.
-      const grams = queryGrams(lower).slice(0, 16);
+      // Every trigram of the query must be present; the first is the store's access (rarestFirst puts the rarest there).
+      const grams = (orderedGrams ?? queryGrams(lower)).slice(0, 16);
       filter.grams = grams[0];
       for (const g of grams.slice(1)) and.push({ grams: g });
     }
@@ -624,10 +624,21 @@ export class Issues implements IssuesService {
     return filter;
   }
 
+  /**
+   * The query's trigrams, the rarest first (index counts, no documents read): the store walks the first one's postings
+   * and checks the others, so a term whose pieces are common ("fro", "ate") still examines only the rare one's issues.
+   */
+  async rarestFirst(lowerQuery: string): Promise<string[]> {
+    const grams = queryGrams(lowerQuery);
+    if (grams.length < 2) return grams;
+    const counts = await Promise.all(grams.map((g) => this.issues.count({ grams: g })));
+    return grams.map((g, i) => ({ g, n: counts[i]! })).sort((a, b) => a.n - b.n).map((x) => x.g);
+  }
+
   /** A page of matching issues, newest first, and the exact total. */
   async list(q: IssueQuery): Promise<{ total: number; issues: IssueRecord[] }> {
-    const filter = this.filterOf(q);
     const lower = q.q?.toLowerCase() ?? '';
+    const filter = this.filterOf(q, lower.length >= GRAM ? await this.rarestFirst(lower) : undefined);
     if (!lower) {
       const [total, issues] = await Promise.all([
         this.countVisible(q, filter),
