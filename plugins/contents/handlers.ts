@@ -10,7 +10,7 @@ import { killGroupOf, mediaType } from './media.js';
 import {
   annotatedTag, apiCommit, apiTag, contents as contentsApi, escapePath, payloadCommit, type ContentsInput, type EntryType,
 } from './convert.js';
-import { cleanPath, isHexSha, isValidRefName, parseTag, type ParsedCommit, type RepoReader } from './git-read.js';
+import { cleanPath, isHexSha, isValidRefName, Lru, parseTag, type ParsedCommit, type RepoReader } from './git-read.js';
 import type { Contents, Opened } from './service.js';
 import type { Protections } from './protection.js';
 
@@ -423,22 +423,38 @@ export async function contentsAt(s: Contents, o: Opened, commit: { sha: string; 
   return Promise.all(list.map((e, i) => entryJson(s, o, commit, filePath ? `${filePath}/${e.name}` : e.name, { sha: e.sha, mode: e.mode, size: sizes[i]! }, last.get(e.name) ?? '', false)));
 }
 
+/**
+ * Directory listings as JSON text, by repository (its API address), commit, ref name and path: a commit's tree, its
+ * entries' sizes and last commits never change, so a listing is built (a hundred object lookups and a history walk)
+ * once per commit, not per request. Access is checked before a listing is looked up.
+ */
+const listings = new Lru<string, string>(500);
+const LISTING_CACHE_MAX_CHARS = 1 << 20;
+
+async function contentsReply(s: Contents, o: Opened, commit: { sha: string; name: string }, filePath: string): Promise<Reply> {
+  const key = `${o.view.api}\0${commit.sha}\0${commit.name}\0${filePath}`;
+  const hit = listings.get(key);
+  if (hit !== undefined) return { status: 200, type: 'json-text', body: hit };
+  const body = await contentsAt(s, o, commit, filePath);
+  if (!Array.isArray(body)) return { status: 200, type: 'json-text', body: s.serializeEntry(body) };
+  const text = s.serializeListing(body);
+  if (text.length <= LISTING_CACHE_MAX_CHARS) listings.set(key, text);
+  return { status: 200, type: 'json-text', body: text };
+}
+
 /** GET /repos/{owner}/{repo}/contents/{filepath} and GET /repos/{owner}/{repo}/contents */
 export async function getContents(rc: Rc<{ ref?: string }>): Promise<Reply> {
   const s = svc(rc);
   const o = await s.open(rc);
   const filePath = cleanPath(wildcard(rc));
-  const commit = await refCommit(o, rc.query.ref);
-  const body = await contentsAt(s, o, commit, filePath);
-  return { status: 200, type: 'json-text', body: Array.isArray(body) ? s.serializeListing(body) : s.serializeEntry(body) };
+  return contentsReply(s, o, await refCommit(o, rc.query.ref), filePath);
 }
 
 /** GET /repos/{owner}/{repo}/contents — the root directory listing. */
 export async function getContentsList(rc: Rc<{ ref?: string }>): Promise<Reply> {
   const s = svc(rc);
   const o = await s.open(rc);
-  const commit = await refCommit(o, rc.query.ref);
-  return { status: 200, body: await contentsAt(s, o, commit, '') };
+  return contentsReply(s, o, await refCommit(o, rc.query.ref), '');
 }
 
 /** GET /repos/{owner}/{repo}/raw/{filepath} and /media/{filepath} — the blob, streamed, with its content type. */
