@@ -161,9 +161,10 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
     git.addPushGuard((attempt) => protections.guard(
       attempt,
       async (dir, a, b) => {
-        // Over smart HTTP the pack is not received yet when guards run: an unknown new commit cannot be judged here.
+        // Over smart HTTP the pack is not received yet when guards run: an unknown new commit cannot be judged here
+        // (null: the guard then asks git to refuse a non-fast-forward itself, PushAttempt.requireFastForward).
         const known = await git.reader(dir).info(b);
-        if (!known) return true;
+        if (!known) return null;
         try {
           await git.run(dir, ['merge-base', '--is-ancestor', a, b]);
           return true;

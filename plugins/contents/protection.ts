@@ -153,7 +153,7 @@ export class Protections {
    * The push guard: every update of a protected branch needs push permission under its rule; deleting a protected
    * branch is refused; a non-fast-forward needs force push allowed. Tags and unprotected branches pass.
    */
-  async guard(attempt: PushAttempt, isAncestor: (dir: string, a: string, b: string) => Promise<boolean>, dirOf: (r: RepoRecord, o: Account) => string): Promise<string | null> {
+  async guard(attempt: PushAttempt, isAncestor: (dir: string, a: string, b: string) => Promise<boolean | null>, dirOf: (r: RepoRecord, o: Account) => string): Promise<string | null> {
     const heads = attempt.updates.filter((u) => u.ref.startsWith('refs/heads/'));
     if (heads.length === 0) return null;
     const rules = await this.list(attempt.repo.id);
@@ -168,11 +168,15 @@ export class Protections {
       if (attempt.pusherId === null) continue; // system changes (merges run by the server) decide for themselves
       if (u.newSha === ZERO_SHA) return `branch ${branch} is protected: it cannot be deleted`;
       if (!this.canPush(rule, pusher?.login ?? null, mode)) return `branch ${branch} is protected: you are not allowed to push to it`;
-      if (u.oldSha !== ZERO_SHA && !(await isAncestor(dirOf(attempt.repo, attempt.owner), u.oldSha, u.newSha))) {
-        const forceAllowed = rule.enable_force_push
-          && (!rule.enable_force_push_allowlist || rule.force_push_allowlist_usernames.some((n) => n.toLowerCase() === pusher?.login.toLowerCase()));
-        if (!forceAllowed) return `branch ${branch} is protected: force push is not allowed`;
-      }
+      if (u.oldSha === ZERO_SHA) continue;
+      const fastForward = await isAncestor(dirOf(attempt.repo, attempt.owner), u.oldSha, u.newSha);
+      if (fastForward === true) continue;
+      const forceAllowed = rule.enable_force_push
+        && (!rule.enable_force_push_allowlist || rule.force_push_allowlist_usernames.some((n) => n.toLowerCase() === pusher?.login.toLowerCase()));
+      if (forceAllowed) continue;
+      if (fastForward === false) return `branch ${branch} is protected: force push is not allowed`;
+      // The new commit is in the pack still to come: git checks the fast-forward once it has it.
+      attempt.requireFastForward = true;
     }
     return null;
   }

@@ -7,6 +7,7 @@ import { createGunzip } from 'node:zlib';
 import { fail, ForgeError } from '../../core/errors.js';
 import type { RequestContext } from '../../core/plugin.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
+import type { PushAttempt } from '../../schemas/contracts/git.js';
 import { gitMessage, killGroup } from './runner.js';
 import { CommandListError, readCommands, refusalReply, type ReceiveCommands } from '../lib/receive-commands.js';
 import type { GitService } from './service.js';
@@ -125,6 +126,7 @@ async function rpc(rc: Rc, service: Service): Promise<void> {
 async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: RepoRecord; owner: Account }, input: Readable): Promise<void> {
   const { repo, owner } = found;
   let after: (() => Promise<void>) | undefined;
+  let denyNonFastForward = false;
   if (service === 'receive-pack') {
     const pusherId = rc.caller?.id ?? null;
     const before = await g.readRefs(repo, owner);
@@ -136,7 +138,10 @@ async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: 
       if (err instanceof CommandListError) throw fail.badRequest(err.message);
       throw err;
     }
-    const reason = await g.checkPush({ repo, owner, pusherId, via: 'http', updates: commands.updates });
+    const attempt: PushAttempt = { repo, owner, pusherId, via: 'http', updates: commands.updates };
+    const reason = await g.checkPush(attempt);
+    // A guard that needs a fast-forward it could not judge yet (the new commits are in the pack): git judges it.
+    if (attempt.requireFastForward) denyNonFastForward = true;
     if (reason) {
       // git has not seen the request: drain what the client still sends (the pack), then answer as receive-pack would.
       for await (const _ of commands.body) { /* discard */ }
@@ -152,6 +157,7 @@ async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: 
   if (service === 'upload-pack') args.push('--strict');
   // git itself refuses a pack over the limit (index-pack/unpack-objects --max-input-size), and tells the client why.
   if (service === 'receive-pack' && g.settings.maxPushBytes > 0) args.unshift('-c', `receive.maxInputSize=${g.settings.maxPushBytes}`);
+  if (denyNonFastForward) args.unshift('-c', 'receive.denyNonFastForwards=true');
   args.push(g.repoDir(repo, owner));
   await stream(rc, g, args, protocolEnv(rc), input, `application/x-git-${service}-result`, '', after);
 }

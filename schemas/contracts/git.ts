@@ -21,6 +21,12 @@ export interface PushAttempt {
   pusherId: number | null;
   via: PushTransport;
   updates: RefUpdate[];
+  /**
+   * Set by a guard that must see an update be a fast-forward but cannot judge it yet (its new commit comes in the
+   * pack being pushed, not received when guards run): smart HTTP then runs receive-pack with
+   * `receive.denyNonFastForwards`, so git refuses a non-fast-forward with the objects in hand.
+   */
+  requireFastForward?: boolean;
 }
 
 /**

@@ -239,5 +239,41 @@ t.test('contents: writes', async (t) => {
     const delPush = await git(['push', 'origin', ':carol-2'], dir);
     t.not(delPush.code, 0);
     t.match(delPush.stderr, /cannot be deleted/);
+
+    // Force pushes over smart HTTP whose new commits come in the same pack (the guards run before the pack arrives):
+    // git refuses the non-fast-forward itself (receive.denyNonFastForwards) unless the rule allows force pushes.
+    t.equal((await f.request('POST', `${A}/branch_protections`, { token: alice.token, json: { rule_name: 'stable', enable_push: true } })).status, 201);
+    t.equal((await git(['push', '-q', 'origin', 'HEAD:refs/heads/stable'], dir)).code, 0, 'creating the protected branch');
+    const tip = async () => (await f.request('GET', `${A}/branches/stable`, { token: alice.token })).json.commit.id;
+    await writeFile(path.join(dir, 's1.txt'), 's1');
+    await git(['add', '.'], dir);
+    await git(['commit', '-qm', 's1'], dir);
+    const s1 = (await git(['rev-parse', 'HEAD'], dir)).stdout.trim();
+    const ff = await git(['push', 'origin', 'HEAD:stable'], dir);
+    t.equal(ff.code, 0, `a fast-forward with new commits is accepted: ${ff.stderr}`);
+    t.equal(await tip(), s1);
+    await git(['reset', '-q', '--hard', 'HEAD~1'], dir);
+    await writeFile(path.join(dir, 's2.txt'), 's2');
+    await git(['add', '.'], dir);
+    await git(['commit', '-qm', 's2 (rewritten)'], dir);
+    const s2 = (await git(['rev-parse', 'HEAD'], dir)).stdout.trim();
+    const forced = await git(['push', '--force', 'origin', 'HEAD:stable'], dir);
+    t.not(forced.code, 0, 'a force push with a new commit is refused');
+    t.match(forced.stderr, /non-fast-forward|rejected/);
+    t.equal(await tip(), s1, 'the protected branch did not move');
+    t.equal((await f.request('PATCH', `${A}/branch_protections/stable`, { token: alice.token, json: { enable_force_push: true } })).status, 200);
+    const allowed = await git(['push', '--force', 'origin', 'HEAD:stable'], dir);
+    t.equal(allowed.code, 0, `allowed by the rule: ${allowed.stderr}`);
+    t.equal(await tip(), s2);
+    await git(['reset', '-q', '--hard', 'HEAD~1'], dir);
+    await writeFile(path.join(dir, 's3.txt'), 's3');
+    await git(['add', '.'], dir);
+    await git(['commit', '-qm', 's3'], dir);
+    t.equal((await git(['push', '-q', '--force', 'origin', 'HEAD:refs/heads/free'], dir)).code, 0, 'create an unprotected branch');
+    await git(['reset', '-q', '--hard', 'HEAD~1'], dir);
+    await writeFile(path.join(dir, 's4.txt'), 's4');
+    await git(['add', '.'], dir);
+    await git(['commit', '-qm', 's4'], dir);
+    t.equal((await git(['push', '-q', '--force', 'origin', 'HEAD:free'], dir)).code, 0, 'unprotected branches take force pushes');
   });
 });
