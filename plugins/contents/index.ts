@@ -174,6 +174,9 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
       },
       (repo, owner) => git.repoDir(repo, owner),
     ));
+    // SSH starts receive-pack before the commands are known: where force pushes are forbidden to this pusher, git
+    // refuses non-fast-forwards itself (the new commits of a push are only there once its pack is in).
+    git.addFastForwardPolicy(({ repo, pusherId }) => protections.forbidsForcePush(repo.id, pusherId));
     ctx.events.on('repo.deleted', async ({ repo }) => {
       try {
         await protections.rows.deleteMany({ repoId: repo.id });

@@ -153,6 +153,21 @@ export class Protections {
    * The push guard: every update of a protected branch needs push permission under its rule; deleting a protected
    * branch is refused; a non-fast-forward needs force push allowed. Tags and unprotected branches pass.
    */
+  /** Gitea's force-push rule: enabled, and the pusher on the allow-list when there is one (usernames only, here). */
+  mayForcePush(rule: ProtectionRecord, login: string | null): boolean {
+    return rule.enable_force_push
+      && (!rule.enable_force_push_allowlist || rule.force_push_allowlist_usernames.some((n) => n.toLowerCase() === login?.toLowerCase()));
+  }
+
+  /** Whether the repository has a protected branch this pusher may not force-push (SSH then runs fast-forward-only). */
+  async forbidsForcePush(repoId: number, pusherId: number | null): Promise<boolean> {
+    if (pusherId === null) return false;
+    const rules = await this.list(repoId);
+    if (rules.length === 0) return false;
+    const pusher = await this.ctx.services.get('users').byId(pusherId);
+    return rules.some((rule) => !this.mayForcePush(rule, pusher?.login ?? null));
+  }
+
   async guard(attempt: PushAttempt, isAncestor: (dir: string, a: string, b: string) => Promise<boolean | null>, dirOf: (r: RepoRecord, o: Account) => string): Promise<string | null> {
     const heads = attempt.updates.filter((u) => u.ref.startsWith('refs/heads/'));
     if (heads.length === 0) return null;
@@ -171,9 +186,7 @@ export class Protections {
       if (u.oldSha === ZERO_SHA) continue;
       const fastForward = await isAncestor(dirOf(attempt.repo, attempt.owner), u.oldSha, u.newSha);
       if (fastForward === true) continue;
-      const forceAllowed = rule.enable_force_push
-        && (!rule.enable_force_push_allowlist || rule.force_push_allowlist_usernames.some((n) => n.toLowerCase() === pusher?.login.toLowerCase()));
-      if (forceAllowed) continue;
+      if (this.mayForcePush(rule, pusher?.login ?? null)) continue;
       if (fastForward === false) return `branch ${branch} is protected: force push is not allowed`;
       // The new commit is in the pack still to come: git checks the fast-forward once it has it.
       attempt.requireFastForward = true;

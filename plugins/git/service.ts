@@ -15,7 +15,7 @@ import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
 import { PushProcessor, readRefs } from './push.js';
-import type { GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
+import type { FastForwardPolicy, GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
 import type { PushCommit, PushTransport } from '../../schemas/events.js';
 
 export const MIRRORS = 'git_mirrors';
@@ -209,6 +209,17 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
 
   addPushGuard(guard: PushGuard): void {
     this.pushes.addGuard(guard);
+  }
+
+  private readonly fastForwardPolicies: FastForwardPolicy[] = [];
+
+  addFastForwardPolicy(policy: FastForwardPolicy): void {
+    this.fastForwardPolicies.push(policy);
+  }
+
+  async fastForwardOnly(target: { repo: RepoRecord; owner: Account; pusherId: number | null }): Promise<boolean> {
+    for (const policy of this.fastForwardPolicies) if (await policy(target)) return true;
+    return false;
   }
 
   checkPush(attempt: PushAttempt): Promise<string | null> {

@@ -37,6 +37,7 @@ export interface GitHost {
   readRefs?(repo: RepoRecord, owner: Account): Promise<Map<string, string>>;
   checkPush?(attempt: { repo: RepoRecord; owner: Account; pusherId: number | null; via: PushTransport; updates: RefUpdate[] }): Promise<string | null>;
   afterPush?(repo: RepoRecord, owner: Account, before: Map<string, string>, pusherId: number | null, via: PushTransport): Promise<void>;
+  fastForwardOnly?(target: { repo: RepoRecord; owner: Account; pusherId: number | null }): Promise<boolean>;
 }
 
 /** A refusal the client is told about (its message is safe to show). */
@@ -105,9 +106,17 @@ export class GitBridge {
     return { repo, owner };
   }
 
-  /** Starts git's service for the target; `env` carries the accepted client variables (GIT_PROTOCOL). */
-  spawn(command: GitSshCommand, target: SshTarget, env: Record<string, string>): ChildProcess {
-    return this.git.runner.spawn([command.service, target.dir], { env });
+  /**
+   * Starts git's service for the target; `env` carries the accepted client variables (GIT_PROTOCOL). A push by a
+   * pusher who may not force-push some protected branch runs fast-forward-only (`receive.denyNonFastForwards`): git
+   * starts before the client names the refs, and only git sees the pushed commits in time to judge a rewrite. Such a
+   * pusher's force pushes to unprotected branches of that repository are refused over SSH too (use HTTP for those).
+   */
+  async spawn(command: GitSshCommand, target: SshTarget, env: Record<string, string>): Promise<ChildProcess> {
+    const fastForwardOnly = target.write && this.git.fastForwardOnly
+      ? await this.git.fastForwardOnly({ repo: target.repo, owner: target.owner, pusherId: target.pusherId })
+      : false;
+    return this.git.runner.spawn([...(fastForwardOnly ? ['-c', 'receive.denyNonFastForwards=true'] : []), command.service, target.dir], { env });
   }
 
   /** Ref snapshot before a push, when the git plugin offers push processing. */

@@ -239,7 +239,7 @@ class SshConnection {
       const parsed = parseGitCommand(command);
       const target = await this.bridge.authorize(identity, parsed);
       const before = target.write ? await this.bridge.beforePush(target) : null;
-      const child = this.bridge.spawn(parsed, target, env);
+      const child = await this.bridge.spawn(parsed, target, env);
       const code = target.write ? await this.receive(channel, child, target) : await this.pipe(channel, child, channel);
       if (target.write && code !== REFUSED) {
         try {

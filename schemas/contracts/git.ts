@@ -35,6 +35,9 @@ export interface PushAttempt {
  */
 export type PushGuard = (attempt: PushAttempt) => Promise<string | null>;
 
+/** See GitService.addFastForwardPolicy. */
+export type FastForwardPolicy = (target: { repo: RepoRecord; owner: Account; pusherId: number | null }) => Promise<boolean>;
+
 export interface GitRunOptions {
   input?: string | Buffer;
   env?: Record<string, string>;
@@ -113,6 +116,14 @@ export interface GitService {
   readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>>;
   /** Registers a check every push and API ref update goes through (branch protection). */
   addPushGuard(guard: PushGuard): void;
+  /**
+   * Registers a question asked before a push's commands are known (SSH starts receive-pack before the client sends
+   * them): whether git must refuse this pusher's non-fast-forward updates itself (`receive.denyNonFastForwards`) —
+   * branch protection answers yes when the repository has a protected branch this pusher may not force-push.
+   */
+  addFastForwardPolicy(policy: FastForwardPolicy): void;
+  /** Whether any registered policy asks for fast-forward-only pushes by this pusher (see addFastForwardPolicy). */
+  fastForwardOnly(target: { repo: RepoRecord; owner: Account; pusherId: number | null }): Promise<boolean>;
   /**
    * Runs the built-in rules (the default branch cannot be deleted) and every registered guard; the first refusal
    * wins. Resolves to null when the push may go ahead.

@@ -139,6 +139,25 @@ t.test('git over SSH', async (t) => {
     t.match(del.stderr, /\[remote rejected\] master/, 'the default branch cannot be deleted');
     t.equal((await f.request('DELETE', '/repos/alice/secret/branch_protections/master', { token: alice.token })).status, 204);
     t.equal((await git(aliceKey.file, ['push', 'origin', 'HEAD:master'], dir)).code, 0, 'the push goes through once unprotected');
+
+    // Force pushes: the rewritten commit arrives in the pack, after receive-pack started; git refuses it itself.
+    t.equal((await f.request('POST', '/repos/alice/secret/branch_protections', { token: alice.token, json: { rule_name: 'master', enable_push: true } })).status, 201);
+    const tip = async () => (await f.request('GET', '/repos/alice/secret/branches/master', { token: alice.token })).json.commit.id;
+    const kept = await tip();
+    await git(aliceKey.file, ['reset', '-q', '--hard', 'HEAD~1'], dir);
+    await writeFile(path.join(dir, 'rewritten.txt'), 'rewritten\n');
+    await git(aliceKey.file, ['add', '.'], dir);
+    await git(aliceKey.file, ['commit', '-m', 'rewritten'], dir);
+    const forced = await git(aliceKey.file, ['push', '--force', 'origin', 'HEAD:master'], dir);
+    t.not(forced.code, 0, 'a force push with a new commit to a protected branch is refused over SSH');
+    t.match(forced.stderr, /non-fast-forward|rejected/);
+    t.equal(await tip(), kept, 'the branch did not move');
+    await writeFile(path.join(dir, 'ff.txt'), 'ff\n');
+    t.equal((await f.request('PATCH', '/repos/alice/secret/branch_protections/master', { token: alice.token, json: { enable_force_push: true } })).status, 200);
+    const allowed = await git(aliceKey.file, ['push', '--force', 'origin', 'HEAD:master'], dir);
+    t.equal(allowed.code, 0, `allowed once the rule enables force pushes: ${allowed.stderr}`);
+    t.not(await tip(), kept);
+    t.equal((await f.request('DELETE', '/repos/alice/secret/branch_protections/master', { token: alice.token })).status, 204);
   });
 
   t.test("another user's key: private repositories do not exist, public ones are read-only", async (t) => {
