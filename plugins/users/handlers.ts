@@ -37,6 +37,12 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const q = internalized((rc.query.q ?? '').trim().toLowerCase());
   const win = pageWindow(rc.query, rc.app.settings.search);
   const accounts = rc.app.store.collection<Account>(USERS);
+  if (rc.caller?.restricted === true && !rc.caller.isAdmin) {
+    // Gitea's BuildCanSeeUserCondition: a restricted caller finds only itself (and its organizations, never listed here).
+    const self = await users(rc).byId(rc.caller.id);
+    const hit = self && (q === '' || self.lowerName.includes(q) || self.fullName.toLowerCase().includes(q)) ? [self] : [];
+    return searchReply(rc, hit.slice(win.skip, win.skip + win.limit), hit.length, win);
+  }
   // Accounts the caller may not see (limited ones for anonymous callers, private ones for strangers) never match.
   const hidden = await users(rc).hiddenIds(rc.caller, 'user');
   const unseen = hidden.length ? { id: { $nin: hidden } } : {};
