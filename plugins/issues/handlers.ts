@@ -137,8 +137,8 @@ export async function listIssues(rc: Rc<{ owner: string; repo: string }, ListQue
     if (ids.length) q.milestoneIds = ids;
   }
   const { total, issues } = await s.list(q);
-  const body = await s.render.issues(issues, new Map([[found.repo.id, found]]), rc.caller);
-  return { status: 200, body, headers: pageHeaders(rc, total, win) };
+  const body = await s.render.issuesJson(issues, new Map([[found.repo.id, found]]), rc.caller);
+  return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }
 
 interface SearchQuery extends ListQuery {
@@ -218,7 +218,7 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
     if (owner) repoMap.set(id, { repo, owner });
   }
   const visible = issues.filter((i) => repoMap.has(i.repoId));
-  return { status: 200, body: await s.render.issues(visible, repoMap, caller), headers: pageHeaders(rc, total, win) };
+  return { status: 200, type: 'json-text', body: await s.render.issuesJson(visible, repoMap, caller), headers: pageHeaders(rc, total, win) };
 }
 
 interface CreateIssueBody {
