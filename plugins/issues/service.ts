@@ -725,13 +725,17 @@ export class Issues implements IssuesService {
     const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
     // The granted part is disjoint from the public one: private repositories, or public ones of hidden owners (or,
     // for a restricted caller, everything: then there is no public part).
+    // Public rows of hidden owners are subtracted rather than excluded: `$nin` would make the store check every public
+    // row, while both counts here are index ranges (all public rows; the hidden owners' rows through their index).
+    const hidden = q.hiddenOwnerIds ?? [];
+    const hiddenOwner = typeof rest.repoOwnerId === 'number' ? (hidden.includes(rest.repoOwnerId) ? rest.repoOwnerId : null)
+      : hidden.length ? { $in: hidden } : null;
     const counts = await Promise.all([
-      q.noPublicRepos ? Promise.resolve(0) : this.issues.count(q.hiddenOwnerIds?.length
-        ? { ...rest, repoPrivate: false, $and: [...((rest.$and as Filter[] | undefined) ?? []), { repoOwnerId: { $nin: q.hiddenOwnerIds } }] }
-        : { ...rest, repoPrivate: false }),
+      q.noPublicRepos ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false }),
+      q.noPublicRepos || hiddenOwner === null ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false, repoOwnerId: hiddenOwner }),
       privateIds.length ? this.issues.count({ ...rest, repoId: { $in: privateIds } }) : Promise.resolve(0),
     ]);
-    return counts[0]! + counts[1]!;
+    return counts[0]! - counts[1]! + counts[2]!;
   }
 
   // ---- comments ----
