@@ -173,7 +173,9 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   const issuesOff = await s.issuesOffRepoIds();
   if (issuesOff.length) q.excludeRepoIds = issuesOff;
   if (!s.repos.readsAll(caller)) {
-    q.visiblePrivateRepoIds = await s.repos.privateReadableIds(caller);
+    q.visiblePrivateRepoIds = await s.repos.grantedReadableIds(caller);
+    // A restricted caller reads no public repository by itself: only the granted ones above.
+    if (!s.repos.readsPublic(caller)) q.noPublicRepos = true;
     // Public repositories of owners the caller may not see (limited/private accounts) stay out too.
     const hiddenOwners = await s.repos.hiddenOwnerIds(caller);
     if (hiddenOwners.length) q.hiddenOwnerIds = hiddenOwners;
@@ -462,7 +464,7 @@ async function subscriptionTarget(rc: Rc<{ owner: string; repo: string; index: n
 /** PUT /repos/{owner}/{repo}/issues/{index}/subscriptions/{user}: 201 subscribed, 200 already (Gitea). */
 export async function addSubscription(rc: Rc<{ owner: string; repo: string; index: number; user: string }>): Promise<Reply> {
   const { found, target } = await subscriptionTarget(rc);
-  if (target.id !== rc.caller!.id && (await service(rc).repos.accessMode({ id: target.id, login: target.login, isAdmin: target.isAdmin === true, via: 'token' }, found.repo)) < ACCESS.read) {
+  if (target.id !== rc.caller!.id && (await service(rc).repos.accessMode({ id: target.id, login: target.login, isAdmin: target.isAdmin === true, via: 'token', restricted: target.restricted === true }, found.repo)) < ACCESS.read) {
     throw fail.validation('user', `${target.login} cannot read this repository`);
   }
   const added = await service(rc).watch(found.issue, target.id, true);

@@ -347,7 +347,7 @@ export class Issues implements IssuesService {
     for (const id of ids) {
       const account = await this.users.byId(id);
       if (!account || account.type !== 'user') throw fail.validation('assignees', `user ${id} does not exist`);
-      const mode = await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token' }, repo);
+      const mode = await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token', restricted: account.restricted === true }, repo);
       if (mode < 2) throw fail.validation('assignees', `${account.login} cannot be assigned to issues of this repository`);
     }
   }
@@ -602,7 +602,7 @@ export class Issues implements IssuesService {
     if (q.excludeRepoIds?.length) and.push({ $or: [{ isPull: true }, { repoId: { $nin: q.excludeRepoIds } }] });
     if (q.visiblePrivateRepoIds !== undefined) {
       const publicRows: Filter = q.hiddenOwnerIds?.length ? { repoPrivate: false, repoOwnerId: { $nin: q.hiddenOwnerIds } } : { repoPrivate: false };
-      and.push({ $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });
+      and.push(q.noPublicRepos ? { repoId: { $in: q.visiblePrivateRepoIds } } : { $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });
     }
     if (q.isClosed !== undefined) filter.isClosed = q.isClosed;
     if (q.isPull !== undefined) filter.isPull = q.isPull;
@@ -678,11 +678,13 @@ export class Issues implements IssuesService {
     const rest = this.filterOf({ ...q, visiblePrivateRepoIds: undefined });
     const scope = q.repoIds ? new Set(q.repoIds) : null;
     const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
+    // The granted part is disjoint from the public one: private repositories, or public ones of hidden owners (or,
+    // for a restricted caller, everything: then there is no public part).
     const counts = await Promise.all([
-      this.issues.count(q.hiddenOwnerIds?.length
+      q.noPublicRepos ? Promise.resolve(0) : this.issues.count(q.hiddenOwnerIds?.length
         ? { ...rest, repoPrivate: false, $and: [...((rest.$and as Filter[] | undefined) ?? []), { repoOwnerId: { $nin: q.hiddenOwnerIds } }] }
         : { ...rest, repoPrivate: false }),
-      privateIds.length ? this.issues.count({ ...rest, repoPrivate: true, repoId: { $in: privateIds } }) : Promise.resolve(0),
+      privateIds.length ? this.issues.count({ ...rest, repoId: { $in: privateIds } }) : Promise.resolve(0),
     ]);
     return counts[0]! + counts[1]!;
   }

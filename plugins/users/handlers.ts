@@ -34,6 +34,12 @@ function searchReply(rc: RequestContext, page: readonly Account[], total: number
 export async function searchUsers(rc: RequestContext<unknown, { q?: string; page?: number; limit?: number }>): Promise<Reply> {
   const q = (rc.query.q ?? '').trim().toLowerCase();
   const win = pageWindow(rc.query, rc.app.settings.search);
+  if (rc.caller?.restricted === true && !rc.caller.isAdmin) {
+    // Gitea's BuildCanSeeUserCondition: a restricted caller finds only itself (and its organizations, never listed here).
+    const self = await users(rc).byId(rc.caller.id);
+    const hit = self && (q === '' || self.lowerName.includes(q) || self.fullName.toLowerCase().includes(q)) ? [self] : [];
+    return searchReply(rc, hit.slice(win.skip, win.skip + win.limit), hit.length, win);
+  }
   const service = users(rc);
   const caller = rc.caller;
   // The in-memory index (search-index.ts) answers page and exact total in account (id) order, Gitea's: public

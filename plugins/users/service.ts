@@ -317,16 +317,17 @@ export class Users implements UsersService {
     }
     const plain: Array<[keyof AccountEdit, string]> = [
       ['fullName', 'fullName'], ['website', 'website'], ['location', 'location'], ['description', 'description'],
-      ['loginName', 'loginName'], ['restricted', 'restricted'], ['visibility', 'visibility'],
+      ['loginName', 'loginName'], ['visibility', 'visibility'],
       ['allowCreateOrganization', 'allowCreateOrganization'],
       ['allowGitHook', 'allowGitHook'], ['allowImportLocal', 'allowImportLocal'], ['maxRepoCreation', 'maxRepoCreation'],
       ['language', 'language'], ['theme', 'theme'], ['diffViewStyle', 'diffViewStyle'], ['hideEmail', 'hideEmail'],
       ['hideActivity', 'hideActivity'],
     ];
     for (const [from, to] of plain) if (edit[from] !== undefined) set[to] = edit[from];
-    // Sign-in rights: these end sessions at once.
+    // Sign-in rights: these end sessions at once (`restricted` is carried by every cached caller).
     const rights: Array<[keyof AccountEdit, string]> = [
       ['active', 'active'], ['admin', 'isAdmin'], ['prohibitLogin', 'prohibitLogin'], ['mustChangePassword', 'mustChangePassword'],
+      ['restricted', 'restricted'],
     ];
     for (const [from, to] of rights) {
       if (edit[from] !== undefined && edit[from] !== (account as Record<string, unknown>)[to]) {
@@ -462,7 +463,12 @@ export class Users implements UsersService {
     const visibility = visibilityOf(account);
     if (visibility === 'public') return true;
     if (!viewer) return false;
-    if (viewer.isAdmin || viewer.id === account.id || visibility === 'limited') return true;
+    if (viewer.isAdmin || viewer.id === account.id) return true;
+    // Gitea's IsUserVisibleToViewer / HasOrgOrUserVisible: a restricted viewer sees no limited or private user, and
+    // only the limited or private organizations it is a member of.
+    if (viewer.restricted === true) {
+      if (account.type !== 'org') return false;
+    } else if (visibility === 'limited') return true;
     for (const witness of this.visibilityWitnesses) if (await witness(account, viewer.id)) return true;
     return false;
   }
@@ -541,7 +547,7 @@ export class Users implements UsersService {
       this.accountFailures.succeed(accountKey);
       // The right password of an account that may not sign in: Gitea's 403, never a cached sign-in.
       this.checkSignIn(account);
-      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password' };
+      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password', restricted: account.restricted === true };
       if (this.passwordCache.size >= PASSWORD_CACHE_MAX) this.passwordCache.clear();
       this.passwordCache.set(cacheKey, { caller, uid: account.id, stamp, expires: Date.now() + PASSWORD_CACHE_MS });
       return caller;
