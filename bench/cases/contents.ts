@@ -157,6 +157,8 @@ export const cases: BenchCase[] = [
     group: 'contents',
     path: '/repos/bench-contents/history/archive/main.zip',
     setup: setupPath('/archive/main.zip'),
+    // A git process per request for most of a second: 8 at once measure throughput, 50 only queueing and timeouts.
+    connections: 8,
     plugins: ['contents'],
     check: (res) => (res.body.subarray(0, 4).toString('latin1') === 'PK\x03\x04' ? null : 'expected a zip archive'),
     description: 'GET /repos/{owner}/{repo}/archive/main.zip: a streamed `git archive` of the default branch (152 files); throughput = req/s × bytes.',
@@ -171,6 +173,8 @@ export const cases: BenchCase[] = [
     // The body names the pushed fixture's head, known after setup: read when the request is prepared.
     get body() { return mainSha ? cloneRequest(mainSha) : Buffer.alloc(0); },
     setup: async (client) => { await prepare(client); return { path: '/bench-contents/history.git/git-upload-pack' }; },
+    // A git process per request for most of a second: 8 at once measure throughput, 50 only queueing and timeouts.
+    connections: 8,
     plugins: ['git'],
     check: (res) => (res.body.includes(Buffer.from('PACK')) ? null : `expected a pack, got ${res.body.subarray(0, 120).toString('latin1')}`),
     description: 'POST /{owner}/{repo}.git/git-upload-pack: the pack of a full clone (10,000 commits) — git clone\'s data transfer, one `git upload-pack` per request; throughput = req/s × bytes.',
