@@ -207,7 +207,7 @@ export class Protections {
     const deployKey = attempt.deployKeyId != null;
     // A deploy key that got this far has a write grant on the repository (the SSH server checked it).
     const mode = deployKey ? ACCESS.write
-      : account ? await this.ctx.services.get('repos').accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' }, attempt.repo)
+      : account ? await this.ctx.services.get('repos').accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', restricted: account.restricted === true }, attempt.repo)
         : ACCESS.none;
     const pusher = this.pusher(attempt.repo, deployKey ? null : account, mode, deployKey);
     for (const u of heads) {
