@@ -85,6 +85,11 @@ export interface BenchCase {
   check?: (res: RecordedResponse, fx: BenchFixture) => string | null;
   description?: string;
   /**
+   * Connections this case is loaded with, whatever the run's `--connections`: for requests that each run a git
+   * process for a second (archives, clones), where 50 at once measure only queueing and timeouts.
+   */
+  connections?: number;
+  /**
    * A request stream instead of one request (a mixed workload): the harness records every item's response once, in
    * order, the bare server replays item i's recorded response for item i (the request carries `x-bench-seq: i`), and
    * the load sends the items in order, round-robin over the connections, cycling. `path` only names the case.
