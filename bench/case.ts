@@ -84,6 +84,11 @@ export interface BenchCase {
   /** Extra check of the recorded response (e.g. "the page is full"): a problem description, or null. */
   check?: (res: RecordedResponse, fx: BenchFixture) => string | null;
   description?: string;
+  /**
+   * Connections this case is loaded with, whatever the run's `--connections`: for requests that each run a git
+   * process for a second (archives, clones), where 50 at once measure only queueing and timeouts.
+   */
+  connections?: number;
 }
 
 /** A stored repository as the seeding plan knows it (enough for relation seeders to pick targets). */

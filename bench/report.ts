@@ -31,6 +31,8 @@ export interface CaseResult {
   serviceMs?: number;
   /** Length of each run: --duration, or longer for slow requests (every connection finishes a few per run). */
   runSec?: number;
+  /** Connections this case was loaded with, when the case sets its own (BenchCase.connections). */
+  connections?: number;
 }
 
 export interface BenchResult {
