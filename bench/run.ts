@@ -47,10 +47,13 @@ export interface BenchOptions {
   keepData: boolean;
   resultsMd: boolean;
   logLevel: 'info' | 'silent';
+  /** Case-file seeders left out (their file name contains one of these): a partial run that needs none of their data. */
+  skipSeeders: string[];
 }
 
 const USAGE = `usage: node dist/bench/run.js [--quick] [--case <text>]... [--connections N] [--duration S]
-       [--warmup S] [--settle S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]`;
+       [--warmup S] [--settle S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]
+       [--skip-seeder <file text>]...`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -68,6 +71,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'keep-data': { type: 'boolean', default: false },
       'no-results-md': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
+      'skip-seeder': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -100,6 +104,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     keepData: values['keep-data'] === true,
     resultsMd: values['no-results-md'] !== true && !quick,
     logLevel,
+    skipSeeders: (values['skip-seeder'] as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
   };
 }
 
@@ -439,7 +444,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     await store.open();
     let seed;
     try {
-      seed = await seedDataset({ store, plan, fixture, config, plugins, quick: opts.quick, extraSeeders: loaded.seeders, log: (m) => out(`  ${m}`) });
+      seed = await seedDataset({ store, plan, fixture, config, plugins, quick: opts.quick, extraSeeders: loaded.seeders.filter((s) => !opts.skipSeeders.some((skip) => s.from.includes(skip))), log: (m) => out(`  ${m}`) });
     } finally {
       await store.close();
     }

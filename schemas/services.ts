@@ -334,8 +334,17 @@ export interface ReposService {
   forkOf(ownerId: number, parentId: number): Promise<RepoRecord | null>;
   /** The forks of a repository that the caller can read, oldest first: one page of them and how many there are. */
   forksOf(caller: Caller | null, parentId: number, page: { skip: number; limit: number }): Promise<{ repos: RepoRecord[]; total: number }>;
-  /** Ids of the private repositories the caller can read (for index-backed list filters). */
-  privateReadableIds(caller: Caller | null): Promise<number[]>;
+  /**
+   * Whether the caller reads every public repository of the owners it may see (false for a restricted account, which
+   * reads only what it is granted: lists must then take `grantedReadableIds` alone).
+   */
+  readsPublic(caller: Caller | null): boolean;
+  /**
+   * Ids of the repositories the caller reads beyond the public repositories of owners it may see (for index-backed
+   * list filters): the private ones it reads, public ones of hidden owners it is granted, and for a restricted caller
+   * every repository it reads.
+   */
+  grantedReadableIds(caller: Caller | null): Promise<number[]>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
   /**

@@ -175,7 +175,7 @@ export class Protections {
     if (rules.length === 0) return null;
     const users = this.ctx.services.get('users');
     const pusher = attempt.pusherId === null ? null : await users.byId(attempt.pusherId);
-    const mode = pusher ? await this.ctx.services.get('repos').accessMode({ id: pusher.id, login: pusher.login, isAdmin: pusher.isAdmin, via: 'token' }, attempt.repo) : ACCESS.owner;
+    const mode = pusher ? await this.ctx.services.get('repos').accessMode({ id: pusher.id, login: pusher.login, isAdmin: pusher.isAdmin, via: 'token', restricted: pusher.restricted === true }, attempt.repo) : ACCESS.owner;
     for (const u of heads) {
       const branch = u.ref.slice('refs/heads/'.length);
       const rule = this.forBranch(rules, branch);

@@ -137,8 +137,8 @@ export async function listIssues(rc: Rc<{ owner: string; repo: string }, ListQue
     if (ids.length) q.milestoneIds = ids;
   }
   const { total, issues } = await s.list(q);
-  const body = await s.render.issues(issues, new Map([[found.repo.id, found]]), rc.caller);
-  return { status: 200, body, headers: pageHeaders(rc, total, win) };
+  const body = await s.render.issuesJson(issues, new Map([[found.repo.id, found]]), rc.caller);
+  return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }
 
 interface SearchQuery extends ListQuery {
@@ -173,7 +173,9 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   const issuesOff = await s.issuesOffRepoIds();
   if (issuesOff.length) q.excludeRepoIds = issuesOff;
   if (!s.repos.readsAll(caller)) {
-    q.visiblePrivateRepoIds = await s.repos.privateReadableIds(caller);
+    q.visiblePrivateRepoIds = await s.repos.grantedReadableIds(caller);
+    // A restricted caller reads no public repository by itself: only the granted ones above.
+    if (!s.repos.readsPublic(caller)) q.noPublicRepos = true;
     // Public repositories of owners the caller may not see (limited/private accounts) stay out too.
     const hiddenOwners = await s.repos.hiddenOwnerIds(caller);
     if (hiddenOwners.length) q.hiddenOwnerIds = hiddenOwners;
@@ -216,7 +218,7 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
     if (owner) repoMap.set(id, { repo, owner });
   }
   const visible = issues.filter((i) => repoMap.has(i.repoId));
-  return { status: 200, body: await s.render.issues(visible, repoMap, caller), headers: pageHeaders(rc, total, win) };
+  return { status: 200, type: 'json-text', body: await s.render.issuesJson(visible, repoMap, caller), headers: pageHeaders(rc, total, win) };
 }
 
 interface CreateIssueBody {
@@ -462,7 +464,7 @@ async function subscriptionTarget(rc: Rc<{ owner: string; repo: string; index: n
 /** PUT /repos/{owner}/{repo}/issues/{index}/subscriptions/{user}: 201 subscribed, 200 already (Gitea). */
 export async function addSubscription(rc: Rc<{ owner: string; repo: string; index: number; user: string }>): Promise<Reply> {
   const { found, target } = await subscriptionTarget(rc);
-  if (target.id !== rc.caller!.id && (await service(rc).repos.accessMode({ id: target.id, login: target.login, isAdmin: target.isAdmin === true, via: 'token' }, found.repo)) < ACCESS.read) {
+  if (target.id !== rc.caller!.id && (await service(rc).repos.accessMode({ id: target.id, login: target.login, isAdmin: target.isAdmin === true, via: 'token', restricted: target.restricted === true }, found.repo)) < ACCESS.read) {
     throw fail.validation('user', `${target.login} cannot read this repository`);
   }
   const added = await service(rc).watch(found.issue, target.id, true);

@@ -151,7 +151,7 @@ export class Notifications {
       const account = accounts.get(id);
       if (!account || account.type !== 'user') continue;
       if (h.repo.private) {
-        const caller: Caller = { id, login: account.login, isAdmin: account.isAdmin === true, via: 'token' };
+        const caller: Caller = { id, login: account.login, isAdmin: account.isAdmin === true, via: 'token', restricted: account.restricted === true };
         if ((await this.repos.accessMode(caller, h.repo)) < ACCESS.read) continue;
       }
       await this.upsert(id, h, now);
@@ -189,7 +189,9 @@ export class Notifications {
     // Public repositories are readable by everyone: only private ones (and deleted ones) need the caller's grants.
     const records = await this.repos.byIds(ids);
     const gone = ids.filter((id) => !records.has(id));
-    const privateIds = [...records.values()].filter((r) => r.private).map((r) => r.id);
+    // A restricted caller reads no public repository by itself: all of them need its grants.
+    const readsPublic = this.repos.readsPublic(caller);
+    const privateIds = [...records.values()].filter((r) => r.private || !readsPublic).map((r) => r.id);
     if (privateIds.length === 0) return gone;
     const readable = await this.repos.readableIds(caller, privateIds);
     return [...gone, ...privateIds.filter((id) => !readable.has(id))];

@@ -190,7 +190,7 @@ async function reviewerIds(rc: Rc, found: RepoAccess, names: string[], posterId:
   for (const id of ids) {
     const account = (await s.users.byId(id))!;
     if (id === posterId) throw fail.validation('reviewers', 'the poster cannot be requested to review');
-    const mode = await s.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' }, found.repo);
+    const mode = await s.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', restricted: account.restricted === true }, found.repo);
     if (mode < ACCESS.read) throw fail.validation('reviewers', `${account.login} cannot read this repository`);
   }
   return ids;

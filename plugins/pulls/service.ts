@@ -579,7 +579,7 @@ export class Pulls {
     });
     if (!merged) throw new MergeRefusal(405, 'the pull request has already been merged');
     const merger = await this.users.byId(mergerId);
-    const caller: Caller = merger ? { id: merger.id, login: merger.login, isAdmin: merger.isAdmin, via: 'token' } : { id: mergerId, login: '', isAdmin: false, via: 'token' };
+    const caller: Caller = merger ? { id: merger.id, login: merger.login, isAdmin: merger.isAdmin, via: 'token', restricted: merger.restricted === true } : { id: mergerId, login: '', isAdmin: false, via: 'token' };
     const ic: IssueChangeContext = { repo: c.base.repo, owner: c.base.owner, caller };
     await this.issues.setPullMerged(c.issue, now);
     const issue = (await this.issues.byId(c.issue.id)) ?? c.issue;
@@ -710,7 +710,7 @@ export class Pulls {
   async isOfficial(repo: RepoRecord, accountId: number): Promise<boolean> {
     const account = await this.users.byId(accountId);
     if (!account) return false;
-    return (await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' }, repo)) >= ACCESS.write;
+    return (await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', restricted: account.restricted === true }, repo)) >= ACCESS.write;
   }
 
   async requestReview(pr: PullRecord, caller: Caller, reviewerId: number, teamId: number): Promise<ReviewRecord> {

@@ -18,6 +18,11 @@ export interface Grants {
    * does. Absent = none hidden.
    */
   hiddenOwners?: ReadonlySet<number>;
+  /**
+   * A restricted account (Gitea's IsRestricted): a public repository gives it nothing by itself, only its grants
+   * (own account, teams, collaborations) do.
+   */
+  restricted?: boolean;
 }
 
 export interface AccessTarget {
@@ -33,10 +38,13 @@ export const ANONYMOUS: Grants = Object.freeze({
   repoModes: new Map<number, AccessMode>(),
 }) as Grants;
 
-/** none < read < write < admin < owner; a public repository gives read to everyone; site admins are owners. */
+/**
+ * none < read < write < admin < owner; a public repository gives read to everyone whose owner they may see, restricted
+ * accounts aside; site admins are owners.
+ */
 export function modeOf(grants: Grants, repo: AccessTarget): AccessMode {
   if (grants.admin) return ACCESS.owner;
-  let mode: AccessMode = repo.private || grants.hiddenOwners?.has(repo.ownerId) ? ACCESS.none : ACCESS.read;
+  let mode: AccessMode = repo.private || grants.restricted === true || grants.hiddenOwners?.has(repo.ownerId) ? ACCESS.none : ACCESS.read;
   const byOwner = grants.ownerModes.get(repo.ownerId);
   if (byOwner !== undefined && byOwner > mode) mode = byOwner;
   const byRepo = grants.repoModes.get(repo.id);

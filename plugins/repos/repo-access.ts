@@ -60,6 +60,7 @@ export class RepoAccess {
       return hiddenOwners.size ? { ...ANONYMOUS, hiddenOwners } : ANONYMOUS;
     }
     const grants: Grants = { userId: caller.id, admin: caller.isAdmin, ownerModes: new Map(), repoModes: new Map() };
+    if (caller.restricted === true && !caller.isAdmin) grants.restricted = true;
     grants.ownerModes.set(caller.id, ACCESS.owner);
     const teams = await this.orgs.teamsOf(caller.id, scope?.ownerIds);
     if (!caller.isAdmin) {
@@ -86,7 +87,8 @@ export class RepoAccess {
 
   /**
    * The owners (among `ownerIds`, or all) whose repositories the caller may not see at all: limited accounts for
-   * anonymous callers; private ones unless the caller is the account or a member of the organization (`memberOf`).
+   * anonymous and restricted callers; private ones unless the caller is the account or a member of the organization
+   * (`memberOf`; limited ones too for restricted callers).
    * One index lookup that finds nothing while every account is public.
    */
   async hiddenOwners(caller: Caller | null, memberOf: ReadonlySet<number>, ownerIds?: number[]): Promise<Set<number>> {
@@ -94,7 +96,9 @@ export class RepoAccess {
     if (caller?.isAdmin) return hidden;
     for (const row of await this.users.nonPublicAccounts(ownerIds)) {
       if (row.id === caller?.id) continue;
-      if (row.visibility === 'limited' ? caller === null : !(row.type === 'org' && memberOf.has(row.id))) hidden.add(row.id);
+      // A restricted caller sees limited owners only as members, like private ones (Gitea's HasOrgOrUserVisible).
+      const member = row.type === 'org' && memberOf.has(row.id);
+      if (row.visibility === 'limited' ? caller === null || (caller.restricted === true && !member) : !member) hidden.add(row.id);
     }
     return hidden;
   }
@@ -135,21 +139,30 @@ export class RepoAccess {
     return caller?.isAdmin ? { ...ANONYMOUS, userId: caller.id, admin: true } : this.grants(caller);
   }
 
-  /** Private repositories the caller reads, as light rows (all of them for a site admin). */
-  async privateReadable(caller: Caller | null, grants: Grants, ownerId?: number): Promise<Array<Light & AccessTarget>> {
+  /**
+   * The repositories the caller reads beyond "the public side" (every public repository of an owner the caller may
+   * see), as light rows: private ones it is granted, public ones of hidden owners it is granted (a collaborator on a
+   * limited/private account's public repository), and for a restricted caller every repository it reads at all
+   * (it has no public side). All private repositories for a site admin. Read from the grants: no scan.
+   */
+  async grantedReadable(caller: Caller | null, grants: Grants, ownerId?: number): Promise<Array<Light & AccessTarget>> {
     if (!caller) return [];
     const projection = { id: 1, lowerName: 1, ownerId: 1, private: 1 } as const;
     if (grants.admin) return this.repos.find(ownerId === undefined ? { private: true } : { ownerId, private: true }, { projection }) as any;
-    const owners = [...grants.ownerModes.keys()].filter((id) => ownerId === undefined || id === ownerId);
+    const restricted = grants.restricted === true;
+    const onPublicSide = (r: AccessTarget) => !r.private && !restricted && !grants.hiddenOwners?.has(r.ownerId);
+    const owners = [...grants.ownerModes].filter(([id, mode]) => mode >= ACCESS.read && (ownerId === undefined || id === ownerId)).map(([id]) => id);
     const out = new Map<number, Light & AccessTarget>();
     if (owners.length) {
-      const filter = owners.length === 1 ? { ownerId: owners[0], private: true } : { ownerId: { $in: owners }, private: true };
+      const byOwner = owners.length === 1 ? owners[0] : { $in: owners };
+      // A restricted caller has no public side: all of these owners' repositories are extras.
+      const filter = restricted ? { ownerId: byOwner } : { ownerId: byOwner, private: true };
       for (const r of await this.repos.find(filter, { projection }) as any[]) out.set(r.id, r);
     }
     const ids = [...grants.repoModes.keys()].filter((id) => !out.has(id));
     if (ids.length) {
       for (const r of await this.repos.find({ id: { $in: ids } }, { projection }) as any[]) {
-        if (r.private && (ownerId === undefined || r.ownerId === ownerId)) out.set(r.id, r);
+        if (!onPublicSide(r) && (ownerId === undefined || r.ownerId === ownerId)) out.set(r.id, r);
       }
     }
     return [...out.values()].filter((r) => modeOf(grants, r) >= ACCESS.read);
@@ -160,8 +173,9 @@ export class RepoAccess {
     return [...new Set((await this.orgs.teamsOf(userId)).map((t) => t.orgId))];
   }
 
-  async privateReadableIds(caller: Caller | null): Promise<number[]> {
+  /** Ids of `grantedReadable` (sorted): what a list needs beyond the public side. */
+  async grantedReadableIds(caller: Caller | null): Promise<number[]> {
     const grants = await this.grants(caller);
-    return (await this.privateReadable(caller, grants)).map((r) => r.id).sort((a, b) => a - b);
+    return (await this.grantedReadable(caller, grants)).map((r) => r.id).sort((a, b) => a - b);
   }
 }

@@ -160,8 +160,12 @@ export class Repos implements ReposService {
     return this.access.readableIds(caller, ids);
   }
 
-  privateReadableIds(caller: Caller | null): Promise<number[]> {
-    return this.access.privateReadableIds(caller);
+  readsPublic(caller: Caller | null): boolean {
+    return caller?.restricted !== true || caller.isAdmin;
+  }
+
+  grantedReadableIds(caller: Caller | null): Promise<number[]> {
+    return this.access.grantedReadableIds(caller);
   }
 
   // ---- API objects ----

@@ -62,7 +62,7 @@ export class GitBridge {
       if (!account || account.type !== 'user') return null;
       // Accounts that may not sign in (fields the users plugin keeps; absent means allowed).
       if (account.prohibitLogin === true || account.active === false) return null;
-      return { kind: 'user', account, caller: { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'ssh' } };
+      return { kind: 'user', account, caller: { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'ssh', restricted: account.restricted === true } };
     }
     if (!this.services.has('deploy-keys')) return null;
     const grants = await this.services.get('deploy-keys').byFingerprint(fingerprint);
