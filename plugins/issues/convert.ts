@@ -5,7 +5,7 @@ import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
 import type { CommentRecord, IssueAssetSource, IssueRecord, LabelRecord, MilestoneRecord } from '../../schemas/contracts/issues.js';
 import type { Issues, ReactionRecord } from './service.js';
 import { joinPieces } from '../lib/doc-json.js';
-import { IssueJsonCache } from './issue-json.js';
+import { CommentJsonCache, IssueJsonCache } from './issue-json.js';
 
 /** Gitea's stand-in for a deleted account. */
 export const GHOST: ApiUser = {
@@ -59,9 +59,11 @@ export interface IssueParts {
 
 export class Renderer {
   readonly json: IssueJsonCache;
+  readonly commentJson: CommentJsonCache;
 
-  constructor(private readonly service: Issues, serializeIssue: (value: unknown) => string, capacity: number) {
-    this.json = new IssueJsonCache(serializeIssue, capacity);
+  constructor(private readonly service: Issues, serializers: { issue: (value: unknown) => string; comment: (value: unknown) => string }, capacity: number) {
+    this.json = new IssueJsonCache(serializers.issue, capacity);
+    this.commentJson = new CommentJsonCache(serializers.comment, capacity);
   }
 
   private get urls() {
@@ -172,26 +174,48 @@ export class Renderer {
   /** Comment API objects of comments on one issue, or (issue null) of a repository's comments. */
   async comments(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null):
     Promise<Array<Record<string, unknown>>> {
-    const [users, assets] = await Promise.all([this.usersById(list.map((c) => c.posterId), viewer), this.assets([], list.map((c) => c.id))]);
+    const [accounts, assets] = await Promise.all([this.service.users.byIds(list.map((c) => c.posterId)), this.assets([], list.map((c) => c.id))]);
     const fullName = `${owner.login}/${repo.name}`;
-    return list.map((comment) => {
+    const users = new Map<number, ApiUser>();
+    return list.map((comment) => this.comment(comment, issue instanceof Map ? issue.get(comment.issueId) : issue, fullName, accounts, assets.comments, users, viewer));
+  }
+
+  /** The JSON text of a page of comments (what `comments` gives), each comment's text reused as issue texts are. */
+  async commentsJson(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Buffer> {
+    if (list.length === 0) return joinPieces([]);
+    const [accounts, assets] = await Promise.all([this.service.users.byIds(list.map((c) => c.posterId)), this.assets([], list.map((c) => c.id))]);
+    const fullName = `${owner.login}/${repo.name}`;
+    const users = new Map<number, ApiUser>();
+    return joinPieces(list.map((comment) => {
       const parent = issue instanceof Map ? issue.get(comment.issueId) : issue;
-      const number = parent?.number ?? 0;
-      const isPull = parent?.isPull === true;
-      return {
-        id: comment.id,
-        html_url: `${this.urls.root}${fullName}/${isPull ? 'pulls' : 'issues'}/${number}#issuecomment-${comment.id}`,
-        pull_request_url: isPull ? `${this.urls.root}${fullName}/pulls/${number}` : '',
-        issue_url: isPull ? '' : `${this.urls.root}${fullName}/issues/${number}`,
-        user: users.get(comment.posterId) ?? GHOST,
-        original_author: '',
-        original_author_id: 0,
-        body: comment.body,
-        assets: assets.comments.get(comment.id) ?? [],
-        created_at: comment.createdAt,
-        updated_at: comment.updatedAt,
-      };
-    });
+      const key = this.commentJson.keyOf(parent, fullName, accounts.get(comment.posterId), assets.comments.get(comment.id), viewer);
+      return this.commentJson.piece(comment, key, () => this.comment(comment, parent, fullName, accounts, assets.comments, users, viewer));
+    }));
+  }
+
+  private comment(comment: CommentRecord, parent: IssueRecord | undefined, fullName: string, accounts: Map<number, Account>,
+    assets: Map<number, unknown[]>, users: Map<number, ApiUser>, viewer: Caller | null): Record<string, unknown> {
+    const number = parent?.number ?? 0;
+    const isPull = parent?.isPull === true;
+    let user = users.get(comment.posterId);
+    if (user === undefined) {
+      const account = accounts.get(comment.posterId);
+      user = account ? this.service.users.toApi(account, viewer) : GHOST;
+      users.set(comment.posterId, user);
+    }
+    return {
+      id: comment.id,
+      html_url: `${this.urls.root}${fullName}/${isPull ? 'pulls' : 'issues'}/${number}#issuecomment-${comment.id}`,
+      pull_request_url: isPull ? `${this.urls.root}${fullName}/pulls/${number}` : '',
+      issue_url: isPull ? '' : `${this.urls.root}${fullName}/issues/${number}`,
+      user,
+      original_author: '',
+      original_author_id: 0,
+      body: comment.body,
+      assets: assets.get(comment.id) ?? [],
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+    };
   }
 
   /** The attachments of issues and comments, from the registered source (none registered: none). */

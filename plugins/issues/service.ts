@@ -186,7 +186,7 @@ export class Issues implements IssuesService {
     this.numbers = ctx.store.collection(NUMBERS);
     this.intents = new CounterIntents(ctx.store, INTENTS, ['repoIds', 'milestoneIds', 'issueIds']);
     this.unitsOff = ctx.store.collection(UNITS_OFF);
-    this.render = new Renderer(this, ctx.serializer({ $ref: 'forgekit/Issue' }), ctx.settings.jsonCacheEntries as number);
+    this.render = new Renderer(this, { issue: ctx.serializer({ $ref: 'forgekit/Issue' }), comment: ctx.serializer({ $ref: 'forgekit/Comment' }) }, ctx.settings.jsonCacheEntries as number);
   }
 
   get repos(): ReposService {

@@ -69,6 +69,29 @@ t.test('issue lists from kept texts', async (t) => {
   t.equal((await agrees('milestone renamed')).find((i: any) => i.number === 1).milestone.title, 'v1.0');
   await call('POST', `${repoPath}/issues/4/labels`, alice.token, { labels: [bug.id] });
   t.same((await agrees('label added')).find((i: any) => i.number === 4).labels.map((l: any) => l.name), ['bug']);
+
+  // Comments: the per-issue page and the repository's page agree with each comment rendered afresh.
+  const c1 = await call('POST', `${repoPath}/issues/1/comments`, bob.token, { body: 'first' }, 201);
+  await call('POST', `${repoPath}/issues/1/comments`, alice.token, { body: 'second' }, 201);
+  const commentsAgree = async (what: string, token?: string) => {
+    const list = await call('GET', `${repoPath}/issues/1/comments`, token);
+    const all = await call('GET', `${repoPath}/issues/comments`, token);
+    t.equal(list.length, 2, `${what}: two comments`);
+    t.same(all, list, `${what}: the repository's page shows the same`);
+    for (const item of list) t.same(item, await call('GET', `${repoPath}/issues/comments/${item.id}`, token), `${what}: comment ${item.id} as rendered afresh`);
+    return list;
+  };
+  await commentsAgree('comments, anonymous');
+  const commentBuilds = () => held.issues.render.commentJson.builds as number;
+  const before = commentBuilds();
+  await commentsAgree('comments again');
+  t.equal(commentBuilds(), before, 'unchanged comments are not serialised again');
+  t.equal((await commentsAgree('comments, bob', bob.token))[0].user.email, 'bob@example.com', 'the poster sees his address');
+  t.not((await commentsAgree('comments, alice', alice.token))[0].user.email, 'bob@example.com', 'others do not');
+  await call('PATCH', `${repoPath}/issues/comments/${c1.id}`, bob.token, { body: 'edited' });
+  t.equal((await commentsAgree('comment edited'))[0].body, 'edited');
+  await call('PATCH', '/user/settings', bob.token, { full_name: 'Robert' });
+  t.equal((await commentsAgree('commenter renamed'))[0].user.full_name, 'Robert');
 });
 
 t.test('jsonCacheEntries 0 renders every page afresh', async (t) => {
