@@ -271,7 +271,7 @@ t.test('pulls', async (t) => {
     // The background check of the base push finds the head in it (Gitea's testPR → manuallyMerged).
     const merged = await waitFor('the pull request marked merged', async () => {
       const got = await f.request('GET', `${base}/pulls/${opened.json.number}`);
-      return got.json.merged ? got : null;
+      return got.json.merged && got.json.state === 'closed' ? got : null; // merged first, then the issue half closes
     });
     t.match(merged.json, { merged: true, state: 'closed', merge_commit_sha: newHead, merged_by: { login: alice.username } });
   });
@@ -298,7 +298,7 @@ t.test('pulls', async (t) => {
     await git(home, wc, 'push', '-q', 'origin', 'tmp:master');
     const merged = await waitFor('the pull request marked merged', async () => {
       const got = await f.request('GET', `${base}/pulls/${n}`);
-      return got.json.merged ? got : null;
+      return got.json.merged && got.json.state === 'closed' ? got : null; // merged first, then the issue half closes
     });
     t.match(merged.json, { merged: true, merge_commit_sha: byHand }, 'the check after the push marked it merged');
   });
