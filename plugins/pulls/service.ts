@@ -465,7 +465,8 @@ export class Pulls {
     if (c.pr.hasMerged) throw new MergeRefusal(405, 'the pull request has already been merged');
     if (c.issue.isClosed) throw new MergeRefusal(404, 'the pull request is closed');
     const rule = (await this.contents?.protectionFor(c.base.repo.id, c.pr.baseBranch)) ?? null;
-    const whitelisted = !rule || !rule.enable_merge_whitelist || rule.merge_whitelist_usernames.some((u) => u.toLowerCase() === caller.login.toLowerCase());
+    // The merge allow-list by name or team (the contents plugin owns the rule).
+    const whitelisted = !rule || !rule.enable_merge_whitelist || (await this.contents!.mayMerge(c.base.repo, rule, caller, mode));
     if (mode < ACCESS.write || !whitelisted) throw new MergeRefusal(405, 'User not allowed to merge PR');
     if (style === 'manually-merged') return;
     if (isWorkInProgress(c.issue.title)) throw new MergeRefusal(405, 'Work in progress PRs cannot be merged');

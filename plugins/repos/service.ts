@@ -16,6 +16,7 @@ import {
   type RepoInitOptions,
   type RepoRecord,
   type RepoStorageProvider,
+  type RepoUnit,
   type ReposService,
   type TeamRecord,
   type UsersService,
@@ -147,9 +148,9 @@ export class Repos implements ReposService {
     return this.access.accessMode(caller, repo);
   }
 
-  resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read):
-    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }> {
-    return this.access.resolve(caller, ownerName, name, minimum);
+  resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read, unit?: RepoUnit):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
+    return this.access.resolve(caller, ownerName, name, minimum, unit);
   }
 
   assertWritable(repo: RepoRecord): void {
