@@ -45,12 +45,18 @@ export interface BenchOptions {
   outDir: string;
   pin: boolean;
   keepData: boolean;
+  /**
+   * Seed only the case files' seeders of files with a selected case (with `--case`): a run of one plugin's cases on
+   * the full-size dataset without, say, the 200k-issue seeder. Other files' data is then absent, so only for runs
+   * whose cases do not read it.
+   */
+  onlyCaseSeeders: boolean;
   resultsMd: boolean;
   logLevel: 'info' | 'silent';
 }
 
 const USAGE = `usage: node dist/bench/run.js [--quick] [--case <text>]... [--connections N] [--duration S]
-       [--warmup S] [--settle S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]`;
+       [--warmup S] [--settle S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--only-case-seeders] [--no-results-md] [--log-level info|silent]`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -66,6 +72,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       out: { type: 'string' },
       'no-pin': { type: 'boolean', default: false },
       'keep-data': { type: 'boolean', default: false },
+      'only-case-seeders': { type: 'boolean', default: false },
       'no-results-md': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       help: { type: 'boolean', default: false },
@@ -98,6 +105,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     outDir: path.resolve(values.out ?? (quick ? path.join(os.tmpdir(), 'forgekit-bench-results') : path.join(PACKAGE_ROOT, 'bench', 'results'))),
     pin: values['no-pin'] !== true,
     keepData: values['keep-data'] === true,
+    onlyCaseSeeders: values['only-case-seeders'] === true,
     resultsMd: values['no-results-md'] !== true && !quick,
     logLevel,
   };
@@ -419,6 +427,20 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
   if (pinning && !pin(process.pid, pinning.load)) problems.push('could not pin the load generator; running unpinned');
 
   const loaded = await loadCases(fixture);
+  const groupOf = (c: BenchCase): string => {
+    if (c.group) return c.group;
+    try {
+      return inferGroup(c.method ?? (c.body !== undefined ? 'POST' : 'GET'), typeof c.path === 'string' ? c.path : resolvePath(c, fixture));
+    } catch {
+      return 'unknown';
+    }
+  };
+  const allNames = new Set(loaded.cases.map((l) => l.case.name));
+  const selectedFiles = new Set(loaded.cases.filter((l) => matchesFilter(l.case, groupOf(l.case), opts.filter, allNames)).map((l) => l.from));
+  const extraSeeders = opts.onlyCaseSeeders && opts.filter.length > 0 ? loaded.seeders.filter((s) => selectedFiles.has(s.from)) : loaded.seeders;
+  if (extraSeeders.length < loaded.seeders.length) {
+    problems.push(`--only-case-seeders: skipped the seeders of ${loaded.seeders.filter((s) => !selectedFiles.has(s.from)).map((s) => s.from).join(', ')}`);
+  }
   for (const p of loaded.problems) problems.push(`case file ${p.file} failed to load: ${p.message}`);
   for (const m of loaded.missing) problems.push(`case ${m.name} not run: ${m.file} does not exist yet (${m.what})`);
 
@@ -439,7 +461,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     await store.open();
     let seed;
     try {
-      seed = await seedDataset({ store, plan, fixture, config, plugins, quick: opts.quick, extraSeeders: loaded.seeders, log: (m) => out(`  ${m}`) });
+      seed = await seedDataset({ store, plan, fixture, config, plugins, quick: opts.quick, extraSeeders, log: (m) => out(`  ${m}`) });
     } finally {
       await store.close();
     }
@@ -457,17 +479,9 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     out(`forgekit ready in ${forge.spawnToReadyMs} ms (createForge ${forge.ready.createForgeMs} ms), RSS ${(forge.ready.rss / 1024 / 1024).toFixed(0)} MiB`);
     bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000);
 
-    const allNames = new Set(loaded.cases.map((l) => l.case.name));
     for (const loadedCase of loaded.cases) {
       const c = loadedCase.case;
-      let group = c.group ?? '';
-      if (!group) {
-        try {
-          group = inferGroup(c.method ?? (c.body !== undefined ? 'POST' : 'GET'), typeof c.path === 'string' ? c.path : resolvePath(c, fixture));
-        } catch {
-          group = 'unknown';
-        }
-      }
+      const group = groupOf(c);
       if (!matchesFilter(c, group, opts.filter, allNames)) continue;
       const missing = (c.plugins ?? []).filter((p) => !enabled.has(p));
       if (missing.length) {
