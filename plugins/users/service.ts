@@ -334,7 +334,25 @@ export class Users implements UsersService {
       throw err;
     }
     if (credentials) this.credentialsChanged(account.id);
-    return (await this.byId(account.id)) ?? account;
+    const after = (await this.byId(account.id)) ?? account;
+    await this.accessChanged(account, after);
+    return after;
+  }
+
+  /**
+   * `access.changed` when an account's site-admin or restricted flag (what it may read) or its visibility (who may
+   * read its repositories) changed. The change is stored already: a failing listener is logged only.
+   */
+  private async accessChanged(before: Account, after: Account): Promise<void> {
+    const self = (before.isAdmin === true) !== (after.isAdmin === true) || (before.restricted === true) !== (after.restricted === true);
+    const owner = visibilityOf(before) !== visibilityOf(after);
+    if (!self && !owner) return;
+    try {
+      if (self) await this.ctx.events.emit('access.changed', { reason: 'account', userIds: [after.id] });
+      if (owner) await this.ctx.events.emit('access.changed', { reason: 'account', ownerIds: [after.id] });
+    } catch (err) {
+      this.ctx.log.error({ err, event: 'access.changed' }, 'event listener failed');
+    }
   }
 
   private readonly deletionGuards: DeletionGuard[] = [];
@@ -435,6 +453,7 @@ export class Users implements UsersService {
     set.updatedAt = nowRfc3339();
     const after = await this.accounts.findOneAndUpdate({ id: org.id, type: 'org' }, { $set: set });
     if (!after) throw fail.notFound();
+    await this.accessChanged(org, after);
     return after;
   }
 
