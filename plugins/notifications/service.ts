@@ -418,7 +418,7 @@ export class Notifications {
 
 /** The Caller a user's access is computed for (no token scopes: readability, not what a token may do). */
 function callerOf(account: Account): Caller {
-  return { id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token' };
+  return { id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token', restricted: account.restricted === true };
 }
 
 function subjectFields(subject: Subject): { subject: Subject; subjectType: SubjectType; title: string; state: string } {

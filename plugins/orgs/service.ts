@@ -122,9 +122,10 @@ export class Orgs implements OrgsService {
     return order[best]!;
   }
 
-  /** `GET /orgs`: public organizations, limited ones too for signed-in callers, every one for site admins. */
+  /** `GET /orgs`: public organizations, limited ones too for signed-in unrestricted callers, every one for site admins. */
   async visibleOrgPage(caller: Caller | null, page: { skip: number; limit: number }): Promise<{ orgs: Account[]; total: number }> {
-    const visibility: AccountVisibility[] | undefined = caller?.isAdmin ? undefined : caller ? ['public', 'limited'] : ['public'];
+    // Restricted accounts see public organizations only (Gitea's GetAll: limited ones need an unrestricted caller).
+    const visibility: AccountVisibility[] | undefined = caller?.isAdmin ? undefined : caller && caller.restricted !== true ? ['public', 'limited'] : ['public'];
     const { accounts, total } = await this.users.accountPage({ type: 'org', visibility, ...page });
     return { orgs: accounts, total };
   }

@@ -399,6 +399,12 @@ export class RepoIndex {
       parts.push(arraySource(mine));
       accepts.push(() => true);
     }
+    if (vis.public && vis.grantedPublicIds?.length) {
+      const granted = this.grantedPublic(query, vis.grantedPublicIds).sort(this.order);
+      total += granted.length;
+      parts.push(arraySource(granted));
+      accepts.push(() => true);
+    }
     // Each part carries its own side's check: a merge over (part, accept) pairs.
     const tagged = parts.map((p, i) => ({ size: p.size, at: p.at.bind(p), accept: accepts[i]! }));
     const head = mergeFiltered(tagged, this.order, n);
@@ -421,7 +427,16 @@ export class RepoIndex {
         if (e && e.private && this.matches(e, query)) out.push(id);
       }
     }
+    if (vis.public && vis.grantedPublicIds?.length) out.push(...this.grantedPublic(query, vis.grantedPublicIds));
     return out;
+  }
+
+  /** The public repositories among `ids` that match (the caller's grants outside the public side). */
+  private grantedPublic(query: IndexQuery, ids: readonly number[]): number[] {
+    return ids.filter((id) => {
+      const e = this.entries.get(id);
+      return e !== undefined && !e.private && this.matches(e, query);
+    });
   }
 
   /** The private repositories of these owners (ids), for the caller's private sets. */
@@ -445,9 +460,18 @@ export class RepoIndex {
   }
 }
 
-/** The query of the public side: without the repositories of owners hidden from the caller. */
+/**
+ * The query of the public side: without the repositories of owners hidden from the caller, and only those of
+ * `publicOwners` when that is set (a restricted caller: its own account and organizations whose every repository it
+ * reads), through their owner postings.
+ */
 function publicQuery(query: IndexQuery, vis: Visibility): IndexQuery {
-  return vis.hiddenOwners?.size ? { ...query, notOwners: vis.hiddenOwners } : query;
+  let q = vis.hiddenOwners?.size ? { ...query, notOwners: vis.hiddenOwners } : query;
+  if (vis.publicOwners) {
+    const allowed = new Set(vis.publicOwners);
+    q = { ...q, owners: query.owners ? query.owners.filter((o) => allowed.has(o)) : [...allowed] };
+  }
+  return q;
 }
 
 export interface Visibility {
@@ -462,6 +486,16 @@ export interface Visibility {
   privateAll: boolean;
   /** Otherwise: the private repositories the caller reads (absent or empty: none). */
   privateIds?: readonly number[];
+  /**
+   * The public side holds only these owners' repositories (a restricted caller, which reads no public repository by
+   * itself). Absent: every owner not hidden.
+   */
+  publicOwners?: readonly number[];
+  /**
+   * Public repositories outside the public side that the caller reads by a grant (a collaboration or team on a hidden
+   * owner's repository; any grant of a restricted caller beyond `publicOwners`): disjoint from the public side.
+   */
+  grantedPublicIds?: readonly number[];
 }
 
 export { lookupGrams };

@@ -66,6 +66,26 @@ export class RepoSearch {
     return [...out];
   }
 
+  /**
+   * What the caller reads outside the public side of the index: for a restricted caller the public side is its
+   * whole-owner grants only (`publicOwners`), else every owner not hidden; public repositories granted one by one
+   * beyond that are `grantedPublicIds` (few: collaborations and team lists).
+   */
+  publicScope(grants: Grants): { publicOwners?: number[]; grantedPublicIds?: number[] } {
+    if (grants.admin) return {};
+    const publicOwners = grants.restricted ? [...grants.ownerModes].filter(([, m]) => m >= ACCESS.read).map(([o]) => o) : undefined;
+    const owners = publicOwners ? new Set(publicOwners) : null;
+    const granted: number[] = [];
+    for (const [id, mode] of grants.repoModes) {
+      if (mode < ACCESS.read) continue;
+      const e = this.index.entries.get(id);
+      if (!e || e.private) continue;
+      const onPublicSide = owners ? owners.has(e.ownerId) : !grants.hiddenOwners?.has(e.ownerId);
+      if (!onPublicSide && modeOf(grants, e) >= ACCESS.read) granted.push(id);
+    }
+    return { publicOwners, grantedPublicIds: granted.length ? granted : undefined };
+  }
+
   async search(caller: Caller | null, opts: SearchOptions, page: PageRequest): Promise<PageResult> {
     const q = opts.q.trim().toLowerCase();
     const grants = await this.access.modeGrants(caller);
@@ -111,6 +131,7 @@ export class RepoSearch {
       hiddenOwners: grants.admin ? undefined : grants.hiddenOwners,
       privateAll: signedPrivate && grants.admin && opts.isPrivate !== false,
       privateIds: signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateIds(grants) : undefined,
+      ...this.publicScope(grants),
     };
     const sort = opts.sort ?? 'alpha';
     const desc = opts.order === 'desc';

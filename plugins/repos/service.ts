@@ -17,6 +17,7 @@ import {
   type RepoInitOptions,
   type RepoRecord,
   type RepoStorageProvider,
+  type RepoUnit,
   type ReposService,
   type TeamRecord,
   type UsersService,
@@ -148,9 +149,9 @@ export class Repos implements ReposService {
     return this.access.accessMode(caller, repo);
   }
 
-  resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read):
-    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }> {
-    return this.access.resolve(caller, ownerName, name, minimum);
+  resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read, unit?: RepoUnit):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
+    return this.access.resolve(caller, ownerName, name, minimum, unit);
   }
 
   assertWritable(repo: RepoRecord): void {
@@ -161,8 +162,12 @@ export class Repos implements ReposService {
     return this.access.readableIds(caller, ids);
   }
 
-  privateReadableIds(caller: Caller | null): Promise<number[]> {
-    return this.access.privateReadableIds(caller);
+  readsPublic(caller: Caller | null): boolean {
+    return caller?.restricted !== true || caller.isAdmin;
+  }
+
+  grantedReadableIds(caller: Caller | null): Promise<number[]> {
+    return this.access.grantedReadableIds(caller);
   }
 
   // ---- API objects ----

@@ -8,6 +8,7 @@ import t from 'tap';
 import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { definePlugin } from '../../core/plugin.js';
 import { runGit, withAuth } from '../helpers/git-client.js';
+import { waitFor } from '../helpers/wait.js';
 
 async function git(home: string, cwd: string, ...args: string[]): Promise<string> {
   const r = await runGit(args, { home, cwd });
@@ -230,7 +231,11 @@ t.test('pulls', async (t) => {
     const b = await f.request('POST', `${base}/pulls`, { token: alice.token, json: { head: 'c2', base: 'master', title: 'c2' } });
     t.equal(b.json.mergeable, true);
     t.equal((await f.request('POST', `${base}/pulls/${a.json.number}/merge`, { token: alice.token, json: { Do: 'merge' } })).status, 200);
-    const after = await f.request('GET', `${base}/pulls/${b.json.number}`);
+    // The push of the merge queued a background check of the other pull request: `checking` (mergeable false) first.
+    const after = await waitFor('the background check of the other pull request', async () => {
+      const got = await f.request('GET', `${base}/pulls/${b.json.number}`);
+      return got.json.conflicted_files?.length ? got : null;
+    });
     t.equal(after.json.mergeable, false, 'the push of the merge re-checked the other pull request');
     t.same(after.json.conflicted_files, ['same.txt']);
     const refused = await f.request('POST', `${base}/pulls/${b.json.number}/merge`, { token: alice.token, json: { Do: 'merge' } });
