@@ -117,6 +117,17 @@ export function modeOf(grants: Grants, repo: AccessTarget): AccessMode {
   return mode;
 }
 
+/**
+ * The mode a Repository's `permissions` object is made from (Gitea's convert.ToRepo): `admin` from the overall mode,
+ * `push`/`pull` from the code unit — so below admin, the code unit's mode (at most write).
+ */
+export function permissionMode(grants: Grants, repo: AccessTarget): AccessMode {
+  const mode = modeOf(grants, repo);
+  if (!grants.units || mode >= ACCESS.admin) return mode;
+  const code = unitModeOf(grants, repo, 'code');
+  return code > ACCESS.write ? ACCESS.write : code;
+}
+
 export function teamMode(permission: TeamPermission): AccessMode {
   return ACCESS[permission];
 }

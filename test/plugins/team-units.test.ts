@@ -40,7 +40,11 @@ t.test('team units', async (t) => {
   t.test('code write, issues read', async (t) => {
     const coders = await f.request('GET', '/orgs/uorg/teams', { token: owner.token });
     t.match(coders.json.find((x: any) => x.name === 'coders'), { permission: 'read', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } });
-    t.equal((await f.request('GET', R, { token: coder.token })).status, 200);
+    const repo = await f.request('GET', R, { token: coder.token });
+    t.equal(repo.status, 200);
+    t.same(repo.json.permissions, { admin: false, push: true, pull: true }, "push and pull follow the code unit (Gitea's ToRepo)");
+    const listed = await f.request('GET', '/repos/search?q=secret', { token: coder.token });
+    t.same(listed.json.data.map((r: any) => r.permissions), [{ admin: false, push: true, pull: true }], 'in lists too');
     const file = await f.request('POST', `${R}/contents/new.txt`, { token: coder.token, json: { content: b64('hi\n'), message: 'add' } });
     t.equal(file.status, 201, 'the code unit at write: a file is committed');
     t.equal((await f.request('POST', `${R}/branches`, { token: coder.token, json: { new_branch_name: 'feature' } })).status, 201, 'and a branch made');
@@ -53,7 +57,9 @@ t.test('team units', async (t) => {
   });
 
   t.test('issues write, no code, no pulls', async (t) => {
-    t.equal((await f.request('GET', R, { token: tracker.token })).status, 200, 'the repository is visible');
+    const repo = await f.request('GET', R, { token: tracker.token });
+    t.equal(repo.status, 200, 'the repository is visible');
+    t.same(repo.json.permissions, { admin: false, push: false, pull: false }, 'no code unit: no pull');
     t.equal((await f.request('PATCH', `${R}/issues/1`, { token: tracker.token, json: { state: 'closed' } })).status, 201, 'issues at write');
     t.equal((await f.request('GET', `${R}/contents`, { token: tracker.token })).status, 403, 'no code unit: 403 (reqRepoReader)');
     t.equal((await f.request('GET', `${R}/raw/README.md`, { token: tracker.token })).status, 403);
