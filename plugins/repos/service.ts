@@ -5,6 +5,7 @@ import { ForgeError, fail } from '../../core/errors.js';
 import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
+import type { AccessChangedEvent } from '../../schemas/events.js';
 import {
   ACCESS,
   REPO_CREATED,
@@ -464,10 +465,17 @@ export class Repos implements ReposService {
       if (!isDuplicateKeyError(err)) throw err;
       await this.collaborations.updateOne({ repoId: repo.id, userId }, { $set: { permission } });
     }
+    await this.accessChanged('collaborator', { userIds: [userId], repoIds: [repo.id] });
   }
 
   async removeCollaborator(repo: RepoRecord, userId: number): Promise<void> {
     await this.collaborations.deleteOne({ repoId: repo.id, userId });
+    await this.accessChanged('collaborator', { userIds: [userId], repoIds: [repo.id] });
+  }
+
+  /** `access.changed` after a grant of this plugin changed (subscribers keep copies of readability). */
+  private async accessChanged(reason: AccessChangedEvent['reason'], scope: Omit<AccessChangedEvent, 'reason'>): Promise<void> {
+    await this.emit('access.changed', { reason, ...scope });
   }
 
   async isCollaborator(repo: RepoRecord, userId: number): Promise<boolean> {
@@ -484,10 +492,12 @@ export class Repos implements ReposService {
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }
+    await this.accessChanged('team_repository', { repoIds: [repo.id] });
   }
 
   async removeTeamRepo(team: TeamRecord, repo: RepoRecord): Promise<void> {
     await this.teamRepos.deleteOne({ teamId: team.id, repoId: repo.id });
+    await this.accessChanged('team_repository', { repoIds: [repo.id] });
   }
 
   async teamRepoIds(team: TeamRecord): Promise<number[]> {
