@@ -135,6 +135,12 @@ export interface OrgChanges {
  */
 export type VisibilityWitness = (account: Account, viewerId: number) => Promise<boolean>;
 
+/**
+ * The same question for many private users at once (a user search's private matches): the ids among `userIds` the
+ * witness makes visible to `viewerId`, in one or two store reads instead of one per account.
+ */
+export type VisibilityBatchWitness = (userIds: readonly number[], viewerId: number) => Promise<Set<number>>;
+
 export interface EmailAddress {
   email: string;
   verified: boolean;
@@ -203,7 +209,7 @@ export interface UsersService {
   /** Ids of the accounts (of one type, or all) `viewer` does not see: list filters exclude them. Empty for admins. */
   hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
   /** Registers a visibility witness (plugins call it at start). */
-  addVisibilityWitness(witness: VisibilityWitness): void;
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): void;
   /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */
   accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }>;
   /**
@@ -318,10 +324,13 @@ export interface ReposService {
   collaboratorIds(repo: RepoRecord): Promise<number[]>;
   /**
    * Looks up owner/name for the caller. Missing or unreadable → 404 (never 403); readable but below `minimum`
-   * → 403. Returns the record, its owner and the caller's mode.
+   * → 403. Returns the record, its owner and the caller's mode. With `unit`, the mode is the caller's access to that
+   * unit (a team's units_map, Gitea's UnitAccessMode): an unreadable unit is a 404 for issues and pulls (Gitea's
+   * mustEnableIssuesOrPulls / mustAllowPulls) and a 403 for the others (reqRepoReader), below `minimum` a 403.
+   * `unitMode` answers for any unit from the same grants (an issue route that finds a pull request asks for `pulls`).
    */
-  resolve(caller: Caller | null, owner: string, name: string, minimum?: AccessMode):
-    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }>;
+  resolve(caller: Caller | null, owner: string, name: string, minimum?: AccessMode, unit?: RepoUnit):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }>;
   /**
    * Throws 403 when the repository is archived (read-only, decisions.md): every operation that changes its content
    * (git push, file edits, issues, releases, mirror syncs) calls this after `resolve`. Settings stay editable
@@ -342,9 +351,10 @@ export interface ReposService {
   /**
    * Ids of the repositories the caller reads beyond the public repositories of owners it may see (for index-backed
    * list filters): the private ones it reads, public ones of hidden owners it is granted, and for a restricted caller
-   * every repository it reads.
+   * every repository it reads. `blind` lists, per unit asked, those of them whose unit the caller may not read (a
+   * team's units_map: issue search leaves their issues or pull requests out).
    */
-  grantedReadableIds(caller: Caller | null): Promise<number[]>;
+  grantedReadableIds(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
   /**
@@ -408,6 +418,12 @@ export const REPO_UPDATED = 'repo.updated';
  * map gives no unit any access (Gitea's MinUnitAccessMode).
  */
 export type TeamPermission = 'none' | 'read' | 'write' | 'admin' | 'owner';
+
+/**
+ * A repository unit whose access a team can set (Gitea's unit keys without `repo.`): `code` (contents, git, pushes),
+ * `issues`, `pulls`, `releases`, `wiki`.
+ */
+export type RepoUnit = 'code' | 'issues' | 'pulls' | 'releases' | 'wiki';
 
 /** A team's access per repository unit (Gitea's unit keys, e.g. `repo.code`, `repo.issues`). */
 export type TeamUnits = Record<string, 'none' | 'read' | 'write' | 'admin'>;

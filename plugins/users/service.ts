@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type UsersService, type VisibilityWitness } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -345,9 +345,27 @@ export class Users implements UsersService {
       throw err;
     }
     if (credentials) this.credentialsChanged(account.id);
-    const after = await this.byId(account.id);
-    if (after) this.index.upsert(after);
-    return after ?? account;
+    const stored = await this.byId(account.id);
+    if (stored) this.index.upsert(stored);
+    const after = stored ?? account;
+    await this.accessChanged(account, after);
+    return after;
+  }
+
+  /**
+   * `access.changed` when an account's site-admin or restricted flag (what it may read) or its visibility (who may
+   * read its repositories) changed. The change is stored already: a failing listener is logged only.
+   */
+  private async accessChanged(before: Account, after: Account): Promise<void> {
+    const self = (before.isAdmin === true) !== (after.isAdmin === true) || (before.restricted === true) !== (after.restricted === true);
+    const owner = visibilityOf(before) !== visibilityOf(after);
+    if (!self && !owner) return;
+    try {
+      if (self) await this.ctx.events.emit('access.changed', { reason: 'account', userIds: [after.id] });
+      if (owner) await this.ctx.events.emit('access.changed', { reason: 'account', ownerIds: [after.id] });
+    } catch (err) {
+      this.ctx.log.error({ err, event: 'access.changed' }, 'event listener failed');
+    }
   }
 
   private readonly deletionGuards: DeletionGuard[] = [];
@@ -450,13 +468,41 @@ export class Users implements UsersService {
     const after = await this.accounts.findOneAndUpdate({ id: org.id, type: 'org' }, { $set: set });
     if (!after) throw fail.notFound();
     this.index.upsert(after);
+    await this.accessChanged(org, after);
     return after;
   }
 
   private readonly visibilityWitnesses: VisibilityWitness[] = [];
+  private readonly batchWitnesses: Array<VisibilityBatchWitness | null> = [];
 
-  addVisibilityWitness(witness: VisibilityWitness): void {
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): void {
     this.visibilityWitnesses.push(witness);
+    this.batchWitnesses.push(batch ?? null);
+  }
+
+  /**
+   * The private users among `ids` whom `viewer` (signed in, not a site admin) sees: itself, and whoever a witness
+   * admits — asked once per witness for all of them where the witness answers in bulk, else per account.
+   */
+  async privateUsersSeenBy(ids: readonly number[], viewer: Caller): Promise<Set<number>> {
+    const seen = new Set<number>();
+    let rest = ids.filter((id) => {
+      if (id !== viewer.id) return true;
+      seen.add(id);
+      return false;
+    });
+    for (const [i, batch] of this.batchWitnesses.entries()) {
+      if (rest.length === 0) break;
+      if (batch) {
+        const yes = await batch(rest, viewer.id);
+        for (const id of yes) seen.add(id);
+      } else {
+        const witness = this.visibilityWitnesses[i]!;
+        for (const id of rest) if (await witness({ id, type: 'user', visibility: 'private' } as unknown as Account, viewer.id)) seen.add(id);
+      }
+      rest = rest.filter((id) => !seen.has(id));
+    }
+    return seen;
   }
 
   async visibleTo(account: Account, viewer: Caller | null): Promise<boolean> {
