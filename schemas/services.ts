@@ -345,9 +345,10 @@ export interface ReposService {
   /**
    * Ids of the repositories the caller reads beyond the public repositories of owners it may see (for index-backed
    * list filters): the private ones it reads, public ones of hidden owners it is granted, and for a restricted caller
-   * every repository it reads.
+   * every repository it reads. `blind` lists, per unit asked, those of them whose unit the caller may not read (a
+   * team's units_map: issue search leaves their issues or pull requests out).
    */
-  grantedReadableIds(caller: Caller | null): Promise<number[]>;
+  grantedReadableIds(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
   /**

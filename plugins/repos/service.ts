@@ -166,8 +166,8 @@ export class Repos implements ReposService {
     return caller?.restricted !== true || caller.isAdmin;
   }
 
-  grantedReadableIds(caller: Caller | null): Promise<number[]> {
-    return this.access.grantedReadableIds(caller);
+  grantedReadableIds(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }> {
+    return this.access.grantedReadableIds(caller, units);
   }
 
   // ---- API objects ----
