@@ -135,6 +135,12 @@ export interface OrgChanges {
  */
 export type VisibilityWitness = (account: Account, viewerId: number) => Promise<boolean>;
 
+/**
+ * The same question for many private users at once (a user search's private matches): the ids among `userIds` the
+ * witness makes visible to `viewerId`, in one or two store reads instead of one per account.
+ */
+export type VisibilityBatchWitness = (userIds: readonly number[], viewerId: number) => Promise<Set<number>>;
+
 export interface EmailAddress {
   email: string;
   verified: boolean;
@@ -203,7 +209,7 @@ export interface UsersService {
   /** Ids of the accounts (of one type, or all) `viewer` does not see: list filters exclude them. Empty for admins. */
   hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
   /** Registers a visibility witness (plugins call it at start). */
-  addVisibilityWitness(witness: VisibilityWitness): void;
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): void;
   /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */
   accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }>;
   /**
