@@ -364,6 +364,11 @@ export interface ReposService {
    * and `}`).
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
+  /**
+   * Each repository's Repository JSON text (as `toJsonList` writes it, from the same per-version cache), by id, for
+   * replies that embed repositories in objects of their own; repositories whose owner is gone are absent.
+   */
+  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, Buffer>>;
   incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push

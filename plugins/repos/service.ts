@@ -180,6 +180,10 @@ export class Repos implements ReposService {
     return this.render.toJsonList(repos, caller, options);
   }
 
+  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, Buffer>> {
+    return this.render.toJsonTexts(repos, caller);
+  }
+
   // ---- counters and storage fields ----
 
   async incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void> {
