@@ -295,16 +295,43 @@ interface LoadRun {
   latencies: Float64Array;
 }
 
-async function load(baseUrl: string, req: PreparedRequest, expected: number, seconds: number, connections: number,
+/**
+ * A stream case's requests as the load sends them: in order, round-robin over the connections (one shared cursor),
+ * cycling; `{n}` in a path or body becomes the next value of a counter that grows over the whole case.
+ */
+export interface StreamLoad {
+  items: PreparedRequest[];
+  cursor: { seq: number; n: number };
+}
+
+/** Item `i` of a stream as sent: its place in the `x-bench-seq` header, `{n}` replaced. */
+export function streamRequest(stream: StreamLoad, i: number, n: number): PreparedRequest {
+  const item = stream.items[i]!;
+  const body = item.body && item.body.includes('{n}') ? Buffer.from(item.body.toString('utf8').replaceAll('{n}', String(n))) : item.body;
+  return { method: item.method, path: item.path.replaceAll('{n}', String(n)), headers: { ...item.headers, 'x-bench-seq': String(i) }, ...(body ? { body } : {}) };
+}
+
+async function load(baseUrl: string, req: PreparedRequest | StreamLoad, expected: number | ReadonlySet<number>, seconds: number, connections: number,
   servers: { measured?: number; idle?: number } = {}, settleSec = 0): Promise<LoadRun> {
   const cpu0 = { measured: cpuMs(servers.measured), idle: cpuMs(servers.idle) };
   const samples = new Samples();
   let wrong = 0;
+  const ok = typeof expected === 'number' ? (status: number) => status === expected : (status: number) => expected.has(status);
+  const stream = 'items' in req ? req : null;
+  const single = 'items' in req ? null : req;
   const instance = autocannon({
-    url: baseUrl + req.path,
-    method: req.method as autocannon.Request['method'],
-    headers: req.headers,
-    body: req.body,
+    url: single ? baseUrl + single.path : baseUrl,
+    ...(single
+      ? { method: single.method as autocannon.Request['method'], headers: single.headers, body: single.body }
+      : {
+        requests: [{
+          setupRequest: (r: Record<string, unknown>) => {
+            const i = stream!.cursor.seq++ % stream!.items.length;
+            const next = streamRequest(stream!, i, stream!.cursor.n++);
+            return { ...r, method: next.method, path: next.path, headers: next.headers, body: next.body ?? Buffer.alloc(0) };
+          },
+        }],
+      }),
     connections,
     pipelining: 1,
     duration: seconds,
@@ -315,7 +342,7 @@ async function load(baseUrl: string, req: PreparedRequest, expected: number, sec
   } as autocannon.Options) as unknown as NodeJS.EventEmitter & PromiseLike<unknown>;
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
     samples.push(ms);
-    if (status !== expected) wrong++;
+    if (!ok(status)) wrong++;
   });
   const started = performance.now();
   const result = (await instance) as unknown as { errors: number; timeouts: number; duration?: number };
@@ -604,6 +631,7 @@ function baseResult(c: BenchCase, loaded: { from: string; replaces?: string }, g
 
 async function measureCase(c: BenchCase, loaded: { from: string; replaces?: string }, group: string, req: PreparedRequest,
   fx: BenchFixture, forge: Child, bare: Child, opts: BenchOptions): Promise<CaseResult> {
+  if (c.stream) return measureStream(c, loaded, group, fx, forge, bare, opts);
   const base = baseResult(c, loaded, group, req, 'ok');
   const expected = c.status ?? 200;
   let recorded: RecordedResponse;
@@ -685,6 +713,117 @@ async function measureCase(c: BenchCase, loaded: { from: string; replaces?: stri
     result.reason = `errors under load: forgekit ${forgekit.errors}, bare ${bareSummary.errors} (socket errors, timeouts or a status other than ${expected})`;
   }
   return result;
+}
+
+/**
+ * A stream case: every item recorded once from forgekit, in order (any status of 400 or more fails the case); the
+ * bare server gets every recorded response and answers item i with item i's; then both get the same stream under the
+ * same load, interleaved like a single request, each run starting at the stream's first item.
+ */
+async function measureStream(c: BenchCase, loaded: { from: string; replaces?: string }, group: string, fx: BenchFixture,
+  forge: Child, bare: Child, opts: BenchOptions): Promise<CaseResult> {
+  const spec = c.stream!(fx);
+  const items: PreparedRequest[] = spec.items.map((it) => ({
+    method: it.method,
+    path: fx.apiPrefix + it.path,
+    headers: {
+      accept: 'application/json',
+      ...(it.token ? { authorization: `token ${it.token}` } : {}),
+      ...(it.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(it.body !== undefined ? { body: Buffer.from(JSON.stringify(it.body)) } : {}),
+  }));
+  const mix: Record<string, number> = {};
+  for (const it of spec.items) mix[it.kind] = (mix[it.kind] ?? 0) + 1;
+  const distinct = new Set(spec.items.map((it) => `${it.method} ${it.path} ${it.token ?? ''} ${JSON.stringify(it.body ?? null)}`)).size;
+  const base: CaseResult = {
+    ...baseResult(c, loaded, group, undefined, 'ok'),
+    method: 'MIXED',
+    path: `${spec.items.length} requests, seed ${spec.seed}`,
+    stream: { seed: spec.seed, items: spec.items.length, distinct, mix },
+  };
+  const stream: StreamLoad = { items, cursor: { seq: 0, n: 0 } };
+  const recorded: RecordedResponse[] = [];
+  const statuses = new Set<number>();
+  const t0 = performance.now();
+  for (let i = 0; i < items.length; i++) {
+    let res: RecordedResponse;
+    try {
+      res = await record(forge.url, streamRequest(stream, i, stream.cursor.n++));
+    } catch (err) {
+      return { ...base, status: 'failed', reason: `recording item ${i} failed: ${(err as Error).message}` };
+    }
+    if (res.status >= 400) {
+      const it = spec.items[i]!;
+      return { ...base, status: 'failed', reason: `item ${i} (${it.method} ${it.path}) answered ${res.status}: ${res.body.toString('utf8').slice(0, 200)}` };
+    }
+    recorded.push(res);
+    statuses.add(res.status);
+  }
+  const serviceMs = (performance.now() - t0) / items.length;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-bench-stream-'));
+  try {
+    const file = path.join(dir, 'stream.json');
+    await writeFile(file, JSON.stringify(recorded.map((r) => ({ status: r.status, headers: r.headers, body: r.body.toString('base64') }))));
+    await ask(bare, { type: 'stream', file }, 'stream-ok', 120_000);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  for (const i of [0, Math.floor(items.length / 2), items.length - 1]) {
+    const check = await record(bare.url, streamRequest(stream, i, 0));
+    if (check.status !== recorded[i]!.status || !check.body.equals(recorded[i]!.body)) {
+      return { ...base, status: 'failed', reason: `the bare server did not replay item ${i}'s recorded response` };
+    }
+  }
+  const loadBefore = load1();
+  const onForge = { measured: forge.proc.pid, idle: bare.proc.pid };
+  const onBare = { measured: bare.proc.pid, idle: forge.proc.pid };
+  const run = (url: string, on: typeof onForge, sec: number) => {
+    stream.cursor.seq = 0;
+    return load(url, stream, statuses, sec, opts.connections, on, opts.settleSec);
+  };
+  if (opts.warmupSec > 0) {
+    await run(forge.url, onForge, opts.warmupSec);
+    await run(bare.url, onBare, opts.warmupSec);
+  }
+  const a: LoadRun[] = [];
+  const b: LoadRun[] = [];
+  for (let round = 0; round < opts.rounds; round++) {
+    a.push(await run(forge.url, onForge, opts.durationSec));
+    b.push(await run(bare.url, onBare, opts.durationSec));
+  }
+  const forgekit = combine(a.map((r) => r.stats), a.map((r) => r.latencies));
+  const bareSummary = combine(b.map((r) => r.stats), b.map((r) => r.latencies));
+  const ratio = ratioOf(forgekit, bareSummary);
+  const result: CaseResult = {
+    ...base,
+    // The stream's most frequent status (its reads' 200), and every body's bytes.
+    recorded: { status: mostFrequent(recorded.map((r) => r.status)), bytes: recorded.reduce((n, r) => n + r.body.length, 0), headers: [] },
+    forgekit,
+    bare: bareSummary,
+    ratio,
+    verdict: judge(group, {
+      ratio: ratio.ratio, cpuRatio: ratio.cpu, bareBusy: bareSummary.cpuBusy,
+      p99Ms: forgekit.p99Ms, bareP99Ms: bareSummary.p99Ms, connections: opts.connections,
+    }),
+    load: [loadBefore, load1()],
+    serviceMs: Math.round(serviceMs * 100) / 100,
+    runSec: opts.durationSec,
+  };
+  if ([...a, ...b].some((r) => r.stats.requests === 0)) {
+    result.status = 'failed';
+    result.reason = `a run of ${opts.durationSec} s finished no request: lengthen --duration`;
+  } else if (forgekit.errors > 0 || bareSummary.errors > 0) {
+    result.status = 'failed';
+    result.reason = `errors under load: forgekit ${forgekit.errors}, bare ${bareSummary.errors} (socket errors, timeouts or a status the recording did not have: ${[...statuses].join(', ')})`;
+  }
+  return result;
+}
+
+function mostFrequent(xs: number[]): number {
+  const counts = new Map<number, number>();
+  for (const x of xs) counts.set(x, (counts.get(x) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]![0];
 }
 
 // Run when executed directly (not when imported by tests).

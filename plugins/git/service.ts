@@ -441,7 +441,8 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
    */
   async resolveForGit(caller: Caller | null, owner: string, name: string, write: boolean): Promise<{ repo: RepoRecord; owner: Account }> {
     try {
-      const found = await this.repos.resolve(caller, owner, name, write ? ACCESS.write : ACCESS.read);
+      // Clones and pushes are the code unit (a team's units_map may give it less, or more, than the team's permission).
+      const found = await this.repos.resolve(caller, owner, name, write ? ACCESS.write : ACCESS.read, 'code');
       if (write && found.repo.mirror) throw fail.forbidden('this repository is a mirror: pushing is not allowed');
       if (write) this.repos.assertWritable(found.repo);
       return found;

@@ -22,19 +22,39 @@ export interface RepoAccess {
 
 /** The repository of the path for the caller: 404 when unreadable or when its issues are switched off. */
 export async function repoOf(rc: Rc<{ owner: string; repo: string }>, minimum: AccessMode = ACCESS.read): Promise<RepoAccess> {
+  const found = await readableRepo(rc);
+  return withUnit(found, 'issues', minimum);
+}
+
+/** The repository for the caller (overall access), 404 when its issues are switched off; units are checked after. */
+async function readableRepo(rc: Rc<{ owner: string; repo: string }>) {
   const found = await service(rc).repos.resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.read);
   // `has_issues: false` (the repository setting) turns every issue route off, read defensively: the field is optional.
   if (found.repo.hasIssues === false || found.repo.has_issues === false) throw fail.notFound();
-  if (found.mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository`);
   return found;
+}
+
+/**
+ * The caller's mode on the issues (or, for a pull request, the pulls) unit: a team whose units_map leaves it out gets
+ * 404 (Gitea's mustEnableIssuesOrPulls / CanReadIssuesOrPulls), below `minimum` 403.
+ */
+function withUnit(found: RepoAccess & { unitMode: (unit: 'issues' | 'pulls') => AccessMode }, unit: 'issues' | 'pulls', minimum: AccessMode): RepoAccess {
+  const mode = found.unitMode(unit);
+  if (mode < ACCESS.read) throw fail.notFound();
+  if (mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository's ${unit}`);
+  return { repo: found.repo, owner: found.owner, mode };
 }
 
 export async function issueOf(rc: Rc<{ owner: string; repo: string; index: number }>, minimum: AccessMode = ACCESS.read):
   Promise<RepoAccess & { issue: IssueRecord }> {
-  const found = await repoOf(rc, minimum);
+  const found = await readableRepo(rc);
   const issue = await service(rc).byNumber(found.repo.id, rc.params.index);
-  if (!issue) throw fail.notFound();
-  return { ...found, issue };
+  // Unreadable units first: an issue number says nothing to a caller who may not read issues.
+  if (!issue) {
+    withUnit(found, 'issues', ACCESS.read);
+    throw fail.notFound();
+  }
+  return { ...withUnit(found, issue.isPull ? 'pulls' : 'issues', minimum), issue };
 }
 
 /**

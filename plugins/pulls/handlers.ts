@@ -23,7 +23,8 @@ export interface RepoAccess {
 
 /** The base repository for the caller: 404 when unreadable or when its pull requests are switched off. */
 export async function repoOf(rc: Rc<RepoParams>, minimum: AccessMode = ACCESS.read): Promise<RepoAccess> {
-  const found = await service(rc).repos.resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.read);
+  // The pulls unit: a team without it gets 404, as Gitea's mustAllowPulls.
+  const found = await service(rc).repos.resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.read, 'pulls');
   if (found.repo.hasPullRequests === false || found.repo.has_pull_requests === false) throw fail.notFound();
   if (found.mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository`);
   return found;

@@ -44,6 +44,8 @@ export interface PullRecord {
    * one was queued while it ran (Gitea's checkAndUpdateStatus asks its queue the same). Absent on older rows.
    */
   checkGen?: number;
+  /** Who moved the base last (queued checks): the merger a check names when it finds the head in the base. */
+  checkPusherId?: number;
   conflictedFiles: string[];
   additions: number;
   deletions: number;
@@ -316,15 +318,37 @@ export class Pulls {
    * Queues background checks (Gitea's AddToTaskQueue): `checking` is stored first — shown as `mergeable: false`
    * until the check ends, and found again at start if the process dies before it — then the queue runs them.
    */
-  async queueChecks(prs: PullRecord[]): Promise<void> {
+  async queueChecks(prs: PullRecord[], pusherId?: number | null): Promise<void> {
     if (!prs.length) return;
-    await this.pulls.updateMany({ id: { $in: prs.map((p) => p.id) }, hasMerged: false }, { $set: { status: 'checking' }, $inc: { checkGen: 1 } });
+    const set: Partial<PullRecord> = { status: 'checking' };
+    if (pusherId) set.checkPusherId = pusherId;
+    await this.pulls.updateMany({ id: { $in: prs.map((p) => p.id) }, hasMerged: false }, { $set: set, $inc: { checkGen: 1 } });
     this.queue.enqueue(prs.map((p) => ({ id: p.id, repoId: p.repoId })));
   }
 
-  /** The queue's worker: a check that fails leaves status `error` (Gitea), never `checking` for ever. */
+  /**
+   * The queue's worker (Gitea's testPR): a head that is now in the base marks the pull request merged (manually, by
+   * the last pusher of the base, with the base commit); otherwise the check. A check that fails leaves status
+   * `error` (Gitea), never `checking` for ever.
+   */
   private async backgroundCheck(pullId: number): Promise<void> {
     try {
+      const pr = await this.pulls.findOne({ id: pullId });
+      if (!pr || pr.hasMerged) return;
+      const c = await this.contextOf(pr);
+      if (c && !c.issue.isClosed && pr.headSha) {
+        const dir = this.dirOf(c.base);
+        const baseSha = await this.ops.branchSha(dir, pr.baseBranch);
+        if (baseSha && (await this.ops.isAncestor(dir, pr.headSha, baseSha))) {
+          try {
+            await this.markMerged(c, pr.checkPusherId || c.issue.posterId, baseSha, 'manually-merged');
+            return;
+          } catch (err) {
+            if (!(err instanceof MergeRefusal)) throw err;
+            return; // merged meanwhile
+          }
+        }
+      }
       await this.refresh(pullId);
     } catch (err) {
       this.ctx.log.warn({ err, pullId }, 'pulls: a mergeability check failed');
@@ -639,9 +663,9 @@ export class Pulls {
 
   /**
    * `git.push` of a branch, before the push's response ends: pull requests with it as head get `refs/pull/N/head`
-   * and their head commit, stale reviews and the `synchronized` event; pull requests with it as base are marked
-   * merged when their head is now in the base. The mergeability of every other affected pull request is queued for
-   * the background (`checking` until then).
+   * and their head commit, stale reviews and the `synchronized` event. Everything else is queued for the background
+   * (`checking` until then), no git process per open pull request in the push: the mergeability of every affected
+   * pull request, and for those with it as base whether their head is now in it (marked merged, as Gitea's testPR).
    */
   async onPush(e: PushEvent): Promise<void> {
     if (!e.ref.startsWith('refs/heads/')) return;
@@ -661,23 +685,14 @@ export class Pulls {
       }
     }
     const asBase = e.after === ZERO_SHA ? [] : await this.pulls.find({ repoId: e.repo.id, baseBranch: branch, hasMerged: false });
+    const baseChecks: PullRecord[] = [];
     for (const pr of asBase) {
       const issue = await this.issues.byId(pr.issueId);
-      if (!issue || issue.isClosed) continue;
-      const c = await this.contextOf(pr);
-      if (!c) continue;
-      const dir = this.dirOf(c.base);
-      if (pr.headSha && (await this.ops.isAncestor(dir, pr.headSha, e.after))) {
-        // The head landed in the base by a push: Gitea marks the pull request merged (manually, by the pusher).
-        try {
-          await this.markMerged(c, e.pusherId ?? issue.posterId, e.after, 'manually-merged');
-        } catch (err) {
-          if (!(err instanceof MergeRefusal)) throw err;
-        }
-        continue;
-      }
-      if (!toCheck.some((p) => p.id === pr.id)) toCheck.push(pr);
+      if (!issue || issue.isClosed || toCheck.some((p) => p.id === pr.id)) continue;
+      baseChecks.push(pr);
     }
+    // The pusher of the base is recorded for the check that may find a head landed in it by this push.
+    await this.queueChecks(baseChecks, e.pusherId);
     await this.queueChecks(toCheck);
     // Announced after the check is queued: the payload shows `mergeable: false` while checking, as Gitea's does.
     for (const { pr, senderId } of synchronized) {

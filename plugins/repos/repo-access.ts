@@ -3,8 +3,8 @@
 import { fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection, Filter } from '../../core/store/port.js';
-import { ACCESS, type AccessMode, type Account, type OrgsService, type RepoRecord, type TeamRecord, type UsersService } from '../../schemas/services.js';
-import { ANONYMOUS, collaboratorMode, modeOf, raise, teamMode, type AccessTarget, type Grants } from './access.js';
+import { ACCESS, type AccessMode, type Account, type OrgsService, type RepoRecord, type RepoUnit, type TeamRecord, type UsersService } from '../../schemas/services.js';
+import { ANONYMOUS, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants } from './access.js';
 import type { Light } from './listing.js';
 
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
@@ -67,10 +67,16 @@ export class RepoAccess {
       const hidden = await this.hiddenOwners(caller, new Set(teams.map((t) => t.orgId)), scope?.ownerIds);
       if (hidden.size) grants.hiddenOwners = hidden;
     }
+    // Per-unit access only matters when some team sets units other than its permission (units_map): then every
+    // team's units are kept, per owner and per listed repository (unitModeOf).
+    const units = teams.some((t) => !uniformUnits(t)) ? { owners: new Map(), repos: new Map(), collaborations: new Set<number>() } : undefined;
+    if (units) grants.units = units;
     const listed: TeamRecord[] = [];
     for (const team of teams) {
-      if (team.includesAllRepos) raise(grants.ownerModes, team.orgId, teamMode(team.permission));
-      else listed.push(team);
+      if (team.includesAllRepos) {
+        raise(grants.ownerModes, team.orgId, teamMode(team.permission));
+        if (units) raiseUnits(units.owners, team.orgId, teamUnitModes(team));
+      } else listed.push(team);
     }
     const repoScope = scope?.repoIds ? [...new Set(scope.repoIds)] : undefined;
     if (listed.length) {
@@ -78,10 +84,17 @@ export class RepoAccess {
       const rows = repoScope
         ? (await this.teamRepos.find({ repoId: { $in: repoScope } })).filter((r) => byTeam.has(r.teamId))
         : await this.teamRepos.find({ teamId: { $in: [...byTeam.keys()] } });
-      for (const row of rows) raise(grants.repoModes, row.repoId, teamMode(byTeam.get(row.teamId)!.permission));
+      for (const row of rows) {
+        const team = byTeam.get(row.teamId)!;
+        raise(grants.repoModes, row.repoId, teamMode(team.permission));
+        if (units) raiseUnits(units.repos, row.repoId, teamUnitModes(team));
+      }
     }
     const collabFilter: Filter = repoScope ? { userId: caller.id, repoId: { $in: repoScope } } : { userId: caller.id };
-    for (const row of await this.collaborations.find(collabFilter)) raise(grants.repoModes, row.repoId, collaboratorMode(row.permission));
+    for (const row of await this.collaborations.find(collabFilter)) {
+      raise(grants.repoModes, row.repoId, collaboratorMode(row.permission));
+      units?.collaborations.add(row.repoId);
+    }
     return grants;
   }
 
@@ -104,22 +117,39 @@ export class RepoAccess {
   }
 
   async accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode> {
-    if (!caller) return modeOf(await this.grants(null, { ownerIds: [repo.ownerId] }), repo);
-    if (caller.isAdmin) return ACCESS.owner;
-    return modeOf(await this.grants(caller, { ownerIds: [repo.ownerId], repoIds: [repo.id] }), repo);
+    return (await this.modes(caller, repo)).mode;
   }
 
-  async resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read):
-    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }> {
+  /** The caller's overall mode on one repository, and its mode per unit (from the same grants: no more reads). */
+  private async modes(caller: Caller | null, repo: RepoRecord): Promise<{ mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
+    if (caller?.isAdmin) return { mode: ACCESS.owner, unitMode: () => ACCESS.owner };
+    const grants = caller
+      ? await this.grants(caller, { ownerIds: [repo.ownerId], repoIds: [repo.id] })
+      : await this.grants(null, { ownerIds: [repo.ownerId] });
+    const mode = modeOf(grants, repo);
+    return { mode, unitMode: grants.units ? (unit) => unitModeOf(grants, repo, unit) : () => mode };
+  }
+
+  async resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read, unit?: RepoUnit):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
     const owner = await this.users.byName(ownerName);
     if (!owner) throw fail.notFound();
     const repo = await this.repos.findOne({ ownerId: owner.id, lowerName: name.toLowerCase() });
     if (!repo) throw fail.notFound();
-    const mode = await this.accessMode(caller, repo);
+    const { mode: overall, unitMode } = await this.modes(caller, repo);
+    const mode = unit ? unitMode(unit) : overall;
     // Unreadable is indistinguishable from missing: never a 403 that would confirm a private repository exists.
-    if (mode < ACCESS.read) throw fail.notFound();
-    if (mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository`);
-    return { repo, owner, mode };
+    if (overall < ACCESS.read) throw fail.notFound();
+    if (mode < ACCESS.read) {
+      // Gitea: issues and pulls routes are 404 without their unit (mustEnableIssuesOrPulls, mustAllowPulls); the
+      // other units' are 403 (reqRepoReader).
+      if (unit === 'issues' || unit === 'pulls') throw fail.notFound();
+      throw fail.forbidden(`this needs read access to the repository's ${unit} unit`);
+    }
+    if (mode < minimum) {
+      throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository${unit ? `'s ${unit} unit` : ''}`);
+    }
+    return { repo, owner, mode, unitMode };
   }
 
   async readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>> {

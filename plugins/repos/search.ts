@@ -1,6 +1,7 @@
 // `GET /repos/search` over the in-memory index (memory-index.ts): the caller's visibility as a small set of private
 // ids (public repositories are a side of their own), Gitea's filters as index constraints, and the page as a merge
-// that stops after `skip + limit`. Name order (ties by id) is the index's own order; other orders sort the matches.
+// that stops after `skip + limit`. Name order (ties by id) is the index's own order; other orders are the index's
+// sorted pages (few matches sorted, many: a kept order walked until the page is full).
 import type { Caller } from '../../core/plugin.js';
 import { ACCESS } from '../../schemas/services.js';
 import { modeOf, type Grants } from './access.js';
@@ -138,6 +139,11 @@ export class RepoSearch {
     if (sort === 'alpha' && !desc) {
       const { ids, total } = this.byName(query, vis, opts.priorityOwnerId, page);
       return { ...(await this.pages.pageOfIds({ ids, total })), grants };
+    }
+    if (sort !== 'alpha' && opts.priorityOwnerId === undefined) {
+      // The index's sorted page: the matches sorted when few, else its kept order walked until the page is full.
+      const { head, total } = this.index.sorted(query, vis, sort === 'git_size' ? 'size' : sort, desc, page.skip + page.limit);
+      return { ...(await this.pages.pageOfIds({ ids: head.slice(page.skip), total })), grants };
     }
     // Other orders: every match, sorted (priority owner first, then the key, ties by id in the same direction).
     const matches = this.index.all(query, vis).map((id) => this.index.entries.get(id)!);

@@ -345,9 +345,27 @@ export class Users implements UsersService {
       throw err;
     }
     if (credentials) this.credentialsChanged(account.id);
-    const after = await this.byId(account.id);
-    if (after) this.index.upsert(after);
-    return after ?? account;
+    const stored = await this.byId(account.id);
+    if (stored) this.index.upsert(stored);
+    const after = stored ?? account;
+    await this.accessChanged(account, after);
+    return after;
+  }
+
+  /**
+   * `access.changed` when an account's site-admin or restricted flag (what it may read) or its visibility (who may
+   * read its repositories) changed. The change is stored already: a failing listener is logged only.
+   */
+  private async accessChanged(before: Account, after: Account): Promise<void> {
+    const self = (before.isAdmin === true) !== (after.isAdmin === true) || (before.restricted === true) !== (after.restricted === true);
+    const owner = visibilityOf(before) !== visibilityOf(after);
+    if (!self && !owner) return;
+    try {
+      if (self) await this.ctx.events.emit('access.changed', { reason: 'account', userIds: [after.id] });
+      if (owner) await this.ctx.events.emit('access.changed', { reason: 'account', ownerIds: [after.id] });
+    } catch (err) {
+      this.ctx.log.error({ err, event: 'access.changed' }, 'event listener failed');
+    }
   }
 
   private readonly deletionGuards: DeletionGuard[] = [];
@@ -450,6 +468,7 @@ export class Users implements UsersService {
     const after = await this.accounts.findOneAndUpdate({ id: org.id, type: 'org' }, { $set: set });
     if (!after) throw fail.notFound();
     this.index.upsert(after);
+    await this.accessChanged(org, after);
     return after;
   }
 

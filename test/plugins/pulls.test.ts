@@ -268,8 +268,12 @@ t.test('pulls', async (t) => {
     t.match(await git(home, wc, 'ls-remote', 'origin', `refs/pull/${opened.json.number}/head`), newHead);
     t.equal((await f.request('GET', `${base}/pulls/${opened.json.number}/commits`)).json.length, 2);
     await git(home, wc, 'push', '-q', 'origin', 'sync:master');
-    const merged = await f.request('GET', `${base}/pulls/${opened.json.number}`);
-    t.match(merged.json, { merged: true, state: 'closed', merge_commit_sha: newHead });
+    // The background check of the base push finds the head in it (Gitea's testPR → manuallyMerged).
+    const merged = await waitFor('the pull request marked merged', async () => {
+      const got = await f.request('GET', `${base}/pulls/${opened.json.number}`);
+      return got.json.merged && got.json.state === 'closed' ? got : null; // merged first, then the issue half closes
+    });
+    t.match(merged.json, { merged: true, state: 'closed', merge_commit_sha: newHead, merged_by: { login: alice.username } });
   });
 
   t.test('manually-merged, head_commit_id, disallowed styles, merge_when_checks_succeed, permissions', async (t) => {
@@ -292,8 +296,11 @@ t.test('pulls', async (t) => {
     await git(home, wc, 'merge', '-q', '--no-ff', '-m', 'by hand', 'man');
     const byHand = await git(home, wc, 'rev-parse', 'HEAD');
     await git(home, wc, 'push', '-q', 'origin', 'tmp:master');
-    const merged = await f.request('GET', `${base}/pulls/${n}`);
-    t.match(merged.json, { merged: true, merge_commit_sha: byHand }, 'the push itself marked it merged');
+    const merged = await waitFor('the pull request marked merged', async () => {
+      const got = await f.request('GET', `${base}/pulls/${n}`);
+      return got.json.merged && got.json.state === 'closed' ? got : null; // merged first, then the issue half closes
+    });
+    t.match(merged.json, { merged: true, merge_commit_sha: byHand }, 'the check after the push marked it merged');
   });
 
   t.test('branch protection: required approvals and status contexts, merge allow-list; delete_branch_after_merge', async (t) => {
