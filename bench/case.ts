@@ -84,6 +84,35 @@ export interface BenchCase {
   /** Extra check of the recorded response (e.g. "the page is full"): a problem description, or null. */
   check?: (res: RecordedResponse, fx: BenchFixture) => string | null;
   description?: string;
+  /**
+   * Connections this case is loaded with, whatever the run's `--connections`: for requests that each run a git
+   * process for a second (archives, clones), where 50 at once measure only queueing and timeouts.
+   */
+  connections?: number;
+  /**
+   * A request stream instead of one request (a mixed workload): the harness records every item's response once, in
+   * order, the bare server replays item i's recorded response for item i (the request carries `x-bench-seq: i`), and
+   * the load sends the items in order, round-robin over the connections, cycling. `path` only names the case.
+   */
+  stream?: (fx: BenchFixture) => BenchStream;
+}
+
+/** One request of a stream. `{n}` in the path or body becomes a counter that grows with every send (creates stay creates). */
+export interface StreamItem {
+  method: BenchMethod;
+  /** Under the API prefix, query included (no placeholders). */
+  path: string;
+  /** An access token, or absent (anonymous). */
+  token?: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** What the item is, for the mix report (e.g. `GET /repos/{owner}/{repo}`). */
+  kind: string;
+}
+
+export interface BenchStream {
+  seed: number;
+  items: StreamItem[];
 }
 
 /** A stored repository as the seeding plan knows it (enough for relation seeders to pick targets). */

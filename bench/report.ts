@@ -31,6 +31,10 @@ export interface CaseResult {
   serviceMs?: number;
   /** Length of each run: --duration, or longer for slow requests (every connection finishes a few per run). */
   runSec?: number;
+  /** A stream case (mixed workload): its seed, length, distinct requests and how many items of each kind. */
+  stream?: { seed: number; items: number; distinct: number; mix: Record<string, number> };
+  /** Connections this case was loaded with, when the case sets its own (BenchCase.connections). */
+  connections?: number;
 }
 
 export interface BenchResult {

@@ -30,6 +30,12 @@ export interface Caller {
    * has its account's full access). Routes check it against their `scope` before the handler runs.
    */
   scopes?: number;
+  /**
+   * Gitea's restricted account (`restricted: true`, set by a site admin): it reads only what it is granted (its own
+   * repositories, collaborations, its teams' repositories) and sees only public accounts and its own organizations.
+   * Set where the caller is built, from the account already read; absent means not restricted.
+   */
+  restricted?: boolean;
 }
 
 // JSON Schema objects are plain data; Ajv and fast-json-stringify check them at boot.

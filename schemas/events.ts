@@ -167,8 +167,29 @@ export interface StarEvent {
   senderId: number;
 }
 
+/**
+ * `access.changed`: who may read which repositories may have changed (a grant was given, changed or taken). Emitted
+ * after the change is stored, by the plugin that stored it; subscribers that keep copies of readability (the
+ * notifications plugin's per-thread `hidden` flag) recompute the (user, repository) pairs in scope. Scope: users in
+ * `userIds` (every user when absent) × repositories in `repoIds` or owned by an account in `ownerIds` (every
+ * repository when both are absent). A repository's `private` flag changes through `repo.updated`, not this event.
+ */
+export interface AccessChangedEvent {
+  reason:
+    | 'collaborator' // added, removed or its permission changed (repos)
+    | 'team_repository' // a repository added to or removed from a team (repos)
+    | 'team_member' // a user added to or removed from a team (orgs)
+    | 'org_member' // a user left an organization, every team at once (orgs)
+    | 'team' // a team's permission, units or includes_all_repositories changed, or the team was deleted (orgs)
+    | 'account'; // an account's site-admin or restricted flag, or its visibility, changed (users)
+  userIds?: number[];
+  repoIds?: number[];
+  ownerIds?: number[];
+}
+
 declare module '../core/plugin.js' {
   interface ForgeEvents {
+    'access.changed': AccessChangedEvent;
     /** The users plugin, before an account is removed: owners of related rows clean up. */
     'account.deleted': { account: Account };
     /** The users plugin, after an account's name changed (`account` carries the new one; `from` the old login). */

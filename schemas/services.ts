@@ -343,10 +343,13 @@ export interface ReposService {
   collaboratorIds(repo: RepoRecord): Promise<number[]>;
   /**
    * Looks up owner/name for the caller. Missing or unreadable → 404 (never 403); readable but below `minimum`
-   * → 403. Returns the record, its owner and the caller's mode.
+   * → 403. Returns the record, its owner and the caller's mode. With `unit`, the mode is the caller's access to that
+   * unit (a team's units_map, Gitea's UnitAccessMode): an unreadable unit is a 404 for issues and pulls (Gitea's
+   * mustEnableIssuesOrPulls / mustAllowPulls) and a 403 for the others (reqRepoReader), below `minimum` a 403.
+   * `unitMode` answers for any unit from the same grants (an issue route that finds a pull request asks for `pulls`).
    */
-  resolve(caller: Caller | null, owner: string, name: string, minimum?: AccessMode):
-    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }>;
+  resolve(caller: Caller | null, owner: string, name: string, minimum?: AccessMode, unit?: RepoUnit):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }>;
   /**
    * Throws 403 when the repository is archived (read-only, decisions.md): every operation that changes its content
    * (git push, file edits, issues, releases, mirror syncs) calls this after `resolve`. Settings stay editable
@@ -359,8 +362,17 @@ export interface ReposService {
   forkOf(ownerId: number, parentId: number): Promise<RepoRecord | null>;
   /** The forks of a repository that the caller can read, oldest first: one page of them and how many there are. */
   forksOf(caller: Caller | null, parentId: number, page: { skip: number; limit: number }): Promise<{ repos: RepoRecord[]; total: number }>;
-  /** Ids of the private repositories the caller can read (for index-backed list filters). */
-  privateReadableIds(caller: Caller | null): Promise<number[]>;
+  /**
+   * Whether the caller reads every public repository of the owners it may see (false for a restricted account, which
+   * reads only what it is granted: lists must then take `grantedReadableIds` alone).
+   */
+  readsPublic(caller: Caller | null): boolean;
+  /**
+   * Ids of the repositories the caller reads beyond the public repositories of owners it may see (for index-backed
+   * list filters): the private ones it reads, public ones of hidden owners it is granted, and for a restricted caller
+   * every repository it reads.
+   */
+  grantedReadableIds(caller: Caller | null): Promise<number[]>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
   /**
@@ -426,6 +438,12 @@ export const REPO_UPDATED = 'repo.updated';
  * map gives no unit any access (Gitea's MinUnitAccessMode).
  */
 export type TeamPermission = 'none' | 'read' | 'write' | 'admin' | 'owner';
+
+/**
+ * A repository unit whose access a team can set (Gitea's unit keys without `repo.`): `code` (contents, git, pushes),
+ * `issues`, `pulls`, `releases`, `wiki`.
+ */
+export type RepoUnit = 'code' | 'issues' | 'pulls' | 'releases' | 'wiki';
 
 /** A team's access per repository unit (Gitea's unit keys, e.g. `repo.code`, `repo.issues`). */
 export type TeamUnits = Record<string, 'none' | 'read' | 'write' | 'admin'>;

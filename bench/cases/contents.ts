@@ -5,6 +5,7 @@
 //   branches-list-1000     GET /repos/{o}/{r}/branches               (first page of 1,000 branches)
 //   commits-page3-10k      GET /repos/{o}/{r}/commits?page=3         (page 3 of 10,000 commits, exact X-Total-Count)
 //   archive-zip            GET /repos/{o}/{r}/archive/main.zip       (a `git archive` per request, streamed)
+//   archive-targz          GET /repos/{o}/{r}/archive/main.tar.gz    (the same as tar.gz)
 //   clone-upload-pack      POST /{o}/{r}.git/git-upload-pack         (a full clone's pack of the 10,000-commit history)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -157,9 +158,22 @@ export const cases: BenchCase[] = [
     group: 'contents',
     path: '/repos/bench-contents/history/archive/main.zip',
     setup: setupPath('/archive/main.zip'),
+    // A git process per request for most of a second: 8 at once measure throughput, 50 only queueing and timeouts.
+    connections: 8,
     plugins: ['contents'],
     check: (res) => (res.body.subarray(0, 4).toString('latin1') === 'PK\x03\x04' ? null : 'expected a zip archive'),
     description: 'GET /repos/{owner}/{repo}/archive/main.zip: a streamed `git archive` of the default branch (152 files); throughput = req/s × bytes.',
+  },
+  {
+    name: 'archive-targz',
+    group: 'contents',
+    path: '/repos/bench-contents/history/archive/main.tar.gz',
+    setup: setupPath('/archive/main.tar.gz'),
+    // A git process per request for most of a second: 8 at once measure throughput, 50 only queueing and timeouts.
+    connections: 8,
+    plugins: ['contents'],
+    check: (res) => (res.body[0] === 0x1f && res.body[1] === 0x8b ? null : 'expected a gzip stream'),
+    description: 'GET /repos/{owner}/{repo}/archive/main.tar.gz: a streamed `git archive --format=tar.gz` of the default branch; throughput = req/s × bytes.',
   },
   {
     name: 'clone-upload-pack',
@@ -171,6 +185,8 @@ export const cases: BenchCase[] = [
     // The body names the pushed fixture's head, known after setup: read when the request is prepared.
     get body() { return mainSha ? cloneRequest(mainSha) : Buffer.alloc(0); },
     setup: async (client) => { await prepare(client); return { path: '/bench-contents/history.git/git-upload-pack' }; },
+    // A 2.6 MB pack per request: 4 at once; the load generator itself receives only a few such bodies a second.
+    connections: 4,
     plugins: ['git'],
     check: (res) => (res.body.includes(Buffer.from('PACK')) ? null : `expected a pack, got ${res.body.subarray(0, 120).toString('latin1')}`),
     description: 'POST /{owner}/{repo}.git/git-upload-pack: the pack of a full clone (10,000 commits) — git clone\'s data transfer, one `git upload-pack` per request; throughput = req/s × bytes.',

@@ -102,7 +102,9 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
   const issueIds = await ids(store, ISSUES, size.total);
   const hotIssues: Array<{ id: number; repoId: number }> = [];
   let next = 0;
-  let docs: Doc[] = [];
+  // Every issue document is built in memory first: the comments below add their counts and trigrams to it, so each
+  // issue is written once (per-issue updates after the insert made seeding slow).
+  const docs: Doc[] = [];
   // Interleave the repositories so ids (creation order) mix like a real site's.
   const queue = perRepo.map((p) => ({ ...p, done: 0 }));
   while (next < size.total) {
@@ -135,55 +137,41 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
         grams: gramsOf(title, body), deadline: null, numComments: 0, createdAt: at, updatedAt: at, closedAt: closed ? at : null,
       });
       if (largeIds.has(repo.id) && number === 1) hotIssues.push({ id, repoId: repo.id });
-      if (docs.length >= CHUNK) {
-        await insert(store, ISSUES, docs);
-        docs = [];
-      }
     }
   }
-  await insert(store, ISSUES, docs);
   await insert(store, MILESTONES, milestoneDocs);
   await insert(store, NUMBERS, [...numberOf].map(([repoId, last]) => ({ repoId, last })));
+
+  // Comments: the first issue of the first large repository gets a long thread, the rest are spread at random.
+  const commentIds = await ids(store, COMMENTS, size.comments);
+  const bodiesOf = new Map<number, string[]>();
+  const commentDocs: Doc[] = [];
+  const hot = HOT_COMMENTS[quick ? 'quick' : 'full'];
+  const hotIndex = issueIds.indexOf(hotIssues[0]!.id);
+  for (let k = 0; k < size.comments; k++) {
+    const index = k < hot ? hotIndex : Math.floor(random() * size.total);
+    const issue = docs[index]!;
+    const at = toRfc3339(EPOCH + (size.total + k) * 60_000);
+    const body = words(random, 6 + Math.floor(random() * 20));
+    commentDocs.push({ id: commentIds[k]!, issueId: issue.id, repoId: issue.repoId, posterId: pickUser(), body, createdAt: at, updatedAt: at });
+    const bodies = bodiesOf.get(index) ?? [];
+    bodies.push(body);
+    bodiesOf.set(index, bodies);
+  }
+  // Comment counts and grams as the plugin keeps them (q matches comments; without `commentGrams` its start pass
+  // would index every commented issue at boot).
+  for (const [index, bodies] of bodiesOf) {
+    const issue = docs[index]!;
+    const grams = textGrams(...bodies);
+    issue.numComments = bodies.length;
+    issue.commentGrams = grams;
+    issue.grams = [...new Set([...(issue.grams as string[]), ...grams])];
+  }
+  await insert(store, ISSUES, docs);
+  await insert(store, COMMENTS, commentDocs);
   const repos = store.collection(REPOS);
   for (const [repoId, n] of numberOf) {
     await repos.updateOne({ id: repoId }, { $set: { numIssues: n, numOpenIssues: openCount.get(repoId) ?? 0 } });
-  }
-
-  // Comments: the first issue of the first large repository gets a long thread, the rest are spread at random.
-  const issues = store.collection(ISSUES);
-  const commentIds = await ids(store, COMMENTS, size.comments);
-  const perIssue = new Map<number, number>();
-  const commentDocs: Doc[] = [];
-  const hot = HOT_COMMENTS[quick ? 'quick' : 'full'];
-  for (let k = 0; k < size.comments; k++) {
-    const target = k < hot ? { index: issueIds.indexOf(hotIssues[0]!.id) } : { index: Math.floor(random() * size.total) };
-    const issueId = issueIds[target.index]!;
-    perIssue.set(issueId, (perIssue.get(issueId) ?? 0) + 1);
-    const at = toRfc3339(EPOCH + (size.total + k) * 60_000);
-    commentDocs.push({
-      id: commentIds[k]!, issueId, repoId: 0, posterId: pickUser(), body: words(random, 6 + Math.floor(random() * 20)), createdAt: at, updatedAt: at,
-    });
-  }
-  // repoId of each comment's issue (read back once per issue).
-  const repoOfIssue = new Map<number, number>();
-  const wanted = [...perIssue.keys()];
-  for (let i = 0; i < wanted.length; i += 1000) {
-    for (const doc of await issues.find({ id: { $in: wanted.slice(i, i + 1000) } }, { projection: { id: 1, repoId: 1 } })) {
-      repoOfIssue.set(doc.id as number, doc.repoId as number);
-    }
-  }
-  await insert(store, COMMENTS, commentDocs.map((c) => ({ ...c, repoId: repoOfIssue.get(c.issueId as number)! })));
-  // Comment grams as the plugin keeps them (q matches comments): without them its start pass would index all 60,000
-  // comments at boot (one read and one write per issue), longer than the harness waits for readiness.
-  const bodiesOf = new Map<number, string[]>();
-  for (const c of commentDocs) {
-    const list = bodiesOf.get(c.issueId as number) ?? [];
-    list.push(c.body as string);
-    bodiesOf.set(c.issueId as number, list);
-  }
-  for (const [issueId, n] of perIssue) {
-    const grams = textGrams(...bodiesOf.get(issueId)!);
-    await issues.updateOne({ id: issueId }, { $inc: { numComments: n }, $addToSet: { grams: { $each: grams } }, $set: { commentGrams: grams } });
   }
   ctx.log(`${size.total} issues (${large.length} repositories with ${size.large}), ${size.comments} comments, ${labelDocs.length} labels, ${milestoneDocs.length} milestones`);
 }

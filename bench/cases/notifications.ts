@@ -1,7 +1,7 @@
 // Bench cases for the notifications plugin and their seeder: one user (the `member` role) with 100,000 notification
-// threads over 400 public repositories, plus 2,000 threads in private repositories that user cannot read (so every
-// read runs the "repositories you can no longer read" filter), inserted through the store port as the plugin
-// stores them.
+// threads over 400 public repositories, plus 2,000 threads — the newest — in private repositories that user cannot
+// read (they must never show nor count), inserted through the store port as the plugin stores them (`hidden` kept on
+// each thread and (user, repository) pair; the plugin's start repair checks every pair when it boots on this data).
 import type { BenchCase, BenchFixture, RecordedResponse, SeedContext } from '../case.js';
 import { NOTIFICATION_INDEXES, NOTIFICATION_REPO_INDEXES, NOTIFICATION_REPOS, NOTIFICATIONS } from '../../plugins/notifications/service.js';
 
@@ -39,13 +39,13 @@ export async function seedNotifications(ctx: SeedContext): Promise<void> {
         latest_comment_url: '', latest_comment_html_url: '', type: isPull ? 'Pull' : 'Issue', state: 'open',
       };
       return {
-        id, userId: user.id, repoId: repo.id, issueId, key: `${user.id}:${issueId}`, status: i % 3 === 0 ? 'unread' : 'read', inbox: i % 3 === 0,
+        id, userId: user.id, repoId: repo.id, issueId, key: `${user.id}:${issueId}`, status: i % 3 === 0 ? 'unread' : 'read', inbox: i % 3 === 0, hidden,
         subject, subjectType: subject.type, title: subject.title, state: 'open', updatedBy: 1, updatedAt: at, createdAt: at,
       };
     }));
   }
   const repoRows = ctx.store.collection(NOTIFICATION_REPOS);
-  await repoRows.insertMany([...publicRepos, ...hiddenRepos].map((r) => ({ userId: user.id, repoId: r.id })));
+  await repoRows.insertMany([...publicRepos, ...hiddenRepos].map((r) => ({ userId: user.id, repoId: r.id, ownerId: r.ownerId, hidden: r.private })));
   ctx.log(`${total} notifications of ${user.login} (${visible} readable, 2000 in private repositories it cannot read)`);
 }
 

@@ -45,7 +45,8 @@ export async function branchJson(rc: Rc<any, any>, o: Opened, names: Array<{ nam
   const commits = await Promise.all(names.map((n) => o.rr.commit(n.sha)));
   const users = await s.usersByEmail(commits.flatMap((c) => (c ? [c.author.email, c.committer.email] : [])), rc.caller);
   const rules = await protections(rc).list(o.repo.id);
-  const login = rc.caller?.login ?? null;
+  const caller = rc.caller ? { id: rc.caller.id, login: rc.caller.login } : null;
+  const pusher = protections(rc).pusher(o.repo, caller, o.mode);
   return Promise.all(names.map(async (n, i) => {
     const c = commits[i]!;
     const rule = protections(rc).forBranch(rules, n.name);
@@ -56,8 +57,8 @@ export async function branchJson(rc: Rc<any, any>, o: Opened, names: Array<{ nam
       required_approvals: rule?.required_approvals ?? 0,
       enable_status_check: rule?.enable_status_check ?? false,
       status_check_contexts: rule?.status_check_contexts ?? [],
-      user_can_push: protections(rc).canPush(rule, login, o.mode),
-      user_can_merge: protections(rc).canMerge(rule, login, o.mode),
+      user_can_push: await protections(rc).canPush(rule, pusher),
+      user_can_merge: await protections(rc).canMerge(rule, pusher),
       effective_branch_protection_name: rule?.rule_name ?? '',
     };
   }));

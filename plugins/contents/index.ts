@@ -3,11 +3,11 @@
 import { definePlugin, type JsonSchema, type RouteDef } from '../../core/plugin.js';
 import { listQuery, nameParam, paramsSchema } from '../../schemas/common.js';
 import '../../schemas/contracts/git.js';
-import type { ContentsService } from '../../schemas/contracts/contents.js';
+import type { BranchProtectionRule, ContentsService } from '../../schemas/contracts/contents.js';
 import { ACCESS, type Account, type RepoRecord } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import * as w from './handlers-write.js';
-import { PROTECTIONS, Protections } from './protection.js';
+import { PROTECTIONS, Protections, type ProtectionRecord } from './protection.js';
 import {
   CONTENTS_SCHEMAS, changeFilesBody, createBranchBody, createFileBody, createProtectionBody, createTagBody, deleteFileBody,
   editProtectionBody, renameBranchBody, updateFileBody,
@@ -147,7 +147,7 @@ const routes: RouteDef[] = [
 export default definePlugin<ContentsPluginService, ContentsSettings>({
   name: 'contents',
   dependencies: ['users', 'repos', 'git'],
-  optionalDependencies: ['gpg-keys', 'releases'],
+  optionalDependencies: ['gpg-keys', 'releases', 'orgs'],
   settings: SETTINGS_SCHEMA,
   collections: [{ name: PROTECTIONS, indexes: [{ fields: { repoId: 1, rule_name: 1 }, unique: true }] }],
   schemas: CONTENTS_SCHEMAS,
@@ -161,8 +161,8 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
     git.addPushGuard((attempt) => protections.guard(
       attempt,
       async (dir, a, b) => {
-        // Over smart HTTP the pack is not received yet when guards run: an unknown new commit cannot be judged here
-        // (null: the guard then asks git to refuse a non-fast-forward itself, PushAttempt.requireFastForward).
+        // Over smart HTTP and SSH the pack is not received yet when guards run: an unknown new commit cannot be judged
+        // here (null: the guard then lists the ref in PushAttempt.fastForwardRefs, and forgekit's pre-receive hook judges it).
         const known = await git.reader(dir).info(b);
         if (!known) return null;
         try {
@@ -174,9 +174,6 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
       },
       (repo, owner) => git.repoDir(repo, owner),
     ));
-    // SSH starts receive-pack before the commands are known: where force pushes are forbidden to this pusher, git
-    // refuses non-fast-forwards itself (the new commits of a push are only there once its pack is in).
-    git.addFastForwardPolicy(({ repo, pusherId }) => protections.forbidsForcePush(repo.id, pusherId));
     ctx.events.on('repo.deleted', async ({ repo }) => {
       try {
         await protections.rows.deleteMany({ repoId: repo.id });
@@ -192,6 +189,8 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
       const commit = await contents.openResolved(repo, owner, ACCESS.owner).rr.commit(sha);
       return commit ? contents.verifier(commit) : null;
     };
-    return { contents, protections, writer, protectionFor, limits, commitVerification };
+    const mayMerge = (repo: RepoRecord, rule: BranchProtectionRule | null, user: { id: number; login: string }, mode: number) =>
+      protections.canMerge(rule as ProtectionRecord | null, protections.pusher(repo, user, mode));
+    return { contents, protections, writer, protectionFor, mayMerge, limits, commitVerification };
   },
 });

@@ -135,62 +135,103 @@ export class Protections {
     return (await this.rows.deleteOne({ repoId, rule_name: name })) > 0;
   }
 
-  /** Whether `userId` may push to a branch under this rule (admins of the repository too, like Gitea's whitelist). */
-  canPush(rule: ProtectionRecord | null, login: string | null, mode: number): boolean {
-    if (!rule) return mode >= ACCESS.write;
-    if (!rule.enable_push) return false;
-    if (!rule.enable_push_whitelist) return mode >= ACCESS.write;
-    return login !== null && rule.push_whitelist_usernames.some((u) => u.toLowerCase() === login.toLowerCase());
+  /**
+   * Who is pushing or merging, as the allow-lists need it: the account (null for anonymous), its access mode on the
+   * repository, whether it pushes with a deploy key, and (fetched once, only when a rule lists teams) the names of the
+   * owning organization's teams it is in.
+   */
+  pusher(repo: RepoRecord, account: { id: number; login: string } | null, mode: number, deployKey = false): Pusher {
+    let teams: Promise<Set<string>> | undefined;
+    const orgs = this.ctx.services.has('orgs') ? this.ctx.services.get('orgs') : null;
+    return {
+      login: account?.login ?? null,
+      mode,
+      deployKey,
+      teams: () => (teams ??= !account || deployKey || !orgs
+        ? Promise.resolve(new Set<string>())
+        : orgs.teamsOf(account.id, [repo.ownerId]).then((list) => new Set(list.filter((t) => t.orgId === repo.ownerId).map((t) => t.name.toLowerCase())))),
+    };
   }
 
-  canMerge(rule: ProtectionRecord | null, login: string | null, mode: number): boolean {
-    if (mode < ACCESS.write) return false;
+  /** The user is on an allow-list by name, or through one of the listed teams of the owning organization. */
+  private async listed(p: Pusher, users: string[], teams: string[]): Promise<boolean> {
+    const login = p.login?.toLowerCase();
+    if (login && users.some((u) => u.toLowerCase() === login)) return true;
+    if (!login || teams.length === 0) return false;
+    const mine = await p.teams();
+    return teams.some((t) => mine.has(t.toLowerCase()));
+  }
+
+  /**
+   * Gitea's CanUserPush (and, for deploy keys, its pre-receive rule): pushing enabled, then the allow-list when there
+   * is one — users, teams, or deploy keys when `push_whitelist_deploy_keys` — else write access.
+   */
+  async canPush(rule: ProtectionRecord | null, p: Pusher): Promise<boolean> {
+    if (p.mode < ACCESS.write) return false;
+    if (!rule) return true;
+    if (!rule.enable_push) return false;
+    if (!rule.enable_push_whitelist) return true;
+    if (p.deployKey) return rule.push_whitelist_deploy_keys;
+    return this.listed(p, rule.push_whitelist_usernames, rule.push_whitelist_teams);
+  }
+
+  /** Gitea's IsUserMergeWhitelisted: write access, and the merge allow-list (users or teams) when enabled. */
+  async canMerge(rule: ProtectionRecord | null, p: Pusher): Promise<boolean> {
+    if (p.mode < ACCESS.write || p.deployKey) return false;
     if (!rule || !rule.enable_merge_whitelist) return true;
-    return login !== null && rule.merge_whitelist_usernames.some((u) => u.toLowerCase() === login.toLowerCase());
+    return this.listed(p, rule.merge_whitelist_usernames, rule.merge_whitelist_teams);
+  }
+
+  /**
+   * Gitea's CanUserForcePush: force pushes enabled and the pusher may push at all; with an allow-list, the pusher on
+   * it by name or team — a deploy key when `force_push_allowlist_deploy_keys`.
+   */
+  async mayForcePush(rule: ProtectionRecord, p: Pusher): Promise<boolean> {
+    if (!rule.enable_force_push || !(await this.canPush(rule, p))) return false;
+    if (!rule.enable_force_push_allowlist) return true;
+    if (p.deployKey) return rule.force_push_allowlist_deploy_keys;
+    return this.listed(p, rule.force_push_allowlist_usernames, rule.force_push_allowlist_teams);
   }
 
   /**
    * The push guard: every update of a protected branch needs push permission under its rule; deleting a protected
    * branch is refused; a non-fast-forward needs force push allowed. Tags and unprotected branches pass.
    */
-  /** Gitea's force-push rule: enabled, and the pusher on the allow-list when there is one (usernames only, here). */
-  mayForcePush(rule: ProtectionRecord, login: string | null): boolean {
-    return rule.enable_force_push
-      && (!rule.enable_force_push_allowlist || rule.force_push_allowlist_usernames.some((n) => n.toLowerCase() === login?.toLowerCase()));
-  }
-
-  /** Whether the repository has a protected branch this pusher may not force-push (SSH then runs fast-forward-only). */
-  async forbidsForcePush(repoId: number, pusherId: number | null): Promise<boolean> {
-    if (pusherId === null) return false;
-    const rules = await this.list(repoId);
-    if (rules.length === 0) return false;
-    const pusher = await this.ctx.services.get('users').byId(pusherId);
-    return rules.some((rule) => !this.mayForcePush(rule, pusher?.login ?? null));
-  }
-
   async guard(attempt: PushAttempt, isAncestor: (dir: string, a: string, b: string) => Promise<boolean | null>, dirOf: (r: RepoRecord, o: Account) => string): Promise<string | null> {
     const heads = attempt.updates.filter((u) => u.ref.startsWith('refs/heads/'));
     if (heads.length === 0) return null;
+    if (attempt.pusherId === null) return null; // system changes (merges run by the server) decide for themselves
     const rules = await this.list(attempt.repo.id);
     if (rules.length === 0) return null;
-    const users = this.ctx.services.get('users');
-    const pusher = attempt.pusherId === null ? null : await users.byId(attempt.pusherId);
-    const mode = pusher ? await this.ctx.services.get('repos').accessMode({ id: pusher.id, login: pusher.login, isAdmin: pusher.isAdmin, via: 'token' }, attempt.repo) : ACCESS.owner;
+    const account = await this.ctx.services.get('users').byId(attempt.pusherId);
+    const deployKey = attempt.deployKeyId != null;
+    // A deploy key that got this far has a write grant on the repository (the SSH server checked it).
+    const mode = deployKey ? ACCESS.write
+      : account ? await this.ctx.services.get('repos').accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', restricted: account.restricted === true }, attempt.repo)
+        : ACCESS.none;
+    const pusher = this.pusher(attempt.repo, deployKey ? null : account, mode, deployKey);
     for (const u of heads) {
       const branch = u.ref.slice('refs/heads/'.length);
       const rule = this.forBranch(rules, branch);
       if (!rule) continue;
-      if (attempt.pusherId === null) continue; // system changes (merges run by the server) decide for themselves
       if (u.newSha === ZERO_SHA) return `branch ${branch} is protected: it cannot be deleted`;
-      if (!this.canPush(rule, pusher?.login ?? null, mode)) return `branch ${branch} is protected: you are not allowed to push to it`;
+      if (!(await this.canPush(rule, pusher))) return `branch ${branch} is protected: you are not allowed to push to it`;
       if (u.oldSha === ZERO_SHA) continue;
       const fastForward = await isAncestor(dirOf(attempt.repo, attempt.owner), u.oldSha, u.newSha);
       if (fastForward === true) continue;
-      if (this.mayForcePush(rule, pusher?.login ?? null)) continue;
+      if (await this.mayForcePush(rule, pusher)) continue;
       if (fastForward === false) return `branch ${branch} is protected: force push is not allowed`;
-      // The new commit is in the pack still to come: git checks the fast-forward once it has it.
-      attempt.requireFastForward = true;
+      // The new commit is in the pack still to come: forgekit's pre-receive hook checks the fast-forward once it is in.
+      (attempt.fastForwardRefs ??= []).push(u.ref);
     }
     return null;
   }
+}
+
+/** See Protections.pusher. */
+export interface Pusher {
+  login: string | null;
+  mode: number;
+  deployKey: boolean;
+  teams: () => Promise<Set<string>>;
 }

@@ -86,7 +86,8 @@ export class Contents {
    * (writes), a record without storage → 404.
    */
   async open(rc: RequestContext<{ owner: string; repo: string }>, minimum: AccessMode = ACCESS.read): Promise<Opened> {
-    const { repo, owner, mode } = await this.ctx.services.get('repos').resolve(rc.caller, rc.params.owner, rc.params.repo, minimum);
+    // Contents, git data, branches, tags, commits and archives are the code unit (Gitea's reqRepoReader(unit.TypeCode)).
+    const { repo, owner, mode } = await this.ctx.services.get('repos').resolve(rc.caller, rc.params.owner, rc.params.repo, minimum, 'code');
     return this.openResolved(repo, owner, mode);
   }
 

@@ -17,7 +17,8 @@ import { Templates } from './templates.js';
 import { SecretBox } from '../lib/secret-box.js';
 import { CatFilePool } from './cat-file.js';
 import { PushProcessor, readRefs } from './push.js';
-import type { FastForwardPolicy, GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
+import { fastForwardOptions, installFastForwardHook } from './fast-forward-hook.js';
+import type { GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
 import type { PushCommit, PushTransport } from '../../schemas/events.js';
 import type { CronTask } from '../../schemas/contracts/admin.js';
 
@@ -82,6 +83,8 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
   readonly transfers: TransferLimits;
   private timer: NodeJS.Timeout | undefined;
   private box: SecretBox | undefined;
+  /** Where forgekit's own receive-pack hook lives (fast-forward-hook.ts); set by start(). */
+  private hooksDir: string | undefined;
 
   constructor(private readonly ctx: PluginContext<GitSettings>) {
     this.settings = ctx.settings;
@@ -118,12 +121,14 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
   }
 
   async start(): Promise<void> {
-    const [, , box] = await Promise.all([
+    const [, , box, hooksDir] = await Promise.all([
       this.runner.start(),
       this.templates.load(),
       SecretBox.open(path.join(path.resolve(this.ctx.config.dataDir), 'secrets', 'mirror-credentials.key')),
+      installFastForwardHook(this.ctx.config.dataDir),
     ]);
     this.box = box;
+    this.hooksDir = hooksDir;
     this.catFiles.start();
     try {
       await this.storage.start();
@@ -292,15 +297,18 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     this.pushes.addGuard(guard);
   }
 
-  private readonly fastForwardPolicies: FastForwardPolicy[] = [];
-
-  addFastForwardPolicy(policy: FastForwardPolicy): void {
-    this.fastForwardPolicies.push(policy);
-  }
-
-  async fastForwardOnly(target: { repo: RepoRecord; owner: Account; pusherId: number | null }): Promise<boolean> {
-    for (const policy of this.fastForwardPolicies) if (await policy(target)) return true;
-    return false;
+  /**
+   * How receive-pack runs for a push its guards accepted: `-c` options (git refuses a pack over `maxPushBytes`
+   * itself; refs a guard needs fast-forward only get forgekit's pre-receive hook, fast-forward-hook.ts) and environment.
+   * Smart HTTP and SSH both use it.
+   */
+  receivePackOptions(attempt: Pick<PushAttempt, 'fastForwardRefs'>): { config: string[]; env: Record<string, string> } {
+    const config: string[] = [];
+    if (this.settings.maxPushBytes > 0) config.push('-c', `receive.maxInputSize=${this.settings.maxPushBytes}`);
+    const refs = attempt.fastForwardRefs ?? [];
+    if (refs.length > 0 && !this.hooksDir) throw new Error('the fast-forward hook is not installed (the git plugin has not started)');
+    const ff = fastForwardOptions(this.hooksDir ?? '', refs);
+    return { config: [...config, ...ff.config], env: ff.env };
   }
 
   checkPush(attempt: PushAttempt): Promise<string | null> {
@@ -542,7 +550,8 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
    */
   async resolveForGit(caller: Caller | null, owner: string, name: string, write: boolean): Promise<{ repo: RepoRecord; owner: Account }> {
     try {
-      const found = await this.repos.resolve(caller, owner, name, write ? ACCESS.write : ACCESS.read);
+      // Clones and pushes are the code unit (a team's units_map may give it less, or more, than the team's permission).
+      const found = await this.repos.resolve(caller, owner, name, write ? ACCESS.write : ACCESS.read, 'code');
       if (write && found.repo.mirror) throw fail.forbidden('this repository is a mirror: pushing is not allowed');
       if (write) this.repos.assertWritable(found.repo);
       return found;

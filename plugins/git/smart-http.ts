@@ -126,7 +126,7 @@ async function rpc(rc: Rc, service: Service): Promise<void> {
 async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: RepoRecord; owner: Account }, input: Readable): Promise<void> {
   const { repo, owner } = found;
   let after: (() => Promise<void>) | undefined;
-  let denyNonFastForward = false;
+  let options: { config: string[]; env: Record<string, string> } = { config: [], env: {} };
   if (service === 'receive-pack') {
     const pusherId = rc.caller?.id ?? null;
     const before = await g.readRefs(repo, owner);
@@ -140,8 +140,6 @@ async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: 
     }
     const attempt: PushAttempt = { repo, owner, pusherId, via: 'http', updates: commands.updates };
     const reason = await g.checkPush(attempt);
-    // A guard that needs a fast-forward it could not judge yet (the new commits are in the pack): git judges it.
-    if (attempt.requireFastForward) denyNonFastForward = true;
     if (reason) {
       // git has not seen the request: drain what the client still sends (the pack), then answer as receive-pack would.
       for await (const _ of commands.body) { /* discard */ }
@@ -149,17 +147,17 @@ async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: 
       await new Promise<void>((resolve) => rc.res.end(refusalReply(commands.updates, commands.capabilities, reason), () => resolve()));
       return;
     }
+    // Refs a guard needs fast-forward only, whose new commits are in the pack: forgekit's pre-receive hook judges them.
+    options = g.receivePackOptions(attempt);
     input = commands.body;
     // Before the response ends, so a client that sees its push finish also sees the record updated and events sent.
     after = () => g.afterPush(repo, owner, before, pusherId, 'http');
   }
-  const args = [service, '--stateless-rpc'];
+  // git itself refuses a pack over the limit (receive.maxInputSize), and tells the client why.
+  const args = [...options.config, service, '--stateless-rpc'];
   if (service === 'upload-pack') args.push('--strict');
-  // git itself refuses a pack over the limit (index-pack/unpack-objects --max-input-size), and tells the client why.
-  if (service === 'receive-pack' && g.settings.maxPushBytes > 0) args.unshift('-c', `receive.maxInputSize=${g.settings.maxPushBytes}`);
-  if (denyNonFastForward) args.unshift('-c', 'receive.denyNonFastForwards=true');
   args.push(g.repoDir(repo, owner));
-  await stream(rc, g, args, protocolEnv(rc), input, `application/x-git-${service}-result`, '', after);
+  await stream(rc, g, args, { ...protocolEnv(rc), ...options.env }, input, `application/x-git-${service}-result`, '', after);
 }
 
 /**
@@ -214,7 +212,7 @@ async function stream(
 
   const code = await exited;
   await stdoutDone;
-  if (code !== 0) rc.log.warn({ git: args[0], code, error: gitMessage(stderr) }, 'git exited with an error');
+  if (code !== 0) rc.log.warn({ git: args.find((a) => a.endsWith('-pack')), code, error: gitMessage(stderr) }, 'git exited with an error');
   if (after) {
     try {
       await after();

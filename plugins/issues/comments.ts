@@ -37,8 +37,8 @@ export async function listIssueComments(rc: Rc<IssuePath, { since?: string; befo
     s.comments.count(filter),
     s.comments.find(filter, paged ? { sort: { id: 1 }, skip: win.skip, limit: win.limit } : { sort: { id: 1 } }),
   ]);
-  const body = await s.render.comments(rows, found.issue, found.repo, found.owner, rc.caller);
-  return { status: 200, body, headers: paged ? pageHeaders(rc, total, win) : { 'X-Total-Count': String(total) } };
+  const body = await s.render.commentsJson(rows, found.issue, found.repo, found.owner, rc.caller);
+  return { status: 200, type: 'json-text', body, headers: paged ? pageHeaders(rc, total, win) : { 'X-Total-Count': String(total) } };
 }
 
 /** GET /repos/{owner}/{repo}/issues/comments: every comment of the repository, oldest first, paged. */
@@ -51,8 +51,8 @@ export async function listRepoComments(rc: Rc<{ owner: string; repo: string }, {
   const win = window(rc);
   const [total, rows] = await Promise.all([s.comments.count(filter), s.comments.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
   const issues = await s.issues.find({ id: { $in: [...new Set(rows.map((c) => c.issueId))] } });
-  const body = await s.render.comments(rows, new Map(issues.map((i) => [i.id, i])), found.repo, found.owner, rc.caller);
-  return { status: 200, body, headers: pageHeaders(rc, total, win) };
+  const body = await s.render.commentsJson(rows, new Map(issues.map((i) => [i.id, i])), found.repo, found.owner, rc.caller);
+  return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }
 
 /** Comments on a locked issue come from writers only (Gitea). */

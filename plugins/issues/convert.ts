@@ -4,6 +4,8 @@ import { UserSchema } from '../../schemas/resources.js';
 import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
 import type { CommentRecord, IssueAssetSource, IssueRecord, LabelRecord, MilestoneRecord } from '../../schemas/contracts/issues.js';
 import type { Issues, ReactionRecord } from './service.js';
+import { joinPieces } from '../lib/doc-json.js';
+import { CommentJsonCache, IssueJsonCache } from './issue-json.js';
 
 /** Gitea's stand-in for a deleted account. */
 export const GHOST: ApiUser = {
@@ -47,8 +49,22 @@ export function milestoneToApi(m: MilestoneRecord): Record<string, unknown> {
   };
 }
 
+/** A page's users (accounts as stored), labels, milestones and attachments, by id. */
+export interface IssueParts {
+  accounts: Map<number, Account>;
+  labels: Map<number, LabelRecord>;
+  milestones: Map<number, MilestoneRecord>;
+  assets: Map<number, unknown[]>;
+}
+
 export class Renderer {
-  constructor(private readonly service: Issues) {}
+  readonly json: IssueJsonCache;
+  readonly commentJson: CommentJsonCache;
+
+  constructor(private readonly service: Issues, serializers: { issue: (value: unknown) => string; comment: (value: unknown) => string }, capacity: number) {
+    this.json = new IssueJsonCache(serializers.issue, capacity);
+    this.commentJson = new CommentJsonCache(serializers.comment, capacity);
+  }
 
   private get urls() {
     return this.service.ctx.urls;
@@ -62,9 +78,8 @@ export class Renderer {
     return out;
   }
 
-  /** Issue API objects for issues of the given repositories (`repos` maps every issue's repoId). */
-  async issues(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null): Promise<Array<Record<string, unknown>>> {
-    if (list.length === 0) return [];
+  /** What rendering a page of issues needs besides the issues: their users, labels, milestones and attachments. */
+  private async issueParts(list: IssueRecord[]): Promise<IssueParts> {
     const userIds = new Set<number>();
     const labelIds = new Set<number>();
     const milestoneIds = new Set<number>();
@@ -74,78 +89,133 @@ export class Renderer {
       for (const id of issue.labelIds) labelIds.add(id);
       if (issue.milestoneId) milestoneIds.add(issue.milestoneId);
     }
-    const [users, labels, milestones, assets] = await Promise.all([
-      this.usersById(userIds, viewer),
+    const [accounts, labels, milestones, assets] = await Promise.all([
+      this.service.users.byIds([...userIds]),
       labelIds.size ? this.service.labels.find({ id: { $in: [...labelIds] } }) : Promise.resolve([]),
       milestoneIds.size ? this.service.milestones.find({ id: { $in: [...milestoneIds] } }) : Promise.resolve([]),
       this.assets(list.map((i) => i.id), []),
     ]);
-    const labelById = new Map(labels.map((l) => [l.id, l]));
-    const milestoneById = new Map(milestones.map((m) => [m.id, m]));
+    return { accounts, labels: new Map(labels.map((l) => [l.id, l])), milestones: new Map(milestones.map((m) => [m.id, m])), assets: assets.issues };
+  }
+
+  /** Issue API objects for issues of the given repositories (`repos` maps every issue's repoId). */
+  async issues(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null): Promise<Array<Record<string, unknown>>> {
+    if (list.length === 0) return [];
+    const parts = await this.issueParts(list);
+    const users = new Map<number, ApiUser>();
+    return list.map((issue) => this.issue(issue, repos.get(issue.repoId)!, parts, users, viewer));
+  }
+
+  /**
+   * The JSON text of a page of issues (what `issues` gives, serialised with the Issue schema), each issue's text reused
+   * while everything it shows is the same stored version (issue-json.ts).
+   */
+  async issuesJson(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null): Promise<Buffer> {
+    if (list.length === 0) return joinPieces([]);
+    const parts = await this.issueParts(list);
+    const users = new Map<number, ApiUser>();
+    const pieces = list.map((issue) => {
+      const where = repos.get(issue.repoId)!;
+      const key = this.json.keyOf(issue, where, parts, viewer);
+      return this.json.piece(issue, key, () => this.issue(issue, where, parts, users, viewer));
+    });
+    return joinPieces(pieces);
+  }
+
+  /** One issue's API object; `users` collects the User objects made for this page (a user shows on many issues). */
+  private issue(issue: IssueRecord, { repo, owner }: RepoAndOwner, parts: IssueParts, users: Map<number, ApiUser>, viewer: Caller | null): Record<string, unknown> {
+    const userOf = (id: number): ApiUser => {
+      let api = users.get(id);
+      if (api === undefined) {
+        const account = parts.accounts.get(id);
+        api = account ? this.service.users.toApi(account, viewer) : GHOST;
+        users.set(id, api);
+      }
+      return api;
+    };
     const api = this.urls.api;
     const root = this.urls.root;
-    return list.map((issue) => {
-      const { repo, owner } = repos.get(issue.repoId)!;
-      const fullName = `${owner.login}/${repo.name}`;
-      const assignees = issue.assigneeIds.map((id) => users.get(id) ?? GHOST);
-      const milestone = issue.milestoneId ? milestoneById.get(issue.milestoneId) : undefined;
-      const kind = issue.isPull ? 'pulls' : 'issues';
-      return {
-        id: issue.id,
-        url: `${api}repos/${fullName}/issues/${issue.number}`,
-        html_url: `${root}${fullName}/${kind}/${issue.number}`,
-        number: issue.number,
-        user: users.get(issue.posterId) ?? GHOST,
-        original_author: '',
-        original_author_id: 0,
-        title: issue.title,
-        body: issue.body,
-        ref: issue.ref,
-        assets: assets.issues.get(issue.id) ?? [],
-        labels: issue.labelIds.map((id) => labelById.get(id)).filter((l): l is LabelRecord => l !== undefined)
-          .map((l) => labelToApi(l, api, owner.login, repo.name)),
-        milestone: milestone ? milestoneToApi(milestone) : null,
-        assignee: assignees[0] ?? null,
-        // Gitea sends null, not [], when nobody is assigned.
-        assignees: assignees.length ? assignees : null,
-        state: issue.isClosed ? 'closed' : 'open',
-        is_locked: issue.isLocked,
-        comments: issue.numComments,
-        created_at: issue.createdAt,
-        updated_at: issue.updatedAt,
-        closed_at: issue.closedAt,
-        due_date: issue.deadline,
-        // `pullMergedAt` is set by the pulls plugin (IssuesService.setPullMerged) when the pull request is merged.
-        pull_request: issue.isPull ? { merged: typeof issue.pullMergedAt === 'string', merged_at: typeof issue.pullMergedAt === 'string' ? issue.pullMergedAt : null, draft: false, html_url: `${root}${fullName}/pulls/${issue.number}` } : null,
-        repository: { id: repo.id, name: repo.name, owner: owner.login, full_name: fullName },
-        pin_order: issue.pinOrder,
-      };
-    });
+    const fullName = `${owner.login}/${repo.name}`;
+    const assignees = issue.assigneeIds.map(userOf);
+    const milestone = issue.milestoneId ? parts.milestones.get(issue.milestoneId) : undefined;
+    const kind = issue.isPull ? 'pulls' : 'issues';
+    return {
+      id: issue.id,
+      url: `${api}repos/${fullName}/issues/${issue.number}`,
+      html_url: `${root}${fullName}/${kind}/${issue.number}`,
+      number: issue.number,
+      user: userOf(issue.posterId),
+      original_author: '',
+      original_author_id: 0,
+      title: issue.title,
+      body: issue.body,
+      ref: issue.ref,
+      assets: parts.assets.get(issue.id) ?? [],
+      labels: issue.labelIds.map((id) => parts.labels.get(id)).filter((l): l is LabelRecord => l !== undefined)
+        .map((l) => labelToApi(l, api, owner.login, repo.name)),
+      milestone: milestone ? milestoneToApi(milestone) : null,
+      assignee: assignees[0] ?? null,
+      // Gitea sends null, not [], when nobody is assigned.
+      assignees: assignees.length ? assignees : null,
+      state: issue.isClosed ? 'closed' : 'open',
+      is_locked: issue.isLocked,
+      comments: issue.numComments,
+      created_at: issue.createdAt,
+      updated_at: issue.updatedAt,
+      closed_at: issue.closedAt,
+      due_date: issue.deadline,
+      // `pullMergedAt` is set by the pulls plugin (IssuesService.setPullMerged) when the pull request is merged.
+      pull_request: issue.isPull ? { merged: typeof issue.pullMergedAt === 'string', merged_at: typeof issue.pullMergedAt === 'string' ? issue.pullMergedAt : null, draft: false, html_url: `${root}${fullName}/pulls/${issue.number}` } : null,
+      repository: { id: repo.id, name: repo.name, owner: owner.login, full_name: fullName },
+      pin_order: issue.pinOrder,
+    };
   }
 
   /** Comment API objects of comments on one issue, or (issue null) of a repository's comments. */
   async comments(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null):
     Promise<Array<Record<string, unknown>>> {
-    const [users, assets] = await Promise.all([this.usersById(list.map((c) => c.posterId), viewer), this.assets([], list.map((c) => c.id))]);
+    const [accounts, assets] = await Promise.all([this.service.users.byIds(list.map((c) => c.posterId)), this.assets([], list.map((c) => c.id))]);
     const fullName = `${owner.login}/${repo.name}`;
-    return list.map((comment) => {
+    const users = new Map<number, ApiUser>();
+    return list.map((comment) => this.comment(comment, issue instanceof Map ? issue.get(comment.issueId) : issue, fullName, accounts, assets.comments, users, viewer));
+  }
+
+  /** The JSON text of a page of comments (what `comments` gives), each comment's text reused as issue texts are. */
+  async commentsJson(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Buffer> {
+    if (list.length === 0) return joinPieces([]);
+    const [accounts, assets] = await Promise.all([this.service.users.byIds(list.map((c) => c.posterId)), this.assets([], list.map((c) => c.id))]);
+    const fullName = `${owner.login}/${repo.name}`;
+    const users = new Map<number, ApiUser>();
+    return joinPieces(list.map((comment) => {
       const parent = issue instanceof Map ? issue.get(comment.issueId) : issue;
-      const number = parent?.number ?? 0;
-      const isPull = parent?.isPull === true;
-      return {
-        id: comment.id,
-        html_url: `${this.urls.root}${fullName}/${isPull ? 'pulls' : 'issues'}/${number}#issuecomment-${comment.id}`,
-        pull_request_url: isPull ? `${this.urls.root}${fullName}/pulls/${number}` : '',
-        issue_url: isPull ? '' : `${this.urls.root}${fullName}/issues/${number}`,
-        user: users.get(comment.posterId) ?? GHOST,
-        original_author: '',
-        original_author_id: 0,
-        body: comment.body,
-        assets: assets.comments.get(comment.id) ?? [],
-        created_at: comment.createdAt,
-        updated_at: comment.updatedAt,
-      };
-    });
+      const key = this.commentJson.keyOf(parent, fullName, accounts.get(comment.posterId), assets.comments.get(comment.id), viewer);
+      return this.commentJson.piece(comment, key, () => this.comment(comment, parent, fullName, accounts, assets.comments, users, viewer));
+    }));
+  }
+
+  private comment(comment: CommentRecord, parent: IssueRecord | undefined, fullName: string, accounts: Map<number, Account>,
+    assets: Map<number, unknown[]>, users: Map<number, ApiUser>, viewer: Caller | null): Record<string, unknown> {
+    const number = parent?.number ?? 0;
+    const isPull = parent?.isPull === true;
+    let user = users.get(comment.posterId);
+    if (user === undefined) {
+      const account = accounts.get(comment.posterId);
+      user = account ? this.service.users.toApi(account, viewer) : GHOST;
+      users.set(comment.posterId, user);
+    }
+    return {
+      id: comment.id,
+      html_url: `${this.urls.root}${fullName}/${isPull ? 'pulls' : 'issues'}/${number}#issuecomment-${comment.id}`,
+      pull_request_url: isPull ? `${this.urls.root}${fullName}/pulls/${number}` : '',
+      issue_url: isPull ? '' : `${this.urls.root}${fullName}/issues/${number}`,
+      user,
+      original_author: '',
+      original_author_id: 0,
+      body: comment.body,
+      assets: assets.get(comment.id) ?? [],
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+    };
   }
 
   /** The attachments of issues and comments, from the registered source (none registered: none). */

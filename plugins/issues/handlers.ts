@@ -22,19 +22,39 @@ export interface RepoAccess {
 
 /** The repository of the path for the caller: 404 when unreadable or when its issues are switched off. */
 export async function repoOf(rc: Rc<{ owner: string; repo: string }>, minimum: AccessMode = ACCESS.read): Promise<RepoAccess> {
+  const found = await readableRepo(rc);
+  return withUnit(found, 'issues', minimum);
+}
+
+/** The repository for the caller (overall access), 404 when its issues are switched off; units are checked after. */
+async function readableRepo(rc: Rc<{ owner: string; repo: string }>) {
   const found = await service(rc).repos.resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.read);
   // `has_issues: false` (the repository setting) turns every issue route off, read defensively: the field is optional.
   if (found.repo.hasIssues === false || found.repo.has_issues === false) throw fail.notFound();
-  if (found.mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository`);
   return found;
+}
+
+/**
+ * The caller's mode on the issues (or, for a pull request, the pulls) unit: a team whose units_map leaves it out gets
+ * 404 (Gitea's mustEnableIssuesOrPulls / CanReadIssuesOrPulls), below `minimum` 403.
+ */
+function withUnit(found: RepoAccess & { unitMode: (unit: 'issues' | 'pulls') => AccessMode }, unit: 'issues' | 'pulls', minimum: AccessMode): RepoAccess {
+  const mode = found.unitMode(unit);
+  if (mode < ACCESS.read) throw fail.notFound();
+  if (mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository's ${unit}`);
+  return { repo: found.repo, owner: found.owner, mode };
 }
 
 export async function issueOf(rc: Rc<{ owner: string; repo: string; index: number }>, minimum: AccessMode = ACCESS.read):
   Promise<RepoAccess & { issue: IssueRecord }> {
-  const found = await repoOf(rc, minimum);
+  const found = await readableRepo(rc);
   const issue = await service(rc).byNumber(found.repo.id, rc.params.index);
-  if (!issue) throw fail.notFound();
-  return { ...found, issue };
+  // Unreadable units first: an issue number says nothing to a caller who may not read issues.
+  if (!issue) {
+    withUnit(found, 'issues', ACCESS.read);
+    throw fail.notFound();
+  }
+  return { ...withUnit(found, issue.isPull ? 'pulls' : 'issues', minimum), issue };
 }
 
 /**
@@ -137,8 +157,8 @@ export async function listIssues(rc: Rc<{ owner: string; repo: string }, ListQue
     if (ids.length) q.milestoneIds = ids;
   }
   const { total, issues } = await s.list(q);
-  const body = await s.render.issues(issues, new Map([[found.repo.id, found]]), rc.caller);
-  return { status: 200, body, headers: pageHeaders(rc, total, win) };
+  const body = await s.render.issuesJson(issues, new Map([[found.repo.id, found]]), rc.caller);
+  return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }
 
 interface SearchQuery extends ListQuery {
@@ -173,7 +193,9 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   const issuesOff = await s.issuesOffRepoIds();
   if (issuesOff.length) q.excludeRepoIds = issuesOff;
   if (!s.repos.readsAll(caller)) {
-    q.visiblePrivateRepoIds = await s.repos.privateReadableIds(caller);
+    q.visiblePrivateRepoIds = await s.repos.grantedReadableIds(caller);
+    // A restricted caller reads no public repository by itself: only the granted ones above.
+    if (!s.repos.readsPublic(caller)) q.noPublicRepos = true;
     // Public repositories of owners the caller may not see (limited/private accounts) stay out too.
     const hiddenOwners = await s.repos.hiddenOwnerIds(caller);
     if (hiddenOwners.length) q.hiddenOwnerIds = hiddenOwners;
@@ -216,7 +238,7 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
     if (owner) repoMap.set(id, { repo, owner });
   }
   const visible = issues.filter((i) => repoMap.has(i.repoId));
-  return { status: 200, body: await s.render.issues(visible, repoMap, caller), headers: pageHeaders(rc, total, win) };
+  return { status: 200, type: 'json-text', body: await s.render.issuesJson(visible, repoMap, caller), headers: pageHeaders(rc, total, win) };
 }
 
 interface CreateIssueBody {
@@ -462,7 +484,7 @@ async function subscriptionTarget(rc: Rc<{ owner: string; repo: string; index: n
 /** PUT /repos/{owner}/{repo}/issues/{index}/subscriptions/{user}: 201 subscribed, 200 already (Gitea). */
 export async function addSubscription(rc: Rc<{ owner: string; repo: string; index: number; user: string }>): Promise<Reply> {
   const { found, target } = await subscriptionTarget(rc);
-  if (target.id !== rc.caller!.id && (await service(rc).repos.accessMode({ id: target.id, login: target.login, isAdmin: target.isAdmin === true, via: 'token' }, found.repo)) < ACCESS.read) {
+  if (target.id !== rc.caller!.id && (await service(rc).repos.accessMode({ id: target.id, login: target.login, isAdmin: target.isAdmin === true, via: 'token', restricted: target.restricted === true }, found.repo)) < ACCESS.read) {
     throw fail.validation('user', `${target.login} cannot read this repository`);
   }
   const added = await service(rc).watch(found.issue, target.id, true);

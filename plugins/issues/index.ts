@@ -126,7 +126,11 @@ export default definePlugin<IssuesService>({
   name: 'issues',
   settings: {
     type: 'object',
-    properties: { maxPinned: { type: 'integer', minimum: 0, maximum: 100, default: 3 } },
+    properties: {
+      maxPinned: { type: 'integer', minimum: 0, maximum: 100, default: 3 },
+      // Issue texts kept for list pages (about 1.6 KB each); 0 serialises every issue on every page.
+      jsonCacheEntries: { type: 'integer', minimum: 0, default: 20000 },
+    },
     additionalProperties: false,
   },
   dependencies: ['users', 'repos'],

@@ -24,6 +24,8 @@ export const NUMBERS = 'issue_numbers';
 export const INTENTS = 'issue_intents';
 /** Repositories with `has_issues: false` (kept on `repo.updated`): /repos/issues/search leaves their issues out. */
 export const UNITS_OFF = 'issue_units_off';
+/** One row per one-time start pass that has finished (`name`), so later starts skip it without reading issues. */
+export const UPGRADES = 'issue_upgrades';
 
 export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
   {
@@ -91,7 +93,10 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
   { name: NUMBERS, indexes: [{ fields: { repoId: 1 }, unique: true }] },
   intentCollection(INTENTS),
   { name: UNITS_OFF, indexes: [{ fields: { repoId: 1 }, unique: true }] },
+  { name: UPGRADES, indexes: [{ fields: { name: 1 }, unique: true }] },
 ];
+
+const COMMENT_GRAMS_PASS = 'comment-grams';
 
 /** Changes to a pull request's issue half that become `pull_request.changed` events (Gitea's notifier sends them as pull_request_*). */
 const PULL_HALF_ACTIONS = new Set<IssueAction>([
@@ -181,7 +186,7 @@ export class Issues implements IssuesService {
     this.numbers = ctx.store.collection(NUMBERS);
     this.intents = new CounterIntents(ctx.store, INTENTS, ['repoIds', 'milestoneIds', 'issueIds']);
     this.unitsOff = ctx.store.collection(UNITS_OFF);
-    this.render = new Renderer(this);
+    this.render = new Renderer(this, { issue: ctx.serializer({ $ref: 'forgekit/Issue' }), comment: ctx.serializer({ $ref: 'forgekit/Comment' }) }, ctx.settings.jsonCacheEntries as number);
   }
 
   get repos(): ReposService {
@@ -342,7 +347,7 @@ export class Issues implements IssuesService {
     for (const id of ids) {
       const account = await this.users.byId(id);
       if (!account || account.type !== 'user') throw fail.validation('assignees', `user ${id} does not exist`);
-      const mode = await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token' }, repo);
+      const mode = await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token', restricted: account.restricted === true }, repo);
       if (mode < 2) throw fail.validation('assignees', `${account.login} cannot be assigned to issues of this repository`);
     }
   }
@@ -597,7 +602,7 @@ export class Issues implements IssuesService {
     if (q.excludeRepoIds?.length) and.push({ $or: [{ isPull: true }, { repoId: { $nin: q.excludeRepoIds } }] });
     if (q.visiblePrivateRepoIds !== undefined) {
       const publicRows: Filter = q.hiddenOwnerIds?.length ? { repoPrivate: false, repoOwnerId: { $nin: q.hiddenOwnerIds } } : { repoPrivate: false };
-      and.push({ $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });
+      and.push(q.noPublicRepos ? { repoId: { $in: q.visiblePrivateRepoIds } } : { $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });
     }
     if (q.isClosed !== undefined) filter.isClosed = q.isClosed;
     if (q.isPull !== undefined) filter.isPull = q.isPull;
@@ -673,11 +678,13 @@ export class Issues implements IssuesService {
     const rest = this.filterOf({ ...q, visiblePrivateRepoIds: undefined });
     const scope = q.repoIds ? new Set(q.repoIds) : null;
     const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
+    // The granted part is disjoint from the public one: private repositories, or public ones of hidden owners (or,
+    // for a restricted caller, everything: then there is no public part).
     const counts = await Promise.all([
-      this.issues.count(q.hiddenOwnerIds?.length
+      q.noPublicRepos ? Promise.resolve(0) : this.issues.count(q.hiddenOwnerIds?.length
         ? { ...rest, repoPrivate: false, $and: [...((rest.$and as Filter[] | undefined) ?? []), { repoOwnerId: { $nin: q.hiddenOwnerIds } }] }
         : { ...rest, repoPrivate: false }),
-      privateIds.length ? this.issues.count({ ...rest, repoPrivate: true, repoId: { $in: privateIds } }) : Promise.resolve(0),
+      privateIds.length ? this.issues.count({ ...rest, repoId: { $in: privateIds } }) : Promise.resolve(0),
     ]);
     return counts[0]! + counts[1]!;
   }
@@ -730,14 +737,21 @@ export class Issues implements IssuesService {
     await this.issues.updateOne({ id: issue.id }, { $addToSet: { commentGrams: { $each: forComments }, ...(forGrams.length ? { grams: { $each: forGrams } } : {}) } });
   }
 
-  /** Start: issues stored before comments were searchable get their comments' grams (once: then `commentGrams` exists). */
+  /**
+   * Start: issues stored before comments were searchable get their comments' grams. The pass reads every issue (no
+   * index serves `$exists: false`), so it runs until it has finished once — then a marker row makes later starts skip
+   * it. A crash mid-pass leaves no marker and the next start does it again (each update is idempotent).
+   */
   async indexOldComments(): Promise<number> {
+    const upgrades = this.ctx.store.collection<{ name: string; doneAt: string }>(UPGRADES);
+    if (await upgrades.findOne({ name: COMMENT_GRAMS_PASS })) return 0;
     const old = await this.issues.find({ numComments: { $gt: 0 }, commentGrams: { $exists: false } }, { projection: { id: 1 } });
     for (const { id } of old) {
       const bodies = (await this.comments.find({ issueId: id }, { projection: { body: 1 } })).map((cm) => cm.body);
       const grams = textGrams(...bodies);
       await this.issues.updateOne({ id }, { $addToSet: { grams: { $each: grams } }, $set: { commentGrams: grams } });
     }
+    await upgrades.updateOne({ name: COMMENT_GRAMS_PASS }, { $set: { name: COMMENT_GRAMS_PASS, doneAt: nowRfc3339() } }, { upsert: true });
     return old.length;
   }
 

@@ -190,9 +190,12 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
     if (this.repos.readsAll(caller)) return [];
     // Rows of owners the caller may not see (limited/private accounts) need a grant like private ones.
     const hiddenOwners = await this.repos.hiddenOwnerIds(caller);
-    const privateRows = hiddenOwners.length
-      ? { uid, $or: [{ repoPrivate: true }, { repoOwnerId: { $in: hiddenOwners } }] }
-      : { uid, repoPrivate: true };
+    // A restricted caller reads no public repository by itself: every row needs a grant.
+    const privateRows = !this.repos.readsPublic(caller)
+      ? { uid }
+      : hiddenOwners.length
+        ? { uid, $or: [{ repoPrivate: true }, { repoOwnerId: { $in: hiddenOwners } }] }
+        : { uid, repoPrivate: true };
     // Most users have no private rows: the compound index counts them without reading any (cheaper than a find).
     if ((await this.rows.count(privateRows)) === 0) return [];
     // Whole stored rows, not a projection: the store hands those out as they are, a projection costs per call.

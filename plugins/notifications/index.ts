@@ -1,10 +1,13 @@
 // Plugin `notifications`: the caller's notification threads (Gitea's rules), fed by issue and pull-request events.
 import { definePlugin } from '../../core/plugin.js';
 import { idParam, listQuery, ownerRepoParams, paramsSchema } from '../../schemas/common.js';
-import { ACCOUNT_DELETED, REPO_DELETED } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
+import type { PluginContext } from '../../core/plugin.js';
 import { subscribe } from './events.js';
 import * as h from './handlers.js';
-import { NOTIFICATION_INDEXES, NOTIFICATION_REPO_INDEXES, NOTIFICATION_REPOS, NOTIFICATIONS, Notifications } from './service.js';
+import {
+  NOTIFICATION_INDEXES, NOTIFICATION_REPO_INDEXES, NOTIFICATION_REPOS, NOTIFICATION_STATE, NOTIFICATION_STATE_INDEXES, NOTIFICATIONS, Notifications,
+} from './service.js';
 import '../../schemas/contracts/issues.js';
 
 const status = { type: 'string', enum: ['unread', 'read', 'pinned'] } as const;
@@ -40,20 +43,38 @@ const ThreadSchema = {
   },
 };
 const ThreadListSchema = { $id: 'forgekit/NotificationThreadList', type: 'array', items: { $ref: 'forgekit/NotificationThread' } };
+/** The running service of each started instance (several forges may share a process in tests). */
+const running = new WeakMap<PluginContext, Notifications>();
+
 const CountSchema = { $id: 'forgekit/NotificationCount', type: 'object', required: ['new'], properties: { new: { type: 'integer' } } };
 
 export default definePlugin<Notifications>({
   name: 'notifications',
   dependencies: ['users', 'repos'],
   optionalDependencies: ['issues', 'watch'],
-  collections: [{ name: NOTIFICATIONS, indexes: NOTIFICATION_INDEXES }, { name: NOTIFICATION_REPOS, indexes: NOTIFICATION_REPO_INDEXES }],
+  collections: [
+    { name: NOTIFICATIONS, indexes: NOTIFICATION_INDEXES },
+    { name: NOTIFICATION_REPOS, indexes: NOTIFICATION_REPO_INDEXES },
+    { name: NOTIFICATION_STATE, indexes: NOTIFICATION_STATE_INDEXES },
+  ],
   schemas: [SubjectSchema, ThreadSchema, ThreadListSchema, CountSchema],
-  start(ctx) {
+  async start(ctx) {
     const service = new Notifications(ctx);
+    await service.open();
     subscribe(ctx, service);
     ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo.id));
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account.id));
+    // Readability copies follow every access change (see service.ts).
+    ctx.events.on('access.changed', ({ userIds, repoIds, ownerIds }) => service.settleAfterChange({ userIds, repoIds, ownerIds }));
+    ctx.events.on(REPO_UPDATED, ({ repo, before }) => {
+      if (repo.private !== before.private || repo.ownerId !== before.ownerId) return service.settleAfterChange({ repoIds: [repo.id] });
+    });
+    running.set(ctx, service);
     return service;
+  },
+  async stop(ctx) {
+    await running.get(ctx)?.close();
+    running.delete(ctx);
   },
   routes: [
     {

@@ -2,11 +2,22 @@
 // rules (services/uinotification): an issue's or pull request's subscribers (poster, commenters, explicit
 // subscribers) and the repository's watchers hear about openings, closings, reopenings, comments, merges, pushes to
 // a pull request and reviews; an assignee, a requested reviewer and an @mentioned user hear about what concerns them.
-// Never the doer, never someone who cannot read the repository. Reading filters out repositories the user can no
-// longer read (exact counts: the filter is part of the query).
+// Never the doer, never someone who cannot read the repository.
+//
+// Readability is kept on the rows: every thread carries `hidden` (its user cannot read its repository now), the same
+// for all threads of one (user, repository) pair, recorded once per pair in `notification_repos`. A page is then one
+// ranked index walk over `{userId, hidden: false, …}` and a count is an index count, whatever the user cannot read.
+// The flag follows every change of access: `access.changed` (collaborators, team members, team repositories, team
+// grants, organization membership, account flags and visibility) and `repo.updated` (private ↔ public) recompute the
+// pairs in scope with the repos service's own rule. Pair recomputes and the receivers' check-then-write of `notify`
+// run one at a time (`serial`), so a recompute never writes a readability older than a thread written after it.
+// Crash safety: a `running` mark in `notification_state` is set at start and cleared by a clean stop; a start that
+// finds it set (the process died, maybe between an access change and its recompute) recomputes every pair before
+// serving. GET/PATCH of one thread check access live as well.
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
+import { crashPoint } from '../lib/crash-points.js';
 import type { IssuesService } from '../../schemas/contracts/issues.js';
 import type { WatchService } from '../../schemas/contracts/watch.js';
 import { ACCESS, type Account, type RepoRecord, type ReposService, type UsersService } from '../../schemas/services.js';
@@ -38,6 +49,8 @@ export interface NotificationRecord {
   status: NotificationStatus;
   /** `status` is unread or pinned: the default inbox, one index range (no `$in` merge) for lists and counts. */
   inbox: boolean;
+  /** The user cannot read the repository now (kept for the whole (user, repository) pair, see above). */
+  hidden: boolean;
   /** The subject as of the last notifying event; `title` and `state` below are kept current for every thread. */
   subject: Subject;
   subjectType: SubjectType;
@@ -49,22 +62,37 @@ export interface NotificationRecord {
   createdAt: string;
 }
 
-/** The repositories a user has threads in: the short list whose readability a read checks. */
+/** A (user, repository) pair with threads: its readability as last computed, and the repository's owner. */
 interface NotificationRepo {
   [key: string]: unknown;
   userId: number;
   repoId: number;
+  ownerId?: number;
+  /** As on the pair's threads; absent on pairs stored before the flag (the start repair fills it in). */
+  hidden?: boolean;
 }
+
+/** One document (`id: 1`): the data version and whether a process is running on it (crash detection). */
+interface NotificationState {
+  [key: string]: unknown;
+  id: number;
+  version: number;
+  running: boolean;
+}
+
+/** 2: threads carry `hidden`, pairs carry `hidden` and `ownerId`. */
+const DATA_VERSION = 2;
 
 export const NOTIFICATION_INDEXES: IndexSpec[] = [
   { fields: { id: 1 }, unique: true },
   { fields: { key: 1 }, unique: true },
-  // A user's threads newest first, and by status (the default list is unread + pinned, `new` counts unread).
-  { fields: { userId: 1, updatedAt: -1, id: -1 } },
-  { fields: { userId: 1, status: 1, updatedAt: -1, id: -1 } },
-  { fields: { userId: 1, inbox: 1, updatedAt: -1, id: -1 } },
+  // A user's readable threads newest first, and by status (the default list is unread + pinned, `new` counts unread):
+  // pages are ranked walks, counts are index counts.
+  { fields: { userId: 1, hidden: 1, updatedAt: -1, id: -1 } },
+  { fields: { userId: 1, hidden: 1, status: 1, updatedAt: -1, id: -1 } },
+  { fields: { userId: 1, hidden: 1, inbox: 1, updatedAt: -1, id: -1 } },
+  // One repository's threads (its route checks access live), and a pair's rows for a readability change.
   { fields: { userId: 1, repoId: 1, updatedAt: -1, id: -1 } },
-  // Per repository and status: counts subtract an unreadable repository's share without walking the user's threads.
   { fields: { userId: 1, repoId: 1, status: 1 } },
   { fields: { userId: 1, repoId: 1, inbox: 1 } },
   { fields: { issueId: 1 } },
@@ -73,7 +101,17 @@ export const NOTIFICATION_INDEXES: IndexSpec[] = [
 export const NOTIFICATION_REPO_INDEXES: IndexSpec[] = [
   { fields: { userId: 1, repoId: 1 }, unique: true },
   { fields: { repoId: 1 } },
+  { fields: { ownerId: 1 } },
 ];
+export const NOTIFICATION_STATE = 'notification_state';
+export const NOTIFICATION_STATE_INDEXES: IndexSpec[] = [{ fields: { id: 1 }, unique: true }];
+
+/** Which (user, repository) pairs an access change may concern (AccessChangedEvent's scope). */
+export interface AccessScope {
+  userIds?: number[];
+  repoIds?: number[];
+  ownerIds?: number[];
+}
 
 export interface ThreadQuery {
   repoId?: number;
@@ -105,10 +143,14 @@ declare module '../../core/plugin.js' {
 export class Notifications {
   readonly rows: Collection<NotificationRecord>;
   private readonly repoRows: Collection<NotificationRepo>;
+  private readonly state: Collection<NotificationState>;
+  /** The tail of the one-at-a-time chain (pair recomputes, receivers' check-then-write). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly ctx: PluginContext) {
     this.rows = ctx.store.collection<NotificationRecord>(NOTIFICATIONS);
     this.repoRows = ctx.store.collection<NotificationRepo>(NOTIFICATION_REPOS);
+    this.state = ctx.store.collection<NotificationState>(NOTIFICATION_STATE);
   }
 
   get repos(): ReposService {
@@ -117,6 +159,13 @@ export class Notifications {
 
   get users(): UsersService {
     return this.ctx.services.get('users');
+  }
+
+  /** Runs `work` after every earlier queued piece (one at a time, in order); a failure fails only its caller. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   // ---- writing ----
@@ -145,61 +194,152 @@ export class Notifications {
     }
     const ids = [...new Set(receivers)].filter((id) => id !== h.doerId && id > 0);
     if (ids.length === 0) return;
-    const accounts = await this.users.byIds(ids);
-    const now = nowRfc3339();
-    for (const id of ids) {
-      const account = accounts.get(id);
-      if (!account || account.type !== 'user') continue;
-      if (h.repo.private) {
-        const caller: Caller = { id, login: account.login, isAdmin: account.isAdmin === true, via: 'token' };
-        if ((await this.repos.accessMode(caller, h.repo)) < ACCESS.read) continue;
+    // A public repository of a public owner is readable by every signed-in user: no per-receiver check.
+    const everyone = !h.repo.private && (h.owner.visibility ?? 'public') === 'public';
+    // (restricted accounts read only what they are given: always checked)
+    await this.serial(async () => {
+      const accounts = await this.users.byIds(ids);
+      const now = nowRfc3339();
+      for (const id of ids) {
+        const account = accounts.get(id);
+        if (!account || account.type !== 'user') continue;
+        const check = !everyone || account.restricted === true;
+        if (check && (await this.repos.accessMode(callerOf(account), h.repo)) < ACCESS.read) continue;
+        await this.upsert(id, h, now);
       }
-      await this.upsert(id, h, now);
-    }
+    });
   }
 
+  /** A thread for a receiver who reads the repository (checked by the caller, inside `serial`). */
   private async upsert(userId: number, h: Happening, now: string): Promise<void> {
+    // The pair first: a thread is never stored without the pair that keeps its flag (a crash in between leaves a
+    // pair without threads, harmless). A pair found hidden is readable again (checked just now): all its threads show.
+    const pair = await this.repoRows.findOne({ userId, repoId: h.repo.id });
+    if (!pair || pair.hidden !== false || pair.ownerId !== h.repo.ownerId) {
+      await this.repoRows.updateOne({ userId, repoId: h.repo.id }, { $set: { userId, repoId: h.repo.id, ownerId: h.repo.ownerId, hidden: false } }, { upsert: true });
+      if (pair) await this.rows.updateMany({ userId, repoId: h.repo.id, hidden: { $ne: false } }, { $set: { hidden: false } });
+    }
     const key = `${userId}:${h.issueId}`;
     const existing = await this.rows.findOne({ key });
     if (existing) {
-      // Read threads become unread again; a pinned one stays pinned (Gitea).
+      // Read threads become unread again; a pinned one stays pinned (Gitea). An issue moved to another repository
+      // (transfer) takes its thread along, with that pair's readability.
       const status = existing.status === 'pinned' ? 'pinned' : 'unread';
-      await this.rows.updateOne({ key }, { $set: { status, inbox: true, ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, repoId: h.repo.id } });
+      await this.rows.updateOne({ key }, { $set: { status, inbox: true, hidden: false, ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, repoId: h.repo.id } });
       return;
     }
     try {
       await this.rows.insertOne({
         id: await this.ctx.store.nextId(NOTIFICATIONS), userId, repoId: h.repo.id, issueId: h.issueId, key,
-        status: 'unread', inbox: true, ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, createdAt: now,
+        status: 'unread', inbox: true, hidden: false, ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now, createdAt: now,
       });
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       await this.rows.updateOne({ key }, { $set: { ...subjectFields(h.subject), updatedBy: h.doerId, updatedAt: now } });
     }
-    await this.repoRows.updateOne({ userId, repoId: h.repo.id }, { $set: { userId, repoId: h.repo.id } }, { upsert: true });
+  }
+
+  // ---- readability of (user, repository) pairs ----
+
+  /**
+   * Recomputes the pairs in scope (all of them without one) with the repos service's rule, and sets `hidden` on the
+   * threads of each pair that changed — threads first, then the pair, so a crash in between is redone by the repair.
+   * Returns how many pairs changed.
+   */
+  settle(scope: AccessScope = {}): Promise<number> {
+    return this.serial(async () => {
+      const f: Record<string, unknown> = {};
+      const oneOrIn = (ids: number[]) => (ids.length === 1 ? ids[0] : { $in: [...new Set(ids)] });
+      if (scope.userIds) {
+        if (scope.userIds.length === 0) return 0;
+        f.userId = oneOrIn(scope.userIds);
+      }
+      const repoIds = scope.repoIds ?? [];
+      const ownerIds = scope.ownerIds ?? [];
+      if (scope.repoIds || scope.ownerIds) {
+        if (repoIds.length + ownerIds.length === 0) return 0;
+        if (repoIds.length && ownerIds.length) f.$or = [{ repoId: oneOrIn(repoIds) }, { ownerId: oneOrIn(ownerIds) }];
+        else if (repoIds.length) f.repoId = oneOrIn(repoIds);
+        else f.ownerId = oneOrIn(ownerIds);
+      }
+      const byUser = new Map<number, NotificationRepo[]>();
+      for (const pair of await this.repoRows.find(f)) {
+        const list = byUser.get(pair.userId);
+        if (list) list.push(pair);
+        else byUser.set(pair.userId, [pair]);
+      }
+      let changed = 0;
+      for (const [userId, pairs] of byUser) changed += await this.settleUser(userId, pairs);
+      return changed;
+    });
+  }
+
+  private async settleUser(userId: number, pairs: NotificationRepo[]): Promise<number> {
+    const account = await this.users.byId(userId);
+    if (!account) return 0; // going: its rows go with `account.deleted`
+    const caller = callerOf(account);
+    const ids = pairs.map((p) => p.repoId);
+    const records = await this.repos.byIds(ids);
+    const readable = this.repos.readsAll(caller) ? new Set(records.keys()) : await this.repos.readableIds(caller, ids);
+    let changed = 0;
+    for (const pair of pairs) {
+      const hidden = !readable.has(pair.repoId);
+      const ownerId = records.get(pair.repoId)?.ownerId ?? pair.ownerId ?? 0;
+      if (pair.hidden === hidden && pair.ownerId === ownerId) continue;
+      if (pair.hidden !== hidden) {
+        await this.rows.updateMany({ userId, repoId: pair.repoId, hidden: { $ne: hidden } }, { $set: { hidden } });
+        changed++;
+      }
+      await this.repoRows.updateOne({ userId, repoId: pair.repoId }, { $set: { hidden, ownerId } });
+    }
+    return changed;
+  }
+
+  /**
+   * At start: the data version and the running mark. A store written before the flags existed, or left by a process
+   * that did not stop cleanly, gets every pair recomputed (and threads without the flag given one) before serving.
+   */
+  async open(): Promise<void> {
+    const st = await this.state.findOne({ id: 1 });
+    if (!st || st.version !== DATA_VERSION || st.running) {
+      const started = Date.now();
+      if (!st || st.version < DATA_VERSION) await this.rows.updateMany({ hidden: { $exists: false } }, { $set: { hidden: false } });
+      const changed = await this.settle();
+      this.ctx.log.info({ changed, ms: Date.now() - started, reason: !st ? 'new' : st.running ? 'unclean stop' : 'data version' }, 'notifications: readability of every (user, repository) pair recomputed');
+    }
+    await this.state.updateOne({ id: 1 }, { $set: { id: 1, version: DATA_VERSION, running: true } }, { upsert: true });
+  }
+
+  /**
+   * An access change: its pairs recomputed before the change is acknowledged. A failure is logged and leaves the
+   * running mark set at stop, so the next start repairs every pair.
+   */
+  async settleAfterChange(scope: AccessScope): Promise<void> {
+    crashPoint('notifications.settle:before');
+    try {
+      await this.settle(scope);
+    } catch (err) {
+      this.owed = true;
+      this.ctx.log.error({ err, scope }, 'notifications: recomputing readability failed; the next start repairs it');
+    }
+  }
+
+  /** A recompute failed in this run: the running mark stays at stop (the next start repairs). */
+  private owed = false;
+
+  /** A clean stop: pending recomputes finish, then the mark says nothing is owed. */
+  async close(): Promise<void> {
+    await this.serial(async () => undefined);
+    if (!this.owed) await this.state.updateOne({ id: 1 }, { $set: { running: false } });
   }
 
   // ---- reading ----
 
-  /** The user's repositories with threads that the user can no longer read (usually none). */
-  private async hiddenRepos(caller: Caller): Promise<number[]> {
-    if (this.repos.readsAll(caller)) return [];
-    const ids = (await this.repoRows.find({ userId: caller.id }, { projection: { repoId: 1 } })).map((r) => r.repoId);
-    if (ids.length === 0) return [];
-    // Public repositories are readable by everyone: only private ones (and deleted ones) need the caller's grants.
-    const records = await this.repos.byIds(ids);
-    const gone = ids.filter((id) => !records.has(id));
-    const privateIds = [...records.values()].filter((r) => r.private).map((r) => r.id);
-    if (privateIds.length === 0) return gone;
-    const readable = await this.repos.readableIds(caller, privateIds);
-    return [...gone, ...privateIds.filter((id) => !readable.has(id))];
-  }
-
-  /** The query without the unreadable-repository exclusion, and the repositories to exclude. */
-  private async parts(caller: Caller, q: ThreadQuery): Promise<{ base: Record<string, unknown>; hidden: number[] }> {
+  /** The filter of a query over the caller's readable threads (one repository's: the route checked access live). */
+  private filterOf(caller: Caller, q: ThreadQuery): Record<string, unknown> {
     const base: Record<string, unknown> = { userId: caller.id };
-    const hidden = await this.hiddenRepos(caller);
-    if (q.repoId !== undefined) base.repoId = hidden.includes(q.repoId) ? -1 : q.repoId;
+    if (q.repoId !== undefined) base.repoId = q.repoId;
+    else base.hidden = false;
     const statuses = [...new Set(q.statuses ?? [])];
     if (statuses.length === 2 && statuses.includes('unread') && statuses.includes('pinned')) base.inbox = true;
     else if (statuses.length === 1) base.status = statuses[0];
@@ -209,42 +349,27 @@ export class Notifications {
     if (q.since) range.$gte = q.since;
     if (q.before) range.$lte = q.before;
     if (Object.keys(range).length) base.updatedAt = range;
-    return { base, hidden: q.repoId !== undefined ? [] : hidden };
+    return base;
   }
 
   async filter(caller: Caller, q: ThreadQuery): Promise<Filter> {
-    const { base, hidden } = await this.parts(caller, q);
-    return hidden.length > 0 ? { ...base, repoId: { $nin: hidden } } : base;
-  }
-
-  /**
-   * Exact count: a plain status query counts its index range and subtracts each unreadable repository's range (no
-   * walk over the user's threads); anything else counts with the exclusion in the filter.
-   */
-  private async count(base: Record<string, unknown>, hidden: number[]): Promise<number> {
-    if (hidden.length === 0) return this.rows.count(base);
-    const plain = Object.keys(base).every((k) => k === 'userId' || k === 'inbox' || (k === 'status' && typeof base.status === 'string'));
-    if (!plain) return this.rows.count({ ...base, repoId: { $nin: hidden } });
-    const [all, ...shares] = await Promise.all([this.rows.count(base), ...hidden.map((repoId) => this.rows.count({ ...base, repoId }))]);
-    return all! - shares.reduce((a, b) => a + b, 0);
+    return this.filterOf(caller, q);
   }
 
   async page(caller: Caller, q: ThreadQuery, page: { skip: number; limit: number }): Promise<{ rows: NotificationRecord[]; total: number }> {
-    const { base, hidden } = await this.parts(caller, q);
-    const f = hidden.length > 0 ? { ...base, repoId: { $nin: hidden } } : base;
+    const f = this.filterOf(caller, q);
     const [rows, total] = await Promise.all([
       this.rows.find(f, { sort: { updatedAt: -1, id: -1 }, skip: page.skip, limit: page.limit }),
-      this.count(base, hidden),
+      this.rows.count(f),
     ]);
     return { rows, total };
   }
 
   async countUnread(caller: Caller): Promise<number> {
-    const { base, hidden } = await this.parts(caller, { statuses: ['unread'] });
-    return this.count(base, hidden);
+    return this.rows.count(this.filterOf(caller, { statuses: ['unread'] }));
   }
 
-  /** A thread the caller may see (its owner, or a site admin), in a repository its owner can still read. */
+  /** A thread by id (the route checks its owner and, live, that the owner still reads its repository). */
   async thread(id: number): Promise<NotificationRecord | null> {
     return this.rows.findOne({ id });
   }
@@ -261,7 +386,7 @@ export class Notifications {
     // Every status but `to` among the asked ones: only threads that change are touched (and reported).
     const from = (q.statuses && q.statuses.length > 0 ? q.statuses : ['unread', 'read', 'pinned'] as NotificationStatus[]).filter((st) => st !== to);
     if (from.length === 0) return { rows: [], total: 0 };
-    const f = await this.filter(caller, { ...q, statuses: [] });
+    const f = this.filterOf(caller, { ...q, statuses: [] });
     const changed = { ...f, status: from.length === 1 ? from[0] : { $in: from } };
     const sample = await this.rows.find(changed, { sort: { updatedAt: -1, id: -1 }, limit });
     const result = await this.rows.updateMany(changed, { $set: { status: to, inbox: to !== 'read' } });
@@ -289,6 +414,11 @@ export class Notifications {
     await this.rows.deleteMany({ userId });
     await this.repoRows.deleteMany({ userId });
   }
+}
+
+/** The Caller a user's access is computed for (no token scopes: readability, not what a token may do). */
+function callerOf(account: Account): Caller {
+  return { id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token', restricted: account.restricted === true };
 }
 
 function subjectFields(subject: Subject): { subject: Subject; subjectType: SubjectType; title: string; state: string } {

@@ -182,7 +182,10 @@ export async function listUserOrgs(rc: Rc<{ username: string }>): Promise<Reply>
   const caller = rc.caller;
   if (caller && (caller.isAdmin || caller.id === user.id)) return orgListReply(rc, await orgs(rc).orgIdsOf(user.id));
   const accounts = await users(rc).byIds(await orgs(rc).publicOrgIdsOf(user.id));
-  const shown = [...accounts.values()].filter((o) => o.visibility !== 'private' && (caller !== null || o.visibility !== 'limited'));
+  // A restricted caller sees limited organizations only as a member (Gitea's HasOrgOrUserVisible).
+  const mine = caller?.restricted === true ? new Set(await orgs(rc).orgIdsOf(caller.id)) : null;
+  const shown = [...accounts.values()].filter((o) => o.visibility !== 'private'
+    && (o.visibility !== 'limited' || (caller !== null && (mine === null || mine.has(o.id)))));
   return orgListReply(rc, shown.map((o) => o.id));
 }
 

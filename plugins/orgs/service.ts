@@ -4,6 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { crashPoint } from '../lib/crash-points.js';
+import type { AccessChangedEvent } from '../../schemas/events.js';
 import { allUnits, settleUnits, toStored, unitsOf } from './units.js';
 import {
   TEAM_DELETED,
@@ -121,9 +122,10 @@ export class Orgs implements OrgsService {
     return order[best]!;
   }
 
-  /** `GET /orgs`: public organizations, limited ones too for signed-in callers, every one for site admins. */
+  /** `GET /orgs`: public organizations, limited ones too for signed-in unrestricted callers, every one for site admins. */
   async visibleOrgPage(caller: Caller | null, page: { skip: number; limit: number }): Promise<{ orgs: Account[]; total: number }> {
-    const visibility: AccountVisibility[] | undefined = caller?.isAdmin ? undefined : caller ? ['public', 'limited'] : ['public'];
+    // Restricted accounts see public organizations only (Gitea's GetAll: limited ones need an unrestricted caller).
+    const visibility: AccountVisibility[] | undefined = caller?.isAdmin ? undefined : caller && caller.restricted !== true ? ['public', 'limited'] : ['public'];
     const { accounts, total } = await this.users.accountPage({ type: 'org', visibility, ...page });
     return { orgs: accounts, total };
   }
@@ -278,6 +280,9 @@ export class Orgs implements OrgsService {
     try {
       const after = await this.teams.findOneAndUpdate({ id: team.id }, { $set: set });
       if (!after) throw fail.notFound();
+      if (after.permission !== team.permission || after.includesAllRepos !== team.includesAllRepos || JSON.stringify(after.units) !== JSON.stringify(team.units)) {
+        await this.accessChanged('team', { userIds: await this.memberIdsOfTeam(team.id), ownerIds: [team.orgId] });
+      }
       return after;
     } catch (err) {
       if (isDuplicateKeyError(err)) throw fail.conflict(`team "${input.name}" already exists in this organization`);
@@ -319,7 +324,9 @@ export class Orgs implements OrgsService {
       await this.members.insertOne({ teamId: team.id, orgId: team.orgId, userId, owners: team.isOwners, createdAt: nowRfc3339() });
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
+      return;
     }
+    await this.accessChanged('team_member', { userIds: [userId], ownerIds: [team.orgId] });
   }
 
   /** Idempotent; the Owners team never loses its last member (422). */
@@ -328,6 +335,7 @@ export class Orgs implements OrgsService {
     if (!removed) return;
     if (team.isOwners) await this.keepAnOwner(team, [removed]);
     await this.dropPublicIfGone(team.orgId, userId);
+    await this.accessChanged('team_member', { userIds: [userId], ownerIds: [team.orgId] });
   }
 
   /** Removes the user from every team of the organization (leaving it); the last owner cannot leave (422). */
@@ -344,6 +352,19 @@ export class Orgs implements OrgsService {
       if (team) await this.keepAnOwner(team, removed);
     }
     await this.dropPublicIfGone(orgId, userId);
+    if (removed.length > 0) await this.accessChanged('org_member', { userIds: [userId], ownerIds: [orgId] });
+  }
+
+  /**
+   * `access.changed` after a membership or team grant changed (subscribers keep copies of readability). The change is
+   * stored already: a failing listener is logged, never turned into a failed request.
+   */
+  private async accessChanged(reason: AccessChangedEvent['reason'], scope: Omit<AccessChangedEvent, 'reason'>): Promise<void> {
+    try {
+      await this.ctx.events.emit('access.changed', { reason, ...scope });
+    } catch (err) {
+      this.ctx.log.error({ err, event: 'access.changed' }, 'event listener failed');
+    }
   }
 
   /**
@@ -369,6 +390,7 @@ export class Orgs implements OrgsService {
     await this.teams.deleteOne({ id: team.id });
     for (const userId of memberIds) await this.dropPublicIfGone(team.orgId, userId);
     await this.ctx.events.emit(TEAM_DELETED, { team });
+    if (memberIds.length > 0) await this.accessChanged('team', { userIds: memberIds, ownerIds: [team.orgId] });
   }
 
   /** Distinct member user ids of an organization (any team). */

@@ -23,7 +23,8 @@ export interface RepoAccess {
 
 /** The base repository for the caller: 404 when unreadable or when its pull requests are switched off. */
 export async function repoOf(rc: Rc<RepoParams>, minimum: AccessMode = ACCESS.read): Promise<RepoAccess> {
-  const found = await service(rc).repos.resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.read);
+  // The pulls unit: a team without it gets 404, as Gitea's mustAllowPulls.
+  const found = await service(rc).repos.resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.read, 'pulls');
   if (found.repo.hasPullRequests === false || found.repo.has_pull_requests === false) throw fail.notFound();
   if (found.mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository`);
   return found;
@@ -190,7 +191,7 @@ async function reviewerIds(rc: Rc, found: RepoAccess, names: string[], posterId:
   for (const id of ids) {
     const account = (await s.users.byId(id))!;
     if (id === posterId) throw fail.validation('reviewers', 'the poster cannot be requested to review');
-    const mode = await s.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' }, found.repo);
+    const mode = await s.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', restricted: account.restricted === true }, found.repo);
     if (mode < ACCESS.read) throw fail.validation('reviewers', `${account.login} cannot read this repository`);
   }
   return ids;

@@ -12,7 +12,7 @@ import * as r from './reviews.js';
 import {
   PULL_SCHEMAS, createPullBody, createReviewBody, dismissBody, editPullBody, mergeBody, submitReviewBody,
 } from './schemas.js';
-import { COLLECTIONS, Pulls } from './service.js';
+import { COLLECTIONS, Pulls, type PullsSettings } from './service.js';
 
 const repoParams = paramsSchema({ owner: nameParam, repo: nameParam });
 const pullParams = paramsSchema({ owner: nameParam, repo: nameParam, index: idParam });
@@ -64,18 +64,33 @@ const routes: Def[] = [
   { method: 'POST', path: `${R}/:index/reviews/:id/undismissals`, auth: 'user', operationId: 'repoUnDismissPullReview', summary: 'Cancel to dismiss a review for a pull request', schema: { params: reviewParams, response: { 200: ref('PullReview') } }, handler: r.undismissReview },
 ];
 
-export default definePlugin<Pulls>({
+export default definePlugin<Pulls, PullsSettings>({
   name: 'pulls',
   dependencies: ['users', 'repos', 'git', 'issues', 'contents'],
   optionalDependencies: ['orgs', 'statuses'],
   schemas: PULL_SCHEMAS,
   collections: COLLECTIONS,
   routes: routes.map((route) => ({ ...route, scope: 'repository' as const })),
-  start(ctx) {
+  settings: {
+    type: 'object',
+    properties: {
+      // Background mergeability checks running at once (each a sequence of git processes); 0 runs none: they stay
+      // queued (`checking`) in the store until a start with workers, and the merge route still checks for itself.
+      checkConcurrency: { type: 'integer', minimum: 0, maximum: 64, default: 2 },
+      // Queued checks held in memory; beyond it they wait in the store and are read again when the queue drains.
+      checkQueueLimit: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 10_000 },
+    },
+    additionalProperties: false,
+  },
+  async start(ctx) {
     const service = new Pulls(ctx);
     ctx.events.on('git.push', (e) => service.onPush(e));
     ctx.events.on('issue.pull_changed', (e) => service.onIssueHalfChanged(e));
     ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
+    await service.start();
     return service;
+  },
+  async stop(ctx) {
+    await (ctx.services.get('pulls') as Pulls).stop(Math.min(ctx.config.shutdownTimeoutMs, 10_000));
   },
 });

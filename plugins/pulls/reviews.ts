@@ -254,7 +254,7 @@ async function resolveRequests(rc: Rc<PullParams, unknown, RequestBody>) {
     const account = await s.users.byName(name);
     if (!account || account.type !== 'user') throw fail.validation('reviewers', `user ${name} does not exist`);
     if (account.id === found.c.issue.posterId) throw fail.validation('reviewers', 'the poster cannot be requested to review');
-    const mode = await s.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' }, found.repo);
+    const mode = await s.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', restricted: account.restricted === true }, found.repo);
     if (mode < ACCESS.read) throw fail.validation('reviewers', `${account.login} cannot read this repository`);
     if (!userIds.includes(account.id)) userIds.push(account.id);
   }

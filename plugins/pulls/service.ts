@@ -12,6 +12,7 @@ import { ZERO_SHA } from '../../schemas/contracts/git.js';
 import type { BranchProtectionRule, ContentsService } from '../../schemas/contracts/contents.js';
 import type { StatusesService } from '../../schemas/contracts/statuses.js';
 import { GitOps, GitOpError, type Identity } from './git-ops.js';
+import { CheckQueue } from './check-queue.js';
 import { isWorkInProgress, PullRenderer } from './convert.js';
 
 export const PULLS = 'pull_requests';
@@ -38,6 +39,13 @@ export interface PullRecord {
   baseSha: string;
   mergeBase: string;
   status: PullStatus;
+  /**
+   * Bumped each time a background check is queued (status `checking`): a check writes its answer only when no newer
+   * one was queued while it ran (Gitea's checkAndUpdateStatus asks its queue the same). Absent on older rows.
+   */
+  checkGen?: number;
+  /** Who moved the base last (queued checks): the merger a check names when it finds the head in the base. */
+  checkPusherId?: number;
   conflictedFiles: string[];
   additions: number;
   deletions: number;
@@ -101,6 +109,8 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
       { fields: { issueId: 1 }, unique: true },
       { fields: { headRepoId: 1, headBranch: 1 } },
       { fields: { repoId: 1, baseBranch: 1 } },
+      // The start scan of queued checks (`checking`).
+      { fields: { status: 1, id: 1 } },
     ],
   },
   {
@@ -147,6 +157,12 @@ const MAX_RETRIES = 20;
 // Only this plugin's handlers use the service: declared beside the class (no contract file).
 declare module '../../core/plugin.js' { interface ForgeServices { pulls: Pulls } }
 
+/** The plugin's settings (index.ts has the schema with the defaults). */
+export interface PullsSettings {
+  checkConcurrency?: number;
+  checkQueueLimit?: number;
+}
+
 export class Pulls {
   readonly pulls: Collection<PullRecord>;
   readonly reviews: Collection<ReviewRecord>;
@@ -155,13 +171,31 @@ export class Pulls {
   readonly render: PullRenderer;
   /** One git job per pull request at a time (mergeability checks, merges, updates). */
   private readonly locks = new Map<number, Promise<unknown>>();
+  /** Mergeability checks in the background (check-queue.ts). */
+  readonly queue: CheckQueue;
 
-  constructor(readonly ctx: PluginContext) {
+  constructor(readonly ctx: PluginContext<PullsSettings>) {
     this.pulls = ctx.store.collection(PULLS);
     this.reviews = ctx.store.collection(REVIEWS);
     this.comments = ctx.store.collection(REVIEW_COMMENTS);
     this.ops = new GitOps(ctx.services.get('git'));
     this.render = new PullRenderer(this);
+    this.queue = new CheckQueue({
+      worker: (id) => this.backgroundCheck(id),
+      scan: async (limit) => (await this.pulls.find({ status: 'checking', hasMerged: false }, { sort: { id: 1 }, limit })).map((p) => ({ id: p.id, repoId: p.repoId })),
+      concurrency: ctx.settings.checkConcurrency ?? 2,
+      limit: ctx.settings.checkQueueLimit ?? 10_000,
+      log: ctx.log,
+    });
+  }
+
+  /** Resumes the checks an earlier process left queued (`checking` rows). */
+  async start(): Promise<void> {
+    await this.queue.start();
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    await this.queue.stop(graceMs);
   }
 
   get users(): UsersService { return this.ctx.services.get('users'); }
@@ -216,49 +250,138 @@ export class Pulls {
   /**
    * Brings a pull request's git state up to date: `refs/pull/N/head` follows the head branch (fetched from a fork),
    * then merge base, changed-file counts and mergeability (`merge-tree`, no working tree) against the base branch.
-   * A merged pull request keeps what it had.
+   * A merged pull request keeps what it had. Runs inline (creation, reopening, a new base, the merge route's own
+   * fresh check) and as the background check. The answer is stored only when no newer check was queued while it ran
+   * (a branch moved meanwhile: that check stores the answer for the newer heads); the caller gets it either way.
    */
   refresh(pullId: number): Promise<PullRecord | null> {
     return this.serial(pullId, async () => {
       const pr = await this.pulls.findOne({ id: pullId });
       if (!pr || pr.hasMerged) return pr;
+      const unchanged = Pulls.sameCheck(pr);
       const c = await this.contextOf(pr);
-      if (!c) return pr;
+      if (!c) {
+        // The issue half or the base repository is gone: nothing to check (not left `checking` forever).
+        return (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false, ...unchanged }, { $set: { status: 'error' } })) ?? pr;
+      }
+      const set = await this.compute(c);
+      return (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false, ...unchanged }, { $set: set })) ?? { ...pr, ...set };
+    });
+  }
+
+  /** The filter that matches a pull request only while no check newer than `pr`'s was queued. */
+  private static sameCheck(pr: PullRecord): Record<string, unknown> {
+    return pr.checkGen === undefined ? { checkGen: { $exists: false } } : { checkGen: pr.checkGen };
+  }
+
+  /** The git state of a pull request now (git processes only; nothing stored). */
+  private async compute(c: PullContext): Promise<Partial<PullRecord>> {
+    const pr = c.pr;
+    const baseDir = this.dirOf(c.base);
+    let headSha = pr.headSha;
+    if (c.head) {
+      try {
+        headSha = (await this.ops.syncHeadRef(baseDir, this.dirOf(c.head), pr.headBranch, pr.number)) ?? pr.headSha;
+      } catch (err) {
+        this.ctx.log.warn({ err, pullId: pr.id }, 'pulls: fetching the head failed');
+      }
+    }
+    const baseSha = (await this.ops.branchSha(baseDir, pr.baseBranch)) ?? pr.baseSha;
+    const set: Partial<PullRecord> = { headSha, baseSha };
+    if (!headSha || !baseSha) {
+      set.status = 'error';
+      return set;
+    }
+    const mergeBase = await this.ops.mergeBase(baseDir, baseSha, headSha);
+    set.mergeBase = mergeBase ?? '';
+    if (!mergeBase) {
+      set.status = 'conflict';
+      set.conflictedFiles = [];
+    } else if (await this.ops.isAncestor(baseDir, headSha, baseSha)) {
+      set.status = 'empty';
+      set.conflictedFiles = [];
+    } else {
+      const outcome = await this.ops.mergeTree(baseDir, baseSha, headSha);
+      set.status = outcome.ok ? 'mergeable' : 'conflict';
+      set.conflictedFiles = outcome.ok ? [] : outcome.conflicts;
+    }
+    if (mergeBase) {
+      const files = await this.ops.changedFiles(baseDir, mergeBase, headSha);
+      set.changedFiles = files.length;
+      set.additions = files.reduce((n, f) => n + f.additions, 0);
+      set.deletions = files.reduce((n, f) => n + f.deletions, 0);
+    }
+    return set;
+  }
+
+  /**
+   * Queues background checks (Gitea's AddToTaskQueue): `checking` is stored first — shown as `mergeable: false`
+   * until the check ends, and found again at start if the process dies before it — then the queue runs them.
+   */
+  async queueChecks(prs: PullRecord[], pusherId?: number | null): Promise<void> {
+    if (!prs.length) return;
+    const set: Partial<PullRecord> = { status: 'checking' };
+    if (pusherId) set.checkPusherId = pusherId;
+    await this.pulls.updateMany({ id: { $in: prs.map((p) => p.id) }, hasMerged: false }, { $set: set, $inc: { checkGen: 1 } });
+    this.queue.enqueue(prs.map((p) => ({ id: p.id, repoId: p.repoId })));
+  }
+
+  /**
+   * The queue's worker (Gitea's testPR): a head that is now in the base marks the pull request merged (manually, by
+   * the last pusher of the base, with the base commit); otherwise the check. A check that fails leaves status
+   * `error` (Gitea), never `checking` for ever.
+   */
+  private async backgroundCheck(pullId: number): Promise<void> {
+    try {
+      const pr = await this.pulls.findOne({ id: pullId });
+      if (!pr || pr.hasMerged) return;
+      const c = await this.contextOf(pr);
+      if (c && !c.issue.isClosed && pr.headSha) {
+        const dir = this.dirOf(c.base);
+        const baseSha = await this.ops.branchSha(dir, pr.baseBranch);
+        if (baseSha && (await this.ops.isAncestor(dir, pr.headSha, baseSha))) {
+          try {
+            await this.markMerged(c, pr.checkPusherId || c.issue.posterId, baseSha, 'manually-merged');
+            return;
+          } catch (err) {
+            if (!(err instanceof MergeRefusal)) throw err;
+            return; // merged meanwhile
+          }
+        }
+      }
+      await this.refresh(pullId);
+    } catch (err) {
+      this.ctx.log.warn({ err, pullId }, 'pulls: a mergeability check failed');
+      const pr = await this.pulls.findOne({ id: pullId });
+      if (pr && pr.status === 'checking') {
+        await this.pulls.updateOne({ id: pullId, hasMerged: false, ...Pulls.sameCheck(pr) }, { $set: { status: 'error' } });
+      }
+    }
+  }
+
+  /**
+   * Moves `refs/pull/N/head` to the head branch and records the head commit and its merge base (what `/commits`,
+   * `/files` and the diff read); mergeability and counts are the queued check's.
+   */
+  private syncHead(pullId: number): Promise<PullRecord | null> {
+    return this.serial(pullId, async () => {
+      const pr = await this.pulls.findOne({ id: pullId });
+      if (!pr || pr.hasMerged) return pr;
+      const c = await this.contextOf(pr);
+      if (!c?.head) return pr;
+      let headSha: string | null = null;
+      try {
+        headSha = await this.ops.syncHeadRef(this.dirOf(c.base), this.dirOf(c.head), pr.headBranch, pr.number);
+      } catch (err) {
+        this.ctx.log.warn({ err, pullId }, 'pulls: fetching the head failed');
+      }
+      if (!headSha || headSha === pr.headSha) return pr;
+      const set: Partial<PullRecord> = { headSha };
       const baseDir = this.dirOf(c.base);
-      let headSha = pr.headSha;
-      if (c.head) {
-        try {
-          headSha = (await this.ops.syncHeadRef(baseDir, this.dirOf(c.head), pr.headBranch, pr.number)) ?? pr.headSha;
-        } catch (err) {
-          this.ctx.log.warn({ err, pullId }, 'pulls: fetching the head failed');
-        }
-      }
-      const baseSha = (await this.ops.branchSha(baseDir, pr.baseBranch)) ?? pr.baseSha;
-      const set: Partial<PullRecord> = { headSha, baseSha };
-      if (!headSha || !baseSha) {
-        set.status = 'error';
-      } else {
-        const mergeBase = await this.ops.mergeBase(baseDir, baseSha, headSha);
-        set.mergeBase = mergeBase ?? '';
-        if (!mergeBase) {
-          set.status = 'conflict';
-          set.conflictedFiles = [];
-        } else if (await this.ops.isAncestor(baseDir, headSha, baseSha)) {
-          set.status = 'empty';
-          set.conflictedFiles = [];
-        } else {
-          const outcome = await this.ops.mergeTree(baseDir, baseSha, headSha);
-          set.status = outcome.ok ? 'mergeable' : 'conflict';
-          set.conflictedFiles = outcome.ok ? [] : outcome.conflicts;
-        }
-        if (mergeBase) {
-          const files = await this.ops.changedFiles(baseDir, mergeBase, headSha);
-          set.changedFiles = files.length;
-          set.additions = files.reduce((n, f) => n + f.additions, 0);
-          set.deletions = files.reduce((n, f) => n + f.deletions, 0);
-        }
-      }
-      return this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false }, { $set: set });
+      const baseSha = await this.ops.branchSha(baseDir, pr.baseBranch);
+      const mergeBase = baseSha ? await this.ops.mergeBase(baseDir, baseSha, headSha) : null;
+      if (mergeBase) set.mergeBase = mergeBase;
+      return (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false }, { $set: set })) ?? pr;
     });
   }
 
@@ -288,7 +411,7 @@ export class Pulls {
     const pr: PullRecord = {
       id: await this.ctx.store.nextId(PULLS), issueId: issue.id, repoId: c.repo.id, number: issue.number,
       headRepoId: input.head.repo.id, headBranch: input.headBranch, baseBranch: input.baseBranch,
-      headSha, baseSha, mergeBase: '', status: 'checking', conflictedFiles: [], additions: 0, deletions: 0, changedFiles: 0,
+      headSha, baseSha, mergeBase: '', status: 'checking', checkGen: 0, conflictedFiles: [], additions: 0, deletions: 0, changedFiles: 0,
       hasMerged: false, mergedAt: null, mergedById: 0, mergeCommitSha: null, mergeStyle: null,
       allowMaintainerEdit: c.repo.defaultAllowMaintainerEdit === true, createdAt: now, updatedAt: now,
     };
@@ -342,7 +465,8 @@ export class Pulls {
     if (c.pr.hasMerged) throw new MergeRefusal(405, 'the pull request has already been merged');
     if (c.issue.isClosed) throw new MergeRefusal(404, 'the pull request is closed');
     const rule = (await this.contents?.protectionFor(c.base.repo.id, c.pr.baseBranch)) ?? null;
-    const whitelisted = !rule || !rule.enable_merge_whitelist || rule.merge_whitelist_usernames.some((u) => u.toLowerCase() === caller.login.toLowerCase());
+    // The merge allow-list by name or team (the contents plugin owns the rule).
+    const whitelisted = !rule || !rule.enable_merge_whitelist || (await this.contents!.mayMerge(c.base.repo, rule, caller, mode));
     if (mode < ACCESS.write || !whitelisted) throw new MergeRefusal(405, 'User not allowed to merge PR');
     if (style === 'manually-merged') return;
     if (isWorkInProgress(c.issue.title)) throw new MergeRefusal(405, 'Work in progress PRs cannot be merged');
@@ -456,7 +580,7 @@ export class Pulls {
     });
     if (!merged) throw new MergeRefusal(405, 'the pull request has already been merged');
     const merger = await this.users.byId(mergerId);
-    const caller: Caller = merger ? { id: merger.id, login: merger.login, isAdmin: merger.isAdmin, via: 'token' } : { id: mergerId, login: '', isAdmin: false, via: 'token' };
+    const caller: Caller = merger ? { id: merger.id, login: merger.login, isAdmin: merger.isAdmin, via: 'token', restricted: merger.restricted === true } : { id: mergerId, login: '', isAdmin: false, via: 'token' };
     const ic: IssueChangeContext = { repo: c.base.repo, owner: c.base.owner, caller };
     await this.issues.setPullMerged(c.issue, now);
     const issue = (await this.issues.byId(c.issue.id)) ?? c.issue;
@@ -538,40 +662,41 @@ export class Pulls {
   // ---- pushes ----
 
   /**
-   * `git.push` of a branch: pull requests with it as head are synchronized (head ref, mergeability, `synchronized`
-   * event); pull requests with it as base are re-checked, and marked merged when their head is now in the base.
+   * `git.push` of a branch, before the push's response ends: pull requests with it as head get `refs/pull/N/head`
+   * and their head commit, stale reviews and the `synchronized` event. Everything else is queued for the background
+   * (`checking` until then), no git process per open pull request in the push: the mergeability of every affected
+   * pull request, and for those with it as base whether their head is now in it (marked merged, as Gitea's testPR).
    */
   async onPush(e: PushEvent): Promise<void> {
     if (!e.ref.startsWith('refs/heads/')) return;
     const branch = e.ref.slice('refs/heads/'.length);
-    const asHead = await this.pulls.find({ headRepoId: e.repo.id, headBranch: branch, hasMerged: false });
+    const toCheck: PullRecord[] = [];
+    const synchronized: Array<{ pr: PullRecord; senderId: number }> = [];
+    const asHead = e.after === ZERO_SHA ? [] : await this.pulls.find({ headRepoId: e.repo.id, headBranch: branch, hasMerged: false });
     for (const pr of asHead) {
       const issue = await this.issues.byId(pr.issueId);
-      if (!issue || issue.isClosed || e.after === ZERO_SHA) continue;
-      const before = pr.headSha;
-      const fresh = await this.refresh(pr.id);
-      if (fresh && fresh.headSha !== before) {
+      if (!issue || issue.isClosed) continue;
+      const fresh = await this.syncHead(pr.id);
+      if (!fresh || fresh.hasMerged) continue;
+      toCheck.push(fresh);
+      if (fresh.headSha !== pr.headSha) {
         await this.markStale(fresh);
-        await this.emit('synchronized', fresh, e.pusherId ?? issue.posterId);
+        synchronized.push({ pr: fresh, senderId: e.pusherId ?? issue.posterId });
       }
     }
     const asBase = e.after === ZERO_SHA ? [] : await this.pulls.find({ repoId: e.repo.id, baseBranch: branch, hasMerged: false });
+    const baseChecks: PullRecord[] = [];
     for (const pr of asBase) {
       const issue = await this.issues.byId(pr.issueId);
-      if (!issue || issue.isClosed) continue;
-      const c = await this.contextOf(pr);
-      if (!c) continue;
-      const dir = this.dirOf(c.base);
-      if (pr.headSha && (await this.ops.isAncestor(dir, pr.headSha, e.after))) {
-        // The head landed in the base by a push: Gitea marks the pull request merged (manually, by the pusher).
-        try {
-          await this.markMerged(c, e.pusherId ?? issue.posterId, e.after, 'manually-merged');
-        } catch (err) {
-          if (!(err instanceof MergeRefusal)) throw err;
-        }
-        continue;
-      }
-      await this.refresh(pr.id);
+      if (!issue || issue.isClosed || toCheck.some((p) => p.id === pr.id)) continue;
+      baseChecks.push(pr);
+    }
+    // The pusher of the base is recorded for the check that may find a head landed in it by this push.
+    await this.queueChecks(baseChecks, e.pusherId);
+    await this.queueChecks(toCheck);
+    // Announced after the check is queued: the payload shows `mergeable: false` while checking, as Gitea's does.
+    for (const { pr, senderId } of synchronized) {
+      await this.emit('synchronized', (await this.pulls.findOne({ id: pr.id })) ?? pr, senderId);
     }
   }
 
@@ -586,7 +711,7 @@ export class Pulls {
   async isOfficial(repo: RepoRecord, accountId: number): Promise<boolean> {
     const account = await this.users.byId(accountId);
     if (!account) return false;
-    return (await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token' }, repo)) >= ACCESS.write;
+    return (await this.repos.accessMode({ id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', restricted: account.restricted === true }, repo)) >= ACCESS.write;
   }
 
   async requestReview(pr: PullRecord, caller: Caller, reviewerId: number, teamId: number): Promise<ReviewRecord> {

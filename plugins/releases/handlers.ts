@@ -29,7 +29,7 @@ interface Resolved {
 }
 
 async function open(rc: RequestContext<RepoParams>, minimum: AccessMode = ACCESS.read): Promise<Resolved> {
-  const r = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo, minimum);
+  const r = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo, minimum, 'releases');
   if (minimum >= ACCESS.write) repos(rc).assertWritable(r.repo);
   return { ...r, canWrite: r.mode >= ACCESS.write };
 }

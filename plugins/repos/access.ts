@@ -1,5 +1,5 @@
 // The permission model in one pure function: an access mode from the caller's grants, and the Permission object.
-import { ACCESS, type AccessMode, type TeamPermission } from '../../schemas/services.js';
+import { ACCESS, type AccessMode, type RepoUnit, type TeamPermission, type TeamRecord } from '../../schemas/services.js';
 
 /**
  * Everything that grants a caller access, loaded once per request:
@@ -18,6 +18,76 @@ export interface Grants {
    * does. Absent = none hidden.
    */
   hiddenOwners?: ReadonlySet<number>;
+  /**
+   * A restricted account (Gitea's IsRestricted): a public repository gives it nothing by itself, only its grants
+   * (own account, teams, collaborations) do.
+   */
+  restricted?: boolean;
+  /**
+   * Per-unit access of the caller's teams (Gitea's team units), present only when one of its teams gives some unit
+   * other than the team's permission: the per-unit maximum over the teams reaching a whole owner (`owners`) or a
+   * listed repository (`repos`), and the repositories the caller collaborates on (a collaborator's units all get
+   * its overall mode, as Gitea does).
+   */
+  units?: { owners: Map<number, UnitModes>; repos: Map<number, UnitModes>; collaborations: Set<number> };
+}
+
+/** Access per repository unit (absent: none). */
+export type UnitModes = Partial<Record<RepoUnit, AccessMode>>;
+
+/** The units forgekit has routes for (Gitea's unit keys without `repo.`). */
+export const REPO_UNITS: readonly RepoUnit[] = ['code', 'issues', 'pulls', 'releases', 'wiki'];
+
+/** A team's units as access modes (stored keys have no `repo.` prefix; a team stored without units: all at its permission). */
+export function teamUnitModes(team: TeamRecord): UnitModes {
+  const mode = ACCESS[team.permission];
+  const out: UnitModes = {};
+  for (const unit of REPO_UNITS) {
+    const stored = team.units ? team.units[unit] : team.permission === 'owner' ? 'admin' : team.permission;
+    out[unit] = stored === undefined ? ACCESS.none : ACCESS[stored];
+  }
+  // Admin and owner teams reach every unit at their permission (Gitea: HasAdminAccess).
+  if (mode >= ACCESS.admin) for (const unit of REPO_UNITS) out[unit] = mode;
+  return out;
+}
+
+/** Whether a team gives every unit exactly its permission (then the permission alone decides, as before units). */
+export function uniformUnits(team: TeamRecord): boolean {
+  if (!team.units || ACCESS[team.permission] >= ACCESS.admin) return true;
+  for (const unit of REPO_UNITS) if ((team.units[unit] ?? 'none') !== team.permission) return false;
+  return true;
+}
+
+/** Raises every unit of `into` to at least `from`'s. */
+export function raiseUnits(map: Map<number, UnitModes>, key: number, from: UnitModes): void {
+  const into = map.get(key);
+  if (!into) {
+    map.set(key, { ...from });
+    return;
+  }
+  for (const unit of REPO_UNITS) if ((from[unit] ?? 0) > (into[unit] ?? 0)) into[unit] = from[unit];
+}
+
+/**
+ * The caller's access to one unit of a repository (Gitea's Permission.UnitAccessMode): the overall mode unless a team
+ * reaching the repository sets units, then the maximum of the teams' unit access, the overall mode for a
+ * collaborator, and read on a public repository the caller may see by itself. Admin and above reach every unit.
+ */
+export function unitModeOf(grants: Grants, repo: AccessTarget, unit: RepoUnit): AccessMode {
+  const mode = modeOf(grants, repo);
+  const units = grants.units;
+  if (!units || mode >= ACCESS.admin) return mode;
+  const byOwner = units.owners.get(repo.ownerId);
+  const byRepo = units.repos.get(repo.id);
+  if (!byOwner && !byRepo) return mode;
+  let out: AccessMode = units.collaborations.has(repo.id)
+    ? mode
+    : repo.private || grants.restricted === true || grants.hiddenOwners?.has(repo.ownerId) ? ACCESS.none : ACCESS.read;
+  const a = byOwner?.[unit] ?? ACCESS.none;
+  const b = byRepo?.[unit] ?? ACCESS.none;
+  if (a > out) out = a;
+  if (b > out) out = b;
+  return out;
 }
 
 export interface AccessTarget {
@@ -33,15 +103,29 @@ export const ANONYMOUS: Grants = Object.freeze({
   repoModes: new Map<number, AccessMode>(),
 }) as Grants;
 
-/** none < read < write < admin < owner; a public repository gives read to everyone; site admins are owners. */
+/**
+ * none < read < write < admin < owner; a public repository gives read to everyone whose owner they may see, restricted
+ * accounts aside; site admins are owners.
+ */
 export function modeOf(grants: Grants, repo: AccessTarget): AccessMode {
   if (grants.admin) return ACCESS.owner;
-  let mode: AccessMode = repo.private || grants.hiddenOwners?.has(repo.ownerId) ? ACCESS.none : ACCESS.read;
+  let mode: AccessMode = repo.private || grants.restricted === true || grants.hiddenOwners?.has(repo.ownerId) ? ACCESS.none : ACCESS.read;
   const byOwner = grants.ownerModes.get(repo.ownerId);
   if (byOwner !== undefined && byOwner > mode) mode = byOwner;
   const byRepo = grants.repoModes.get(repo.id);
   if (byRepo !== undefined && byRepo > mode) mode = byRepo;
   return mode;
+}
+
+/**
+ * The mode a Repository's `permissions` object is made from (Gitea's convert.ToRepo): `admin` from the overall mode,
+ * `push`/`pull` from the code unit — so below admin, the code unit's mode (at most write).
+ */
+export function permissionMode(grants: Grants, repo: AccessTarget): AccessMode {
+  const mode = modeOf(grants, repo);
+  if (!grants.units || mode >= ACCESS.admin) return mode;
+  const code = unitModeOf(grants, repo, 'code');
+  return code > ACCESS.write ? ACCESS.write : code;
 }
 
 export function teamMode(permission: TeamPermission): AccessMode {

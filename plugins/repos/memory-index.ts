@@ -33,6 +33,22 @@ export interface Entry {
 }
 
 export type Flag = 'fork' | 'mirror' | 'archived' | 'template';
+
+/** The orders other than by name: a number of the entry, ties by id. */
+export type SortKey = 'created' | 'updated' | 'size' | 'id' | 'stars' | 'forks';
+const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
+  created: (e) => e.created,
+  updated: (e) => e.updated,
+  size: (e) => e.size,
+  id: (e) => e.id,
+  stars: (e) => e.stars,
+  forks: (e) => e.forks,
+};
+/**
+ * Up to this many matches (or 40 pages' worth), a sorted page sorts the matches; past it, it walks the whole index in
+ * the sort's order and stops after the page (about `n × size ÷ matches` entries read: a few thousand at most then).
+ */
+const SORT_COLLECT_MIN = 2048;
 const FLAGS: readonly Flag[] = ['fork', 'mirror', 'archived', 'template'];
 
 export function entryOf(r: RepoRecord): Entry {
@@ -153,11 +169,19 @@ export class RepoIndex {
   private readonly long = new Map<string, { key: string; q: string; desc: boolean; pub: Posting; priv: Posting }>();
   /** Long-query postings built (a test and the benchmark read it). */
   longBuilds = 0;
+  /**
+   * Every entry in one sort's order (key, ties by id), built when that sort is first asked for a large answer and
+   * kept in step with every change: an entry leaves its place before a sort key changes and comes back after.
+   */
+  private readonly orders = new Map<SortKey, Posting>();
+  /** Answers of at most this many matches are sorted whole (tests lower it to exercise the walk). */
+  sortCollectMin = SORT_COLLECT_MIN;
 
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
   load(records: Iterable<RepoRecord>): void {
     this.entries.clear();
     this.long.clear();
+    this.orders.clear();
     this.pub = new Side(this.order);
     this.priv = new Side(this.order);
     const all: Entry[] = [];
@@ -185,11 +209,14 @@ export class RepoIndex {
     const next = entryOf(record);
     const prev = this.entries.get(record.id);
     if (prev && sameIndexing(prev, next)) {
+      this.unorder(prev.id);
       Object.assign(prev, { created: next.created, updated: next.updated, size: next.size, stars: next.stars, forks: next.forks });
+      this.reorder(prev.id);
       return;
     }
     if (prev) this.detach(prev);
     this.entries.set(next.id, next);
+    this.reorder(next.id);
     for (const p of this.side(next).postingsOf(next, true)) p.insert(next.id);
     for (const l of this.long.values()) if (this.textMatch(next, l.q, l.desc)) (next.private ? l.priv : l.pub).insert(next.id);
   }
@@ -201,20 +228,85 @@ export class RepoIndex {
     this.entries.delete(id);
   }
 
+  /** Takes an entry out of the kept sort orders (before a sort key of it changes, or it goes). */
+  private unorder(id: number): void {
+    for (const o of this.orders.values()) o.remove(id);
+  }
+
+  /** Puts an entry back into the kept sort orders (after its sort keys changed, or it came). */
+  private reorder(id: number): void {
+    for (const o of this.orders.values()) o.insert(id);
+  }
+
+  private sortOrder(key: SortKey): Posting {
+    let o = this.orders.get(key);
+    if (o) return o;
+    const k = SORT_KEYS[key];
+    const cmp: IdOrder = (a, b) => {
+      const x = this.entries.get(a)!;
+      const y = this.entries.get(b)!;
+      return k(x) - k(y) || a - b;
+    };
+    o = new Posting(cmp, this.entries.size + 16);
+    const all = [...this.entries.values()].sort((x, y) => k(x) - k(y) || x.id - y.id);
+    for (const e of all) o.push(e.id);
+    this.orders.set(key, o);
+    return o;
+  }
+
+  /**
+   * The first `n` matches in a sort's order (ascending or descending; ties by id in the same direction) and the
+   * exact total. Few matches (at most `SORT_COLLECT_MIN`, or 40 pages' worth): they are collected and sorted. Many:
+   * the whole index is walked in the sort's order and each entry checked until the page is full — bounded by the
+   * page and the share of matches, not by their number.
+   */
+  sorted(query: IndexQuery, vis: Visibility, key: SortKey, desc: boolean, n: number): { head: number[]; total: number } {
+    const { total } = this.search(query, vis, 0);
+    if (n <= 0 || total === 0) return { head: [], total };
+    const k = SORT_KEYS[key];
+    const dir = desc ? -1 : 1;
+    if (total <= Math.max(this.sortCollectMin, this.sortCollectMin ? 40 * n : 0)) {
+      const matches = this.all(query, vis).map((id) => this.entries.get(id)!);
+      matches.sort((a, b) => ((k(a) - k(b)) || (a.id - b.id)) * dir);
+      return { head: matches.slice(0, n).map((e) => e.id), total };
+    }
+    const order = this.sortOrder(key);
+    const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
+    const pub = publicQuery(query, vis);
+    const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
+    const head: number[] = [];
+    for (let i = 0; i < order.size && head.length < n; i++) {
+      const id = order.at(desc ? order.size - 1 - i : i);
+      const e = this.entries.get(id)!;
+      const ok = e.private
+        ? (readable === null || readable.has(id)) && this.matches(e, query)
+        : vis.public && (this.matches(e, pub) || (granted !== null && granted.has(id) && this.matches(e, query)));
+      if (ok) head.push(id);
+    }
+    return { head, total };
+  }
+
   /** Sort keys that change without touching postings (counters, size, update time). */
   patch(id: number, fields: Partial<Pick<Entry, 'size' | 'stars' | 'forks' | 'updated'>>): void {
     const e = this.entries.get(id);
-    if (e) Object.assign(e, fields);
+    if (!e) return;
+    this.unorder(id);
+    Object.assign(e, fields);
+    this.reorder(id);
   }
 
   /** Adds to a counter kept for sorting. */
   bump(id: number, field: 'stars' | 'forks', delta: number): void {
     const e = this.entries.get(id);
-    if (e) e[field] += delta;
+    if (!e) return;
+    this.unorder(id);
+    e[field] += delta;
+    this.reorder(id);
   }
 
   private detach(e: Entry): void {
     // Removal searches by the entry's order, so the entry stays in `entries` until its ids are out.
+    this.unorder(e.id);
     for (const p of this.side(e).postingsOf(e, false)) p.remove(e.id);
     for (const l of this.long.values()) (e.private ? l.priv : l.pub).remove(e.id);
   }
@@ -399,6 +491,12 @@ export class RepoIndex {
       parts.push(arraySource(mine));
       accepts.push(() => true);
     }
+    if (vis.public && vis.grantedPublicIds?.length) {
+      const granted = this.grantedPublic(query, vis.grantedPublicIds).sort(this.order);
+      total += granted.length;
+      parts.push(arraySource(granted));
+      accepts.push(() => true);
+    }
     // Each part carries its own side's check: a merge over (part, accept) pairs.
     const tagged = parts.map((p, i) => ({ size: p.size, at: p.at.bind(p), accept: accepts[i]! }));
     const head = mergeFiltered(tagged, this.order, n);
@@ -421,7 +519,16 @@ export class RepoIndex {
         if (e && e.private && this.matches(e, query)) out.push(id);
       }
     }
+    if (vis.public && vis.grantedPublicIds?.length) out.push(...this.grantedPublic(query, vis.grantedPublicIds));
     return out;
+  }
+
+  /** The public repositories among `ids` that match (the caller's grants outside the public side). */
+  private grantedPublic(query: IndexQuery, ids: readonly number[]): number[] {
+    return ids.filter((id) => {
+      const e = this.entries.get(id);
+      return e !== undefined && !e.private && this.matches(e, query);
+    });
   }
 
   /** The private repositories of these owners (ids), for the caller's private sets. */
@@ -445,9 +552,18 @@ export class RepoIndex {
   }
 }
 
-/** The query of the public side: without the repositories of owners hidden from the caller. */
+/**
+ * The query of the public side: without the repositories of owners hidden from the caller, and only those of
+ * `publicOwners` when that is set (a restricted caller: its own account and organizations whose every repository it
+ * reads), through their owner postings.
+ */
 function publicQuery(query: IndexQuery, vis: Visibility): IndexQuery {
-  return vis.hiddenOwners?.size ? { ...query, notOwners: vis.hiddenOwners } : query;
+  let q = vis.hiddenOwners?.size ? { ...query, notOwners: vis.hiddenOwners } : query;
+  if (vis.publicOwners) {
+    const allowed = new Set(vis.publicOwners);
+    q = { ...q, owners: query.owners ? query.owners.filter((o) => allowed.has(o)) : [...allowed] };
+  }
+  return q;
 }
 
 export interface Visibility {
@@ -462,6 +578,16 @@ export interface Visibility {
   privateAll: boolean;
   /** Otherwise: the private repositories the caller reads (absent or empty: none). */
   privateIds?: readonly number[];
+  /**
+   * The public side holds only these owners' repositories (a restricted caller, which reads no public repository by
+   * itself). Absent: every owner not hidden.
+   */
+  publicOwners?: readonly number[];
+  /**
+   * Public repositories outside the public side that the caller reads by a grant (a collaboration or team on a hidden
+   * owner's repository; any grant of a restricted caller beyond `publicOwners`): disjoint from the public side.
+   */
+  grantedPublicIds?: readonly number[];
 }
 
 export { lookupGrams };

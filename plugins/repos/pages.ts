@@ -57,9 +57,10 @@ export class RepoPages {
     const grants = await this.access.modeGrants(caller);
     const ownerMode = grants.ownerModes.get(ownerId) ?? ACCESS.none;
     if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId }, [], page)), grants };
-    const extras = caller ? await this.access.privateReadable(caller, grants, ownerId) : [];
-    // An owner hidden from the caller shows none of its public repositories (id -1 matches nothing).
-    const publicPart: Filter = grants.hiddenOwners?.has(ownerId) ? { ownerId, private: false, id: -1 } : { ownerId, private: false };
+    const extras = caller ? await this.access.grantedReadable(caller, grants, ownerId) : [];
+    // An owner hidden from the caller shows none of its public repositories but those granted (in `extras`), and a
+    // restricted caller sees only what it is granted (id -1 matches nothing).
+    const publicPart: Filter = grants.restricted || grants.hiddenOwners?.has(ownerId) ? { ownerId, private: false, id: -1 } : { ownerId, private: false };
     return { ...(await this.sortedPage(publicPart, extras, page)), grants };
   }
 

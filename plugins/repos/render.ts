@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection } from '../../core/store/port.js';
 import { ACCESS, type ApiRepository, type JsonListOptions, type RepoRecord, type UsersService } from '../../schemas/services.js';
 import { UserSchema } from '../../schemas/resources.js';
-import { modeOf, type Grants } from './access.js';
+import { modeOf, permissionMode, type Grants } from './access.js';
 import { toApiRepo, type RepoUrls } from './convert.js';
 import { recordsByIds, type RepoAccess } from './repo-access.js';
 import { RepoJsonCache } from './json-cache.js';
@@ -48,7 +48,7 @@ export class RepoRender {
     const render = (repo: RepoRecord, parent: ApiRepository | null): ApiRepository | null => {
       const owner = owners.get(repo.ownerId);
       if (!owner) return null;
-      return toApiRepo(repo, this.users.toApi(owner, caller), modeOf(grants, repo), this.urls, parent);
+      return toApiRepo(repo, this.users.toApi(owner, caller), permissionMode(grants, repo), this.urls, parent);
     };
     /** The parent as this caller may see it: null unless it is readable (it may have been made private). */
     const parentOf = (repo: RepoRecord): ApiRepository | null => {
@@ -93,7 +93,7 @@ export class RepoRender {
           ownerText = this.json.ownerText(owner, this.users.toApi(owner, caller));
           ownerJson.set(owner.id, ownerText);
         }
-        this.json.append(out, first, repo, ownerText, mode, () => render(repo, null)!);
+        this.json.append(out, first, repo, ownerText, grants.units ? permissionMode(grants, repo) : mode, () => render(repo, null)!);
       }
       first = false;
     }

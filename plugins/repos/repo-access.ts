@@ -3,8 +3,8 @@
 import { fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection, Filter } from '../../core/store/port.js';
-import { ACCESS, type AccessMode, type Account, type OrgsService, type RepoRecord, type TeamRecord, type UsersService } from '../../schemas/services.js';
-import { ANONYMOUS, collaboratorMode, modeOf, raise, teamMode, type AccessTarget, type Grants } from './access.js';
+import { ACCESS, type AccessMode, type Account, type OrgsService, type RepoRecord, type RepoUnit, type TeamRecord, type UsersService } from '../../schemas/services.js';
+import { ANONYMOUS, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants } from './access.js';
 import type { Light } from './listing.js';
 
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
@@ -60,16 +60,23 @@ export class RepoAccess {
       return hiddenOwners.size ? { ...ANONYMOUS, hiddenOwners } : ANONYMOUS;
     }
     const grants: Grants = { userId: caller.id, admin: caller.isAdmin, ownerModes: new Map(), repoModes: new Map() };
+    if (caller.restricted === true && !caller.isAdmin) grants.restricted = true;
     grants.ownerModes.set(caller.id, ACCESS.owner);
     const teams = await this.orgs.teamsOf(caller.id, scope?.ownerIds);
     if (!caller.isAdmin) {
       const hidden = await this.hiddenOwners(caller, new Set(teams.map((t) => t.orgId)), scope?.ownerIds);
       if (hidden.size) grants.hiddenOwners = hidden;
     }
+    // Per-unit access only matters when some team sets units other than its permission (units_map): then every
+    // team's units are kept, per owner and per listed repository (unitModeOf).
+    const units = teams.some((t) => !uniformUnits(t)) ? { owners: new Map(), repos: new Map(), collaborations: new Set<number>() } : undefined;
+    if (units) grants.units = units;
     const listed: TeamRecord[] = [];
     for (const team of teams) {
-      if (team.includesAllRepos) raise(grants.ownerModes, team.orgId, teamMode(team.permission));
-      else listed.push(team);
+      if (team.includesAllRepos) {
+        raise(grants.ownerModes, team.orgId, teamMode(team.permission));
+        if (units) raiseUnits(units.owners, team.orgId, teamUnitModes(team));
+      } else listed.push(team);
     }
     const repoScope = scope?.repoIds ? [...new Set(scope.repoIds)] : undefined;
     if (listed.length) {
@@ -77,16 +84,24 @@ export class RepoAccess {
       const rows = repoScope
         ? (await this.teamRepos.find({ repoId: { $in: repoScope } })).filter((r) => byTeam.has(r.teamId))
         : await this.teamRepos.find({ teamId: { $in: [...byTeam.keys()] } });
-      for (const row of rows) raise(grants.repoModes, row.repoId, teamMode(byTeam.get(row.teamId)!.permission));
+      for (const row of rows) {
+        const team = byTeam.get(row.teamId)!;
+        raise(grants.repoModes, row.repoId, teamMode(team.permission));
+        if (units) raiseUnits(units.repos, row.repoId, teamUnitModes(team));
+      }
     }
     const collabFilter: Filter = repoScope ? { userId: caller.id, repoId: { $in: repoScope } } : { userId: caller.id };
-    for (const row of await this.collaborations.find(collabFilter)) raise(grants.repoModes, row.repoId, collaboratorMode(row.permission));
+    for (const row of await this.collaborations.find(collabFilter)) {
+      raise(grants.repoModes, row.repoId, collaboratorMode(row.permission));
+      units?.collaborations.add(row.repoId);
+    }
     return grants;
   }
 
   /**
    * The owners (among `ownerIds`, or all) whose repositories the caller may not see at all: limited accounts for
-   * anonymous callers; private ones unless the caller is the account or a member of the organization (`memberOf`).
+   * anonymous and restricted callers; private ones unless the caller is the account or a member of the organization
+   * (`memberOf`; limited ones too for restricted callers).
    * One index lookup that finds nothing while every account is public.
    */
   async hiddenOwners(caller: Caller | null, memberOf: ReadonlySet<number>, ownerIds?: number[]): Promise<Set<number>> {
@@ -94,28 +109,47 @@ export class RepoAccess {
     if (caller?.isAdmin) return hidden;
     for (const row of await this.users.nonPublicAccounts(ownerIds)) {
       if (row.id === caller?.id) continue;
-      if (row.visibility === 'limited' ? caller === null : !(row.type === 'org' && memberOf.has(row.id))) hidden.add(row.id);
+      // A restricted caller sees limited owners only as members, like private ones (Gitea's HasOrgOrUserVisible).
+      const member = row.type === 'org' && memberOf.has(row.id);
+      if (row.visibility === 'limited' ? caller === null || (caller.restricted === true && !member) : !member) hidden.add(row.id);
     }
     return hidden;
   }
 
   async accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode> {
-    if (!caller) return modeOf(await this.grants(null, { ownerIds: [repo.ownerId] }), repo);
-    if (caller.isAdmin) return ACCESS.owner;
-    return modeOf(await this.grants(caller, { ownerIds: [repo.ownerId], repoIds: [repo.id] }), repo);
+    return (await this.modes(caller, repo)).mode;
   }
 
-  async resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read):
-    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }> {
+  /** The caller's overall mode on one repository, and its mode per unit (from the same grants: no more reads). */
+  private async modes(caller: Caller | null, repo: RepoRecord): Promise<{ mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
+    if (caller?.isAdmin) return { mode: ACCESS.owner, unitMode: () => ACCESS.owner };
+    const grants = caller
+      ? await this.grants(caller, { ownerIds: [repo.ownerId], repoIds: [repo.id] })
+      : await this.grants(null, { ownerIds: [repo.ownerId] });
+    const mode = modeOf(grants, repo);
+    return { mode, unitMode: grants.units ? (unit) => unitModeOf(grants, repo, unit) : () => mode };
+  }
+
+  async resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read, unit?: RepoUnit):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
     const owner = await this.users.byName(ownerName);
     if (!owner) throw fail.notFound();
     const repo = await this.repos.findOne({ ownerId: owner.id, lowerName: name.toLowerCase() });
     if (!repo) throw fail.notFound();
-    const mode = await this.accessMode(caller, repo);
+    const { mode: overall, unitMode } = await this.modes(caller, repo);
+    const mode = unit ? unitMode(unit) : overall;
     // Unreadable is indistinguishable from missing: never a 403 that would confirm a private repository exists.
-    if (mode < ACCESS.read) throw fail.notFound();
-    if (mode < minimum) throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository`);
-    return { repo, owner, mode };
+    if (overall < ACCESS.read) throw fail.notFound();
+    if (mode < ACCESS.read) {
+      // Gitea: issues and pulls routes are 404 without their unit (mustEnableIssuesOrPulls, mustAllowPulls); the
+      // other units' are 403 (reqRepoReader).
+      if (unit === 'issues' || unit === 'pulls') throw fail.notFound();
+      throw fail.forbidden(`this needs read access to the repository's ${unit} unit`);
+    }
+    if (mode < minimum) {
+      throw fail.forbidden(`this needs ${['none', 'read', 'write', 'admin', 'owner'][minimum]} access to the repository${unit ? `'s ${unit} unit` : ''}`);
+    }
+    return { repo, owner, mode, unitMode };
   }
 
   async readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>> {
@@ -135,21 +169,30 @@ export class RepoAccess {
     return caller?.isAdmin ? { ...ANONYMOUS, userId: caller.id, admin: true } : this.grants(caller);
   }
 
-  /** Private repositories the caller reads, as light rows (all of them for a site admin). */
-  async privateReadable(caller: Caller | null, grants: Grants, ownerId?: number): Promise<Array<Light & AccessTarget>> {
+  /**
+   * The repositories the caller reads beyond "the public side" (every public repository of an owner the caller may
+   * see), as light rows: private ones it is granted, public ones of hidden owners it is granted (a collaborator on a
+   * limited/private account's public repository), and for a restricted caller every repository it reads at all
+   * (it has no public side). All private repositories for a site admin. Read from the grants: no scan.
+   */
+  async grantedReadable(caller: Caller | null, grants: Grants, ownerId?: number): Promise<Array<Light & AccessTarget>> {
     if (!caller) return [];
     const projection = { id: 1, lowerName: 1, ownerId: 1, private: 1 } as const;
     if (grants.admin) return this.repos.find(ownerId === undefined ? { private: true } : { ownerId, private: true }, { projection }) as any;
-    const owners = [...grants.ownerModes.keys()].filter((id) => ownerId === undefined || id === ownerId);
+    const restricted = grants.restricted === true;
+    const onPublicSide = (r: AccessTarget) => !r.private && !restricted && !grants.hiddenOwners?.has(r.ownerId);
+    const owners = [...grants.ownerModes].filter(([id, mode]) => mode >= ACCESS.read && (ownerId === undefined || id === ownerId)).map(([id]) => id);
     const out = new Map<number, Light & AccessTarget>();
     if (owners.length) {
-      const filter = owners.length === 1 ? { ownerId: owners[0], private: true } : { ownerId: { $in: owners }, private: true };
+      const byOwner = owners.length === 1 ? owners[0] : { $in: owners };
+      // A restricted caller has no public side: all of these owners' repositories are extras.
+      const filter = restricted ? { ownerId: byOwner } : { ownerId: byOwner, private: true };
       for (const r of await this.repos.find(filter, { projection }) as any[]) out.set(r.id, r);
     }
     const ids = [...grants.repoModes.keys()].filter((id) => !out.has(id));
     if (ids.length) {
       for (const r of await this.repos.find({ id: { $in: ids } }, { projection }) as any[]) {
-        if (r.private && (ownerId === undefined || r.ownerId === ownerId)) out.set(r.id, r);
+        if (!onPublicSide(r) && (ownerId === undefined || r.ownerId === ownerId)) out.set(r.id, r);
       }
     }
     return [...out.values()].filter((r) => modeOf(grants, r) >= ACCESS.read);
@@ -160,8 +203,9 @@ export class RepoAccess {
     return [...new Set((await this.orgs.teamsOf(userId)).map((t) => t.orgId))];
   }
 
-  async privateReadableIds(caller: Caller | null): Promise<number[]> {
+  /** Ids of `grantedReadable` (sorted): what a list needs beyond the public side. */
+  async grantedReadableIds(caller: Caller | null): Promise<number[]> {
     const grants = await this.grants(caller);
-    return (await this.privateReadable(caller, grants)).map((r) => r.id).sort((a, b) => a - b);
+    return (await this.grantedReadable(caller, grants)).map((r) => r.id).sort((a, b) => a - b);
   }
 }

@@ -1,6 +1,7 @@
 // `GET /repos/search` over the in-memory index (memory-index.ts): the caller's visibility as a small set of private
 // ids (public repositories are a side of their own), Gitea's filters as index constraints, and the page as a merge
-// that stops after `skip + limit`. Name order (ties by id) is the index's own order; other orders sort the matches.
+// that stops after `skip + limit`. Name order (ties by id) is the index's own order; other orders are the index's
+// sorted pages (few matches sorted, many: a kept order walked until the page is full).
 import type { Caller } from '../../core/plugin.js';
 import { ACCESS } from '../../schemas/services.js';
 import { modeOf, type Grants } from './access.js';
@@ -66,6 +67,26 @@ export class RepoSearch {
     return [...out];
   }
 
+  /**
+   * What the caller reads outside the public side of the index: for a restricted caller the public side is its
+   * whole-owner grants only (`publicOwners`), else every owner not hidden; public repositories granted one by one
+   * beyond that are `grantedPublicIds` (few: collaborations and team lists).
+   */
+  publicScope(grants: Grants): { publicOwners?: number[]; grantedPublicIds?: number[] } {
+    if (grants.admin) return {};
+    const publicOwners = grants.restricted ? [...grants.ownerModes].filter(([, m]) => m >= ACCESS.read).map(([o]) => o) : undefined;
+    const owners = publicOwners ? new Set(publicOwners) : null;
+    const granted: number[] = [];
+    for (const [id, mode] of grants.repoModes) {
+      if (mode < ACCESS.read) continue;
+      const e = this.index.entries.get(id);
+      if (!e || e.private) continue;
+      const onPublicSide = owners ? owners.has(e.ownerId) : !grants.hiddenOwners?.has(e.ownerId);
+      if (!onPublicSide && modeOf(grants, e) >= ACCESS.read) granted.push(id);
+    }
+    return { publicOwners, grantedPublicIds: granted.length ? granted : undefined };
+  }
+
   async search(caller: Caller | null, opts: SearchOptions, page: PageRequest): Promise<PageResult> {
     const q = opts.q.trim().toLowerCase();
     const grants = await this.access.modeGrants(caller);
@@ -111,12 +132,18 @@ export class RepoSearch {
       hiddenOwners: grants.admin ? undefined : grants.hiddenOwners,
       privateAll: signedPrivate && grants.admin && opts.isPrivate !== false,
       privateIds: signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateIds(grants) : undefined,
+      ...this.publicScope(grants),
     };
     const sort = opts.sort ?? 'alpha';
     const desc = opts.order === 'desc';
     if (sort === 'alpha' && !desc) {
       const { ids, total } = this.byName(query, vis, opts.priorityOwnerId, page);
       return { ...(await this.pages.pageOfIds({ ids, total })), grants };
+    }
+    if (sort !== 'alpha' && opts.priorityOwnerId === undefined) {
+      // The index's sorted page: the matches sorted when few, else its kept order walked until the page is full.
+      const { head, total } = this.index.sorted(query, vis, sort === 'git_size' ? 'size' : sort, desc, page.skip + page.limit);
+      return { ...(await this.pages.pageOfIds({ ids: head.slice(page.skip), total })), grants };
     }
     // Other orders: every match, sorted (priority owner first, then the key, ties by id in the same direction).
     const matches = this.index.all(query, vis).map((id) => this.index.entries.get(id)!);

@@ -5,6 +5,7 @@ import { ForgeError, fail } from '../../core/errors.js';
 import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
+import type { AccessChangedEvent } from '../../schemas/events.js';
 import {
   ACCESS,
   REPO_CREATED,
@@ -16,6 +17,7 @@ import {
   type RepoInitOptions,
   type RepoRecord,
   type RepoStorageProvider,
+  type RepoUnit,
   type ReposService,
   type TeamRecord,
   type UsersService,
@@ -156,9 +158,9 @@ export class Repos implements ReposService {
     return this.access.accessMode(caller, repo);
   }
 
-  resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read):
-    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode }> {
-    return this.access.resolve(caller, ownerName, name, minimum);
+  resolve(caller: Caller | null, ownerName: string, name: string, minimum: AccessMode = ACCESS.read, unit?: RepoUnit):
+    Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
+    return this.access.resolve(caller, ownerName, name, minimum, unit);
   }
 
   assertWritable(repo: RepoRecord): void {
@@ -169,8 +171,12 @@ export class Repos implements ReposService {
     return this.access.readableIds(caller, ids);
   }
 
-  privateReadableIds(caller: Caller | null): Promise<number[]> {
-    return this.access.privateReadableIds(caller);
+  readsPublic(caller: Caller | null): boolean {
+    return caller?.restricted !== true || caller.isAdmin;
+  }
+
+  grantedReadableIds(caller: Caller | null): Promise<number[]> {
+    return this.access.grantedReadableIds(caller);
   }
 
   // ---- API objects ----
@@ -471,10 +477,17 @@ export class Repos implements ReposService {
       if (!isDuplicateKeyError(err)) throw err;
       await this.collaborations.updateOne({ repoId: repo.id, userId }, { $set: { permission } });
     }
+    await this.accessChanged('collaborator', { userIds: [userId], repoIds: [repo.id] });
   }
 
   async removeCollaborator(repo: RepoRecord, userId: number): Promise<void> {
     await this.collaborations.deleteOne({ repoId: repo.id, userId });
+    await this.accessChanged('collaborator', { userIds: [userId], repoIds: [repo.id] });
+  }
+
+  /** `access.changed` after a grant of this plugin changed (subscribers keep copies of readability). */
+  private async accessChanged(reason: AccessChangedEvent['reason'], scope: Omit<AccessChangedEvent, 'reason'>): Promise<void> {
+    await this.emit('access.changed', { reason, ...scope });
   }
 
   async isCollaborator(repo: RepoRecord, userId: number): Promise<boolean> {
@@ -491,10 +504,12 @@ export class Repos implements ReposService {
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
     }
+    await this.accessChanged('team_repository', { repoIds: [repo.id] });
   }
 
   async removeTeamRepo(team: TeamRecord, repo: RepoRecord): Promise<void> {
     await this.teamRepos.deleteOne({ teamId: team.id, repoId: repo.id });
+    await this.accessChanged('team_repository', { repoIds: [repo.id] });
   }
 
   async teamRepoIds(team: TeamRecord): Promise<number[]> {

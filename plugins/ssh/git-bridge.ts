@@ -6,7 +6,7 @@ import type { Caller, ServiceRegistry } from '../../core/plugin.js';
 import type { DeployKeyRecord } from '../../schemas/contracts/deploy-keys.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
 import type { PushTransport } from '../../schemas/events.js';
-import type { RefUpdate } from '../../schemas/contracts/git.js';
+import type { PushAttempt, RefUpdate } from '../../schemas/contracts/git.js';
 import type { GitSshCommand } from './command.js';
 
 /** Who authenticated with a key. */
@@ -22,6 +22,8 @@ export interface SshTarget {
   write: boolean;
   /** Who a push is attributed to (a deploy key pushes as the repository's owner, as in Gitea). */
   pusherId: number;
+  /** The deploy key's grant on this repository, when a deploy key is used (branch protection's deploy-key lists). */
+  deployKeyId: number | null;
 }
 
 /**
@@ -35,9 +37,9 @@ export interface GitHost {
   resolveForGit(caller: Caller | null, owner: string, name: string, write: boolean): Promise<{ repo: RepoRecord; owner: Account }>;
   refresh(repo: RepoRecord, owner: Account): Promise<unknown>;
   readRefs?(repo: RepoRecord, owner: Account): Promise<Map<string, string>>;
-  checkPush?(attempt: { repo: RepoRecord; owner: Account; pusherId: number | null; via: PushTransport; updates: RefUpdate[] }): Promise<string | null>;
+  checkPush?(attempt: PushAttempt): Promise<string | null>;
   afterPush?(repo: RepoRecord, owner: Account, before: Map<string, string>, pusherId: number | null, via: PushTransport): Promise<void>;
-  fastForwardOnly?(target: { repo: RepoRecord; owner: Account; pusherId: number | null }): Promise<boolean>;
+  receivePackOptions(attempt: Pick<PushAttempt, 'fastForwardRefs'>): { config: string[]; env: Record<string, string> };
 }
 
 /** A refusal the client is told about (its message is safe to show). */
@@ -62,7 +64,7 @@ export class GitBridge {
       if (!account || account.type !== 'user') return null;
       // Accounts that may not sign in (fields the users plugin keeps; absent means allowed).
       if (account.prohibitLogin === true || account.active === false) return null;
-      return { kind: 'user', account, caller: { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'ssh' } };
+      return { kind: 'user', account, caller: { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'ssh', restricted: account.restricted === true } };
     }
     if (!this.services.has('deploy-keys')) return null;
     const grants = await this.services.get('deploy-keys').byFingerprint(fingerprint);
@@ -73,14 +75,14 @@ export class GitBridge {
   async authorize(identity: SshIdentity, command: GitSshCommand): Promise<SshTarget> {
     const write = command.service === 'receive-pack';
     const found = identity.kind === 'user'
-      ? await this.resolveForUser(identity.caller, command, write)
+      ? { ...(await this.resolveForUser(identity.caller, command, write)), grant: null }
       : await this.resolveForDeployKey(identity.grants, command, write);
     if (write && found.repo.mirror) throw new RefusedError('this repository is a mirror: pushing is not allowed');
     if (write && found.repo.archived === true) throw new RefusedError('this repository is archived: it is read-only');
     const dir = this.git.repoDir(found.repo, found.owner);
     if (!(await this.git.storage.exists(dir))) throw new RefusedError(NOT_FOUND);
     const pusherId = identity.kind === 'user' ? identity.caller.id : found.repo.ownerId;
-    return { ...found, dir, write, pusherId };
+    return { repo: found.repo, owner: found.owner, dir, write, pusherId, deployKeyId: found.grant?.id ?? null };
   }
 
   private async resolveForUser(caller: Caller, command: GitSshCommand, write: boolean): Promise<{ repo: RepoRecord; owner: Account }> {
@@ -96,27 +98,37 @@ export class GitBridge {
     }
   }
 
-  private async resolveForDeployKey(grants: DeployKeyRecord[], command: GitSshCommand, write: boolean): Promise<{ repo: RepoRecord; owner: Account }> {
+  private async resolveForDeployKey(grants: DeployKeyRecord[], command: GitSshCommand, write: boolean): Promise<{ repo: RepoRecord; owner: Account; grant: DeployKeyRecord }> {
     const repo = await this.services.get('repos').byOwnerAndName(command.owner, command.repo);
     const grant = repo && grants.find((g) => g.repoId === repo.id);
     if (!repo || !grant) throw new RefusedError(NOT_FOUND);
     if (write && grant.readOnly) throw new RefusedError('this deploy key is read-only: pushing is not allowed');
     const owner = await this.services.get('users').byId(repo.ownerId);
     if (!owner) throw new RefusedError(NOT_FOUND);
-    return { repo, owner };
+    return { repo, owner, grant };
   }
 
   /**
-   * Starts git's service for the target; `env` carries the accepted client variables (GIT_PROTOCOL). A push by a
-   * pusher who may not force-push some protected branch runs fast-forward-only (`receive.denyNonFastForwards`): git
-   * starts before the client names the refs, and only git sees the pushed commits in time to judge a rewrite. Such a
-   * pusher's force pushes to unprotected branches of that repository are refused over SSH too (use HTTP for those).
+   * Starts git's service for the target; `env` carries the accepted client variables (GIT_PROTOCOL). A push is served
+   * in two steps, as smart HTTP does it: `advertise()` first, then (once the client's commands are read and checked)
+   * `receive()`.
    */
-  async spawn(command: GitSshCommand, target: SshTarget, env: Record<string, string>): Promise<ChildProcess> {
-    const fastForwardOnly = target.write && this.git.fastForwardOnly
-      ? await this.git.fastForwardOnly({ repo: target.repo, owner: target.owner, pusherId: target.pusherId })
-      : false;
-    return this.git.runner.spawn([...(fastForwardOnly ? ['-c', 'receive.denyNonFastForwards=true'] : []), command.service, target.dir], { env });
+  spawn(command: GitSshCommand, target: SshTarget, env: Record<string, string>): ChildProcess {
+    return this.git.runner.spawn([command.service, target.dir], { env });
+  }
+
+  /** A push's ref advertisement: `git receive-pack --stateless-rpc --advertise-refs`, which exits once it is written. */
+  advertise(target: SshTarget, env: Record<string, string>): ChildProcess {
+    return this.git.runner.spawn(['receive-pack', '--stateless-rpc', '--advertise-refs', target.dir], { env });
+  }
+
+  /**
+   * The push itself, once its commands passed the rules: `git receive-pack --stateless-rpc` reading the commands and
+   * the pack, with the options the guards asked for (refs held to fast-forwards, the push size limit).
+   */
+  receive(target: SshTarget, env: Record<string, string>, fastForwardRefs: string[]): ChildProcess {
+    const options = this.git.receivePackOptions({ fastForwardRefs });
+    return this.git.runner.spawn([...options.config, 'receive-pack', '--stateless-rpc', target.dir], { env: { ...env, ...options.env } });
   }
 
   /** Ref snapshot before a push, when the git plugin offers push processing. */
@@ -124,10 +136,15 @@ export class GitBridge {
     return this.git.readRefs ? this.git.readRefs(target.repo, target.owner) : null;
   }
 
-  /** The git plugin's push rules (default branch, branch protection): the refusal reason, or null. */
-  async checkPush(target: SshTarget, updates: RefUpdate[]): Promise<string | null> {
-    if (!this.git.checkPush) return null;
-    return this.git.checkPush({ repo: target.repo, owner: target.owner, pusherId: target.pusherId, via: 'ssh', updates });
+  /**
+   * The git plugin's push rules (default branch, branch protection): the refusal reason, or null; `fastForwardRefs`
+   * are the refs whose fast-forward git must judge once the pack is in.
+   */
+  async checkPush(target: SshTarget, updates: RefUpdate[]): Promise<{ reason: string | null; fastForwardRefs: string[] }> {
+    if (!this.git.checkPush) return { reason: null, fastForwardRefs: [] };
+    const attempt: PushAttempt = { repo: target.repo, owner: target.owner, pusherId: target.pusherId, deployKeyId: target.deployKeyId, via: 'ssh', updates };
+    const reason = await this.git.checkPush(attempt);
+    return { reason, fastForwardRefs: attempt.fastForwardRefs ?? [] };
   }
 
   /** After a push: the repository's fields and `git.push` events, the same way as over HTTP. */

@@ -238,16 +238,7 @@ class SshConnection {
     try {
       const parsed = parseGitCommand(command);
       const target = await this.bridge.authorize(identity, parsed);
-      const before = target.write ? await this.bridge.beforePush(target) : null;
-      const child = await this.bridge.spawn(parsed, target, env);
-      const code = target.write ? await this.receive(channel, child, target) : await this.pipe(channel, child, channel);
-      if (target.write && code !== REFUSED) {
-        try {
-          await this.bridge.afterPush(target, before);
-        } catch (err) {
-          this.log.error({ err }, 'ssh: updating the repository after a push failed');
-        }
-      }
+      const code = target.write ? await this.push(channel, target, env) : await this.pipe(channel, this.bridge.spawn(parsed, target, env), channel);
       this.log.info({ remote: this.remote, who: this.who(), service: parsed.service, repo: `${parsed.owner}/${parsed.repo}`, code }, 'ssh: git');
       this.finish(channel, code === REFUSED ? 0 : code);
     } catch (err) {
@@ -261,50 +252,60 @@ class SshConnection {
   }
 
   /**
-   * A push: git advertises its refs, the client's command list is read before git sees it and checked against the
-   * push rules (default branch, branch protection) like over smart HTTP. A refused push gets receive-pack's own
-   * answer (`[remote rejected]`) from us, git is stopped, and what the client still sends (the pack) is discarded.
+   * A push, served as smart HTTP serves it: `receive-pack --stateless-rpc --advertise-refs` writes the ref
+   * advertisement and exits; the client's command list (up to its flush) is read and checked against the push rules
+   * (default branch, branch protection) with every ref named; then `receive-pack --stateless-rpc` gets the commands
+   * and the pack, started with what the rules decided (refs whose fast-forward git must judge once the pack is in).
+   * A refused push gets receive-pack's own answer (`[remote rejected]`) from us and what the client still sends (the
+   * pack) is discarded. The repository and `git.push` events are brought up to date after git applied the push.
    */
-  private async receive(channel: ServerChannel, child: ChildProcess, target: SshTarget): Promise<number> {
-    this.children.add(child);
-    child.stdout!.pipe(channel, { end: false });
-    child.stderr!.pipe(channel.stderr, { end: false });
-    const exited = this.exitOf(child);
-    let commands;
-    try {
-      // Through a PassThrough: reading to the end would otherwise destroy the channel, which still carries the answer.
-      const inbox = new PassThrough();
-      channel.pipe(inbox);
-      commands = await readCommands(inbox);
-    } catch (err) {
-      killGroup(child);
-      throw err;
+  private async push(channel: ServerChannel, target: SshTarget, env: Record<string, string>): Promise<number> {
+    const before = await this.bridge.beforePush(target);
+    const advertisement = this.bridge.advertise(target, env);
+    advertisement.stdin!.end();
+    const advertised = await this.pipe(channel, advertisement, null);
+    if (advertised !== 0) return advertised;
+    // Through a PassThrough: reading to the end would otherwise destroy the channel, which still carries the answer.
+    const inbox = new PassThrough();
+    channel.pipe(inbox);
+    const commands = await readCommands(inbox);
+    // Nothing to update (the client had nothing to push, or went away before its flush): receive-pack would do nothing.
+    if (commands.updates.length === 0) return 0;
+    const { reason, fastForwardRefs } = await this.bridge.checkPush(target, commands.updates);
+    if (reason) {
+      this.refuse(`push to ${commands.updates.map((u) => u.ref).join(', ')}: ${reason}`);
+      channel.write(refusalReply(commands.updates, commands.capabilities, reason));
+      commands.body.resume(); // the pack the client sends anyway
+      return REFUSED;
     }
-    const reason = await this.bridge.checkPush(target, commands.updates);
-    if (!reason) return this.pipe(channel, child, commands.body, exited);
-    this.refuse(`push to ${commands.updates.map((u) => u.ref).join(', ')}: ${reason}`);
-    killGroup(child);
-    await exited;
-    channel.write(refusalReply(commands.updates, commands.capabilities, reason));
-    commands.body.resume(); // the pack the client sends anyway
-    return REFUSED;
+    const code = await this.pipe(channel, this.bridge.receive(target, env, fastForwardRefs), commands.body);
+    try {
+      await this.bridge.afterPush(target, before);
+    } catch (err) {
+      this.log.error({ err }, 'ssh: updating the repository after a push failed');
+    }
+    return code;
   }
 
-  /** Streams the input into git and git's output back; any traffic keeps the connection from idling out. */
-  private pipe(channel: ServerChannel, child: ChildProcess, input: Readable, exited?: Promise<number>): Promise<number> {
+  /**
+   * Streams the input (if any) into git and git's output back, until git exits; any traffic keeps the connection from
+   * idling out, and a channel that closes ends git.
+   */
+  private pipe(channel: ServerChannel, child: ChildProcess, input: Readable | null): Promise<number> {
     this.children.add(child);
-    const done = exited ?? this.exitOf(child);
+    const done = this.exitOf(child);
     const touch = () => this.idle.refresh();
-    input.on('data', touch);
     child.stdout!.on('data', touch);
     child.stdin!.on('error', () => undefined); // git may stop reading early (it refused the request)
-    input.pipe(child.stdin!);
-    if (!exited) {
-      child.stdout!.pipe(channel, { end: false });
-      child.stderr!.pipe(channel.stderr, { end: false });
+    if (input) {
+      input.on('data', touch);
+      input.pipe(child.stdin!);
     }
-    channel.on('close', () => killGroup(child));
-    return done;
+    child.stdout!.pipe(channel, { end: false });
+    child.stderr!.pipe(channel.stderr, { end: false });
+    const onClose = () => killGroup(child);
+    channel.once('close', onClose);
+    return done.finally(() => channel.off('close', onClose));
   }
 
   private exitOf(child: ChildProcess): Promise<number> {

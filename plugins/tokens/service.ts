@@ -121,7 +121,7 @@ export class Tokens {
       if (!account) return null;
       // Checked on every verification that reads the rows (the cache is dropped when the account's rights change).
       this.users.checkSignIn(account);
-      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', scopes: grantedBits(doc) };
+      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'token', scopes: grantedBits(doc), restricted: account.restricted === true };
       if (this.cache.size >= CACHE_MAX) this.cache.clear();
       this.cache.set(hash, { caller, tokenId: doc.id, stamp, revokeStamp, expires: Date.now() + CACHE_MS });
       return caller;

@@ -4,8 +4,6 @@ import { ForgeError, fail } from '../../core/errors.js';
 import { pageWindow, pageHeaders } from '../../core/pagination.js';
 import type { Account } from '../../schemas/services.js';
 import type { Users } from './service.js';
-import { USERS } from './service.js';
-import { internalized, isWholeGram, rarestGram, trigramsOf } from '../lib/grams.js';
 import { AVATARS, AVATAR_MAX_BYTES, decodeBase64Image, identicon, sniffImage, type AvatarDoc } from './avatar.js';
 import { nowRfc3339 } from '../../core/time.js';
 
@@ -34,45 +32,30 @@ function searchReply(rc: RequestContext, page: readonly Account[], total: number
 }
 
 export async function searchUsers(rc: RequestContext<unknown, { q?: string; page?: number; limit?: number }>): Promise<Reply> {
-  const q = internalized((rc.query.q ?? '').trim().toLowerCase());
+  const q = (rc.query.q ?? '').trim().toLowerCase();
   const win = pageWindow(rc.query, rc.app.settings.search);
-  const accounts = rc.app.store.collection<Account>(USERS);
-  // Accounts the caller may not see (limited ones for anonymous callers, private ones for strangers) never match.
-  const hidden = await users(rc).hiddenIds(rc.caller, 'user');
-  const unseen = hidden.length ? { id: { $nin: hidden } } : {};
-  if (q === '') {
-    // No query: every individual account, paged in id order (Gitea's behaviour); organizations never appear.
-    const filter = { type: 'user', ...unseen };
-    const [total, page] = await Promise.all([
-      accounts.count(filter),
-      accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
-    ]);
-    return searchReply(rc, page, total, win);
+  if (rc.caller?.restricted === true && !rc.caller.isAdmin) {
+    // Gitea's BuildCanSeeUserCondition: a restricted caller finds only itself (and its organizations, never listed here).
+    const self = await users(rc).byId(rc.caller.id);
+    const hit = self && (q === '' || self.lowerName.includes(q) || self.fullName.toLowerCase().includes(q)) ? [self] : [];
+    return searchReply(rc, hit.slice(win.skip, win.skip + win.limit), hit.length, win);
   }
-  // Only individual users carry `grams`, so organizations never match.
-  if (isWholeGram(q)) {
-    // The gram index answers a short query exactly: count and page come straight from it.
-    const filter = { grams: q, ...unseen };
-    const [total, page] = await Promise.all([
-      accounts.count(filter),
-      accounts.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit, projection: { grams: 0 } }),
-    ]);
-    return searchReply(rc, page, total, win);
-  }
-  // A longer query: candidates from its rarest trigram (index sizes are cheap counts), then an exact substring check.
-  const trigrams = trigramsOf(q);
-  const sizes = await Promise.all(trigrams.map(async (g) => [g, await accounts.count({ grams: g })] as const));
-  const rarest = rarestGram(trigrams, new Map(sizes));
-  const candidates = await accounts.find({ grams: rarest }, { projection: { id: 1, lowerName: 1, fullName: 1 } });
-  // Results come in account (id) order, like the reference server's database order.
-  const hiddenSet = new Set(hidden);
-  const matches = candidates
-    .filter((a) => !hiddenSet.has(a.id) && (a.lowerName.includes(q) || a.fullName.toLowerCase().includes(q)))
-    .sort((a, b) => a.id - b.id);
-  const pageIds = matches.slice(win.skip, win.skip + win.limit).map((a) => a.id);
-  const byId = await users(rc).byIds(pageIds);
+  const service = users(rc);
+  const caller = rc.caller;
+  // The in-memory index (search-index.ts) answers page and exact total in account (id) order, Gitea's: public
+  // accounts for everyone, limited ones for signed-in callers, private ones for site admins, the account itself and
+  // whoever its visibility witnesses admit (a shared organization, someone it follows). An empty query lists every
+  // individual account; organizations never appear.
+  const account = (id: number) => ({ id, type: 'user', visibility: 'private' }) as unknown as Account;
+  const { head, total } = await service.index.search(q, {
+    limited: caller !== null,
+    privateAll: caller?.isAdmin === true,
+    ...(caller && !caller.isAdmin ? { seesPrivate: (id: number) => (id === caller.id ? Promise.resolve(true) : service.visibleTo(account(id), caller)) } : {}),
+  }, win.skip + win.limit);
+  const pageIds = head.slice(win.skip);
+  const byId = pageIds.length ? await service.byIds(pageIds) : new Map<number, Account>();
   const page = pageIds.map((id) => byId.get(id)).filter((a): a is Account => a !== undefined);
-  return searchReply(rc, page, matches.length, win);
+  return searchReply(rc, page, total, win);
 }
 
 export async function listEmails(rc: RequestContext): Promise<Reply> {

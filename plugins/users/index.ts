@@ -77,8 +77,9 @@ export default definePlugin<Users, UsersSettings>({
     },
     { name: AVATARS, indexes: [{ fields: { uid: 1 }, unique: true }] },
   ],
-  start(ctx) {
+  async start(ctx) {
     const users = new Users(ctx);
+    await users.loadIndex();
     ctx.auth.provide({ password: (login, password, client) => users.verifyLogin(login, password, client) });
     return users;
   },

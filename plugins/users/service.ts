@@ -14,6 +14,7 @@ import { seesEmail, toApiUser, toApiUserShown, visibilityOf } from './convert.js
 import { DocJson } from '../lib/doc-json.js';
 import { crashPoint } from '../lib/crash-points.js';
 import { AVATARS, AVATAR_MAX_BYTES, decodeBase64Image, sniffImage, type AvatarDoc } from './avatar.js';
+import { UserIndex } from './search-index.js';
 
 export const USERS = 'users';
 export const EMAILS = 'emails';
@@ -98,6 +99,8 @@ export class Users implements UsersService {
   beforeVerdict: (() => Promise<void>) | null = null;
   /** User JSON per stored account version, in two views: 0 without the email, 1 with it (its owner, site admins). */
   private readonly userJson: DocJson<Account>;
+  /** Users' search postings and every account's visibility (search-index.ts), loaded by `loadIndex` at start. */
+  readonly index = new UserIndex();
 
   constructor(private readonly ctx: PluginContext<UsersSettings>) {
     const settings = ctx.settings;
@@ -108,6 +111,11 @@ export class Users implements UsersService {
     this.emails = ctx.store.collection<EmailDoc>(EMAILS);
     const serialize = ctx.serializer({ $ref: 'forgekit/User' });
     this.userJson = new DocJson<Account>((account, view) => serialize(toApiUserShown(account, view === 1, ctx.urls.root)));
+  }
+
+  /** The search index from the stored accounts (start). */
+  async loadIndex(): Promise<void> {
+    this.index.load(await this.accounts.find({}, { projection: { id: 1, type: 1, lowerName: 1, fullName: 1, visibility: 1 } }));
   }
 
   async byName(name: string): Promise<Account | null> {
@@ -183,7 +191,9 @@ export class Users implements UsersService {
   private async insertAccount(doc: Omit<Account, 'id'>): Promise<Account> {
     const account = { ...doc, id: await this.ctx.store.nextId(USERS) } as Account;
     try {
-      return await this.accounts.insertOne(account);
+      const inserted = await this.accounts.insertOne(account);
+      this.index.upsert(inserted);
+      return inserted;
     } catch (err) {
       // A concurrent create won the race for the name or the email: the unique index is the last word.
       if (isDuplicateKeyError(err)) {
@@ -308,16 +318,17 @@ export class Users implements UsersService {
     }
     const plain: Array<[keyof AccountEdit, string]> = [
       ['fullName', 'fullName'], ['website', 'website'], ['location', 'location'], ['description', 'description'],
-      ['loginName', 'loginName'], ['restricted', 'restricted'], ['visibility', 'visibility'],
+      ['loginName', 'loginName'], ['visibility', 'visibility'],
       ['allowCreateOrganization', 'allowCreateOrganization'],
       ['allowGitHook', 'allowGitHook'], ['allowImportLocal', 'allowImportLocal'], ['maxRepoCreation', 'maxRepoCreation'],
       ['language', 'language'], ['theme', 'theme'], ['diffViewStyle', 'diffViewStyle'], ['hideEmail', 'hideEmail'],
       ['hideActivity', 'hideActivity'],
     ];
     for (const [from, to] of plain) if (edit[from] !== undefined) set[to] = edit[from];
-    // Sign-in rights: these end sessions at once.
+    // Sign-in rights: these end sessions at once (`restricted` is carried by every cached caller).
     const rights: Array<[keyof AccountEdit, string]> = [
       ['active', 'active'], ['admin', 'isAdmin'], ['prohibitLogin', 'prohibitLogin'], ['mustChangePassword', 'mustChangePassword'],
+      ['restricted', 'restricted'],
     ];
     for (const [from, to] of rights) {
       if (edit[from] !== undefined && edit[from] !== (account as Record<string, unknown>)[to]) {
@@ -335,7 +346,27 @@ export class Users implements UsersService {
       throw err;
     }
     if (credentials) this.credentialsChanged(account.id);
-    return (await this.byId(account.id)) ?? account;
+    const stored = await this.byId(account.id);
+    if (stored) this.index.upsert(stored);
+    const after = stored ?? account;
+    await this.accessChanged(account, after);
+    return after;
+  }
+
+  /**
+   * `access.changed` when an account's site-admin or restricted flag (what it may read) or its visibility (who may
+   * read its repositories) changed. The change is stored already: a failing listener is logged only.
+   */
+  private async accessChanged(before: Account, after: Account): Promise<void> {
+    const self = (before.isAdmin === true) !== (after.isAdmin === true) || (before.restricted === true) !== (after.restricted === true);
+    const owner = visibilityOf(before) !== visibilityOf(after);
+    if (!self && !owner) return;
+    try {
+      if (self) await this.ctx.events.emit('access.changed', { reason: 'account', userIds: [after.id] });
+      if (owner) await this.ctx.events.emit('access.changed', { reason: 'account', ownerIds: [after.id] });
+    } catch (err) {
+      this.ctx.log.error({ err, event: 'access.changed' }, 'event listener failed');
+    }
   }
 
   private readonly deletionGuards: DeletionGuard[] = [];
@@ -433,6 +464,7 @@ export class Users implements UsersService {
     await this.ctx.events.emit(ACCOUNT_DELETED, { account });
     await this.emails.deleteMany({ uid: account.id });
     await this.accounts.deleteOne({ id: account.id });
+    this.index.remove(account.id);
     this.credentialsChanged(account.id);
   }
 
@@ -513,6 +545,8 @@ export class Users implements UsersService {
     set.updatedAt = nowRfc3339();
     const after = await this.accounts.findOneAndUpdate({ id: org.id, type: 'org' }, { $set: set });
     if (!after) throw fail.notFound();
+    this.index.upsert(after);
+    await this.accessChanged(org, after);
     return after;
   }
 
@@ -526,7 +560,12 @@ export class Users implements UsersService {
     const visibility = visibilityOf(account);
     if (visibility === 'public') return true;
     if (!viewer) return false;
-    if (viewer.isAdmin || viewer.id === account.id || visibility === 'limited') return true;
+    if (viewer.isAdmin || viewer.id === account.id) return true;
+    // Gitea's IsUserVisibleToViewer / HasOrgOrUserVisible: a restricted viewer sees no limited or private user, and
+    // only the limited or private organizations it is a member of.
+    if (viewer.restricted === true) {
+      if (account.type !== 'org') return false;
+    } else if (visibility === 'limited') return true;
     for (const witness of this.visibilityWitnesses) if (await witness(account, viewer.id)) return true;
     return false;
   }
@@ -576,11 +615,8 @@ export class Users implements UsersService {
   }
 
   async nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>> {
-    if (ids && ids.length === 0) return [];
-    const filter: Record<string, unknown> = { visibility: { $in: ['limited', 'private'] } };
-    if (ids) filter.id = ids.length === 1 ? ids[0] : { $in: [...new Set(ids)] };
-    const rows = await this.accounts.find(filter, { projection: { id: 1, type: 1, visibility: 1 } });
-    return rows.map((r) => ({ id: r.id, type: r.type, visibility: visibilityOf(r) }));
+    // From memory: repository access asks on every request.
+    return this.index.nonPublic(ids);
   }
 
   async verifyLogin(login: string, password: string, client?: SignInClient): Promise<Caller | null> {
@@ -608,7 +644,7 @@ export class Users implements UsersService {
       this.accountFailures.succeed(accountKey);
       // The right password of an account that may not sign in: Gitea's 403, never a cached sign-in.
       this.checkSignIn(account);
-      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password' };
+      const caller: Caller = { id: account.id, login: account.login, isAdmin: account.isAdmin, via: 'password', restricted: account.restricted === true };
       if (this.passwordCache.size >= PASSWORD_CACHE_MAX) this.passwordCache.clear();
       this.passwordCache.set(cacheKey, { caller, uid: account.id, stamp, expires: Date.now() + PASSWORD_CACHE_MS });
       return caller;

@@ -10,6 +10,7 @@ export interface BranchProtectionRule {
   push_whitelist_usernames: string[];
   enable_merge_whitelist: boolean;
   merge_whitelist_usernames: string[];
+  merge_whitelist_teams: string[];
   enable_status_check: boolean;
   status_check_contexts: string[];
   required_approvals: number;
@@ -36,6 +37,11 @@ export interface ContentsService {
   commitVerification(repo: RepoRecord, owner: Account, sha: string): Promise<CommitVerification | null>;
   /** The rule that applies to a branch of the repository (an exact name first, then the first matching glob), or null. */
   protectionFor(repoId: number, branch: string): Promise<BranchProtectionRule | null>;
+  /**
+   * Gitea's IsUserMergeWhitelisted under a rule: write access (`mode`), and when the rule has a merge allow-list, the
+   * user on it by name or through one of the listed teams of the owning organization.
+   */
+  mayMerge(repo: RepoRecord, rule: BranchProtectionRule | null, user: { id: number; login: string }, mode: number): Promise<boolean>;
   /** Entries per /git/trees page and the largest blob served with content (`GET /settings/api` reports them). */
   readonly limits: { readonly treePageSize: number; readonly maxBlobBytes: number };
 }

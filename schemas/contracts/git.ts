@@ -21,12 +21,14 @@ export interface PushAttempt {
   pusherId: number | null;
   via: PushTransport;
   updates: RefUpdate[];
+  /** The deploy key pushing (over SSH), when a deploy key is; `pusherId` is then the repository's owner. */
+  deployKeyId?: number | null;
   /**
-   * Set by a guard that must see an update be a fast-forward but cannot judge it yet (its new commit comes in the
-   * pack being pushed, not received when guards run): smart HTTP then runs receive-pack with
-   * `receive.denyNonFastForwards`, so git refuses a non-fast-forward with the objects in hand.
+   * Refs a guard needs to move fast-forward only but cannot judge yet (the new commit comes in the pack being pushed,
+   * not received when guards run): receive-pack then runs with forgekit's own `pre-receive` hook, which refuses the
+   * push when one of those refs would not move fast-forward, once the objects are in (GitService.receivePackOptions).
    */
-  requireFastForward?: boolean;
+  fastForwardRefs?: string[];
 }
 
 /**
@@ -34,9 +36,6 @@ export interface PushAttempt {
  * client prints it as `! [remote rejected] <ref> (<reason>)`; API writes turn it into a 403/422).
  */
 export type PushGuard = (attempt: PushAttempt) => Promise<string | null>;
-
-/** See GitService.addFastForwardPolicy. */
-export type FastForwardPolicy = (target: { repo: RepoRecord; owner: Account; pusherId: number | null }) => Promise<boolean>;
 
 export interface GitRunOptions {
   input?: string | Buffer;
@@ -116,14 +115,6 @@ export interface GitService {
   readRefs(repo: RepoRecord, owner?: Account): Promise<Map<string, string>>;
   /** Registers a check every push and API ref update goes through (branch protection). */
   addPushGuard(guard: PushGuard): void;
-  /**
-   * Registers a question asked before a push's commands are known (SSH starts receive-pack before the client sends
-   * them): whether git must refuse this pusher's non-fast-forward updates itself (`receive.denyNonFastForwards`) —
-   * branch protection answers yes when the repository has a protected branch this pusher may not force-push.
-   */
-  addFastForwardPolicy(policy: FastForwardPolicy): void;
-  /** Whether any registered policy asks for fast-forward-only pushes by this pusher (see addFastForwardPolicy). */
-  fastForwardOnly(target: { repo: RepoRecord; owner: Account; pusherId: number | null }): Promise<boolean>;
   /**
    * Runs the built-in rules (the default branch cannot be deleted) and every registered guard; the first refusal
    * wins. Resolves to null when the push may go ahead.

@@ -98,8 +98,13 @@ export interface NewIssueInput {
 export interface IssueListQuery {
   /** One repository, or a scope of several. */
   repoId?: number;
-  /** Search: visible rows only (public or these private repositories); absent = everything (site admins). */
+  /**
+   * Search: visible rows only (public ones of owners not hidden, or these repositories: the caller's private ones and
+   * other grants, ReposService.grantedReadableIds); absent = everything (site admins).
+   */
   visiblePrivateRepoIds?: number[];
+  /** Search: no public row by itself, only `visiblePrivateRepoIds` (a restricted caller). */
+  noPublicRepos?: boolean;
   /** Search: owners whose public repositories the caller may not see (limited/private accounts). */
   hiddenOwnerIds?: number[];
   /** Search: issues (not pulls) of these repositories stay out (`has_issues: false`). */

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { UPGRADES } from '../../plugins/issues/service.js';
 
 t.test('q matches comments', async (t) => {
   const held: { issues?: any } = {};
@@ -54,7 +55,13 @@ t.test('q matches comments', async (t) => {
     const issue = await service.issues.findOne({ number: 2, title: 'Other' });
     await service.issues.updateOne({ id: issue.id }, { $set: { grams: [] }, $unset: { commentGrams: true } });
     t.same(await numbers('/repos/alice/pub/issues?q=marmalade&state=all'), [], 'not found before the pass');
+    // This server's start already ran the pass and marked it done: a later start skips it without reading issues.
+    t.equal(await service.indexOldComments(), 0, 'marked done at start: skipped');
+    // The previous version had no marker.
+    const upgrades = service.ctx.store.collection(UPGRADES);
+    t.equal(await upgrades.deleteMany({ name: 'comment-grams' }), 1, 'the start left its marker');
     t.ok((await service.indexOldComments()) >= 1, 'the pass found it');
     t.same(await numbers('/repos/alice/pub/issues?q=marmalade&state=all'), ['pub#2'], 'found after the pass');
+    t.equal(await service.indexOldComments(), 0, 'once finished, not again');
   });
 });

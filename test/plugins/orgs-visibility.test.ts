@@ -12,8 +12,8 @@ import { paramsSchema, nameParam } from '../../schemas/common.js';
 const gpgFixture = (name: string) => readFileSync(path.join(PACKAGE_ROOT, 'test', 'fixtures', 'keys', 'gpg', name), 'utf8');
 
 /**
- * Test-only: sets a user's `visibility` on the stored account (the admin/settings routes that store it belong to
- * another capability; this keeps these tests independent of them).
+ * Test-only: sets a user's `visibility` (the admin/settings routes that store it belong to another capability; this
+ * keeps these tests independent of them).
  */
 const visibilitySetter = definePlugin({
   name: 'test-visibility-setter',
@@ -24,7 +24,8 @@ const visibilitySetter = definePlugin({
     async handler(rc) {
       const users = rc.app.services.get('users') as any;
       const account = await users.byName(rc.params.username);
-      await users.accounts.updateOne({ id: account.id }, { $set: { visibility: rc.params.visibility } });
+      // Through the service: it keeps the in-memory account index (search, visibility) in step with the store.
+      await users.editAccount(account, { visibility: rc.params.visibility });
       return { status: 204 };
     },
   }],

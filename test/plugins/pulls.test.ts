@@ -8,6 +8,7 @@ import t from 'tap';
 import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { definePlugin } from '../../core/plugin.js';
 import { runGit, withAuth } from '../helpers/git-client.js';
+import { waitFor } from '../helpers/wait.js';
 
 async function git(home: string, cwd: string, ...args: string[]): Promise<string> {
   const r = await runGit(args, { home, cwd });
@@ -230,7 +231,11 @@ t.test('pulls', async (t) => {
     const b = await f.request('POST', `${base}/pulls`, { token: alice.token, json: { head: 'c2', base: 'master', title: 'c2' } });
     t.equal(b.json.mergeable, true);
     t.equal((await f.request('POST', `${base}/pulls/${a.json.number}/merge`, { token: alice.token, json: { Do: 'merge' } })).status, 200);
-    const after = await f.request('GET', `${base}/pulls/${b.json.number}`);
+    // The push of the merge queued a background check of the other pull request: `checking` (mergeable false) first.
+    const after = await waitFor('the background check of the other pull request', async () => {
+      const got = await f.request('GET', `${base}/pulls/${b.json.number}`);
+      return got.json.conflicted_files?.length ? got : null;
+    });
     t.equal(after.json.mergeable, false, 'the push of the merge re-checked the other pull request');
     t.same(after.json.conflicted_files, ['same.txt']);
     const refused = await f.request('POST', `${base}/pulls/${b.json.number}/merge`, { token: alice.token, json: { Do: 'merge' } });
@@ -263,8 +268,12 @@ t.test('pulls', async (t) => {
     t.match(await git(home, wc, 'ls-remote', 'origin', `refs/pull/${opened.json.number}/head`), newHead);
     t.equal((await f.request('GET', `${base}/pulls/${opened.json.number}/commits`)).json.length, 2);
     await git(home, wc, 'push', '-q', 'origin', 'sync:master');
-    const merged = await f.request('GET', `${base}/pulls/${opened.json.number}`);
-    t.match(merged.json, { merged: true, state: 'closed', merge_commit_sha: newHead });
+    // The background check of the base push finds the head in it (Gitea's testPR → manuallyMerged).
+    const merged = await waitFor('the pull request marked merged', async () => {
+      const got = await f.request('GET', `${base}/pulls/${opened.json.number}`);
+      return got.json.merged && got.json.state === 'closed' ? got : null; // merged first, then the issue half closes
+    });
+    t.match(merged.json, { merged: true, state: 'closed', merge_commit_sha: newHead, merged_by: { login: alice.username } });
   });
 
   t.test('manually-merged, head_commit_id, disallowed styles, merge_when_checks_succeed, permissions', async (t) => {
@@ -287,8 +296,11 @@ t.test('pulls', async (t) => {
     await git(home, wc, 'merge', '-q', '--no-ff', '-m', 'by hand', 'man');
     const byHand = await git(home, wc, 'rev-parse', 'HEAD');
     await git(home, wc, 'push', '-q', 'origin', 'tmp:master');
-    const merged = await f.request('GET', `${base}/pulls/${n}`);
-    t.match(merged.json, { merged: true, merge_commit_sha: byHand }, 'the push itself marked it merged');
+    const merged = await waitFor('the pull request marked merged', async () => {
+      const got = await f.request('GET', `${base}/pulls/${n}`);
+      return got.json.merged && got.json.state === 'closed' ? got : null; // merged first, then the issue half closes
+    });
+    t.match(merged.json, { merged: true, merge_commit_sha: byHand }, 'the check after the push marked it merged');
   });
 
   t.test('branch protection: required approvals and status contexts, merge allow-list; delete_branch_after_merge', async (t) => {

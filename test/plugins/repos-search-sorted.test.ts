@@ -1,0 +1,69 @@
+// GET /repos/search in orders other than by name: few matches are sorted whole, many are answered by walking a kept
+// order of every repository until the page is full (memory-index.ts `sorted`). Both plans must give the same page
+// and total for every caller, sort, direction and page — and keep giving it after the changes the kept orders must
+// follow: stars and unstars (a counter), an edit (update time), a repository made private, one deleted, one created.
+// The walk is forced by lowering the index's collect threshold to 0 (the collect plan is the reference).
+import t, { type Test } from 'tap';
+import { startForge } from '../helpers/forge.js';
+
+t.test('sorted search: the walk agrees with sorting every match', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const ok = async (p: Promise<{ status: number; text: string; json?: any }>, status: number) => {
+    const res = await p;
+    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
+    return res;
+  };
+  const ann = await f.createUser({ username: 'sann' });
+  const bob = await f.createUser({ username: 'sbob' });
+  const names = ['alpha', 'beta', 'gamma', 'delta', 'rho-1', 'rho-2', 'rho-3', 'sigma', 'tau', 'arc', 'bar', 'car'];
+  for (const [i, n] of names.entries()) {
+    await ok(f.request('POST', '/user/repos', { token: ann.token, json: { name: n, private: i % 4 === 1 } }), 201);
+    if (i % 2 === 0) await ok(f.request('POST', '/user/repos', { token: bob.token, json: { name: `${n}-b`, private: i % 6 === 0 } }), 201);
+  }
+  // Stars: a spread of counts, ties included.
+  for (const [i, n] of names.entries()) {
+    if (i % 4 === 1) continue;
+    if (i % 2 === 0) await ok(f.request('PUT', `/user/starred/sann/${n}`, { token: bob.token }), 204);
+    if (i % 3 === 0) await ok(f.request('PUT', `/user/starred/sann/${n}`, { token: ann.token }), 204);
+  }
+  const index = (f.forge.service('repos') as any).index;
+  const callers = { anonymous: undefined, ann: ann.token, bob: bob.token, admin: f.admin.token } as Record<string, string | undefined>;
+  const sorts = ['sort=stars&order=desc', 'sort=stars', 'sort=created', 'sort=id&order=desc', 'sort=updated&order=desc', 'sort=size'];
+  const answers = async () => {
+    const out: string[] = [];
+    for (const [who, token] of Object.entries(callers)) {
+      for (const sort of sorts) {
+        for (const q of ['', 'a', 'rho', 'zz']) {
+          for (const [page, limit] of [[1, 5], [2, 5], [1, 50], [4, 3]] as const) {
+            const res = await f.request('GET', `/repos/search?q=${q}&${sort}&page=${page}&limit=${limit}`, { token });
+            out.push(`${who} q=${q} ${sort} ${page}/${limit}: ${res.status} ${res.headers.get('x-total-count')} ${res.json.data.map((r: any) => r.id).join(',')}`);
+          }
+        }
+      }
+    }
+    return out;
+  };
+  const compare = async (t: Test, label: string) => {
+    index.sortCollectMin = 2048;
+    const sorted = await answers();
+    index.sortCollectMin = 0;
+    const walked = await answers();
+    index.sortCollectMin = 2048;
+    const differ = sorted.filter((a, i) => a !== walked[i]);
+    t.same(differ, [], `${label}: ${sorted.length} answers, the same from both plans`);
+    t.ok(sorted.some((a) => /: 200 [1-9]\d* \d/.test(a)), `${label}: answers are not all empty`);
+  };
+  await compare(t, 'as created');
+  t.ok(index.orders.size >= 4, 'the walk built kept orders (stars, created, id, updated, size)');
+  // Changes the kept orders must follow (the walk above built them).
+  await ok(f.request('PUT', '/user/starred/sann/beta', { token: ann.token }), 204);
+  await ok(f.request('PUT', '/user/starred/sann/tau', { token: ann.token }), 204);
+  await ok(f.request('DELETE', '/user/starred/sann/alpha', { token: bob.token }), 204);
+  await ok(f.request('PATCH', '/repos/sann/gamma', { token: ann.token, json: { description: 'edited later' } }), 200);
+  await ok(f.request('PATCH', '/repos/sann/sigma', { token: ann.token, json: { private: true } }), 200);
+  await ok(f.request('DELETE', '/repos/sann/car', { token: ann.token }), 204);
+  await ok(f.request('POST', '/user/repos', { token: bob.token, json: { name: 'rho-late' } }), 201);
+  await ok(f.request('PUT', '/user/starred/sbob/rho-late', { token: ann.token }), 204);
+  await compare(t, 'after stars, an edit, a privacy change, a delete and a create');
+});

@@ -1,0 +1,93 @@
+// Per-unit team access (Gitea's team units / units_map), through HTTP: a team's access to code (contents, git data,
+// pushes), issues, pulls and releases is its unit's, not its overall permission — a team with write on code but read
+// on issues pushes files yet may not close others' issues; a team with only issues gets 403 on code and 404 on pulls;
+// a team without the issues unit gets 404 on issue routes of a private repository, while a public repository still
+// gives every signed-in user read on every unit.
+import t from 'tap';
+import { startForge } from '../helpers/forge.js';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+t.test('team units', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const owner = await f.createUser({ username: 'uowner' });
+  const coder = await f.createUser({ username: 'ucoder' });
+  const tracker = await f.createUser({ username: 'utracker' });
+  const codeOnly = await f.createUser({ username: 'ucodeonly' });
+  const ok = async (p: Promise<{ status: number; text: string; json: any }>, status: number) => {
+    const res = await p;
+    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
+    return res;
+  };
+  await ok(f.request('POST', '/orgs', { token: owner.token, json: { username: 'uorg' } }), 201);
+  await ok(f.request('POST', '/org/uorg/repos', { token: owner.token, json: { name: 'secret', private: true, auto_init: true } }), 201);
+  await ok(f.request('POST', '/org/uorg/repos', { token: owner.token, json: { name: 'open', auto_init: true } }), 201);
+  const teams = {
+    coders: { units_map: { 'repo.code': 'write', 'repo.issues': 'read', 'repo.pulls': 'read', 'repo.releases': 'read' } },
+    trackers: { units_map: { 'repo.code': 'none', 'repo.issues': 'write' } },
+    codeonly: { permission: 'write', units: ['repo.code'] },
+  } as const;
+  const members = { coders: coder, trackers: tracker, codeonly: codeOnly };
+  for (const [name, body] of Object.entries(teams)) {
+    const team = await ok(f.request('POST', '/orgs/uorg/teams', { token: owner.token, json: { name, permission: 'read', ...body } }), 201);
+    await ok(f.request('PUT', `/teams/${team.json.id}/members/${members[name as keyof typeof members].username}`, { token: owner.token }), 204);
+    for (const repo of ['secret', 'open']) await ok(f.request('PUT', `/teams/${team.json.id}/repos/uorg/${repo}`, { token: owner.token }), 204);
+  }
+  await ok(f.request('POST', '/repos/uorg/secret/issues', { token: owner.token, json: { title: 'owner issue' } }), 201);
+  const R = '/repos/uorg/secret';
+
+  t.test('code write, issues read', async (t) => {
+    const coders = await f.request('GET', '/orgs/uorg/teams', { token: owner.token });
+    t.match(coders.json.find((x: any) => x.name === 'coders'), { permission: 'read', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } });
+    const repo = await f.request('GET', R, { token: coder.token });
+    t.equal(repo.status, 200);
+    t.same(repo.json.permissions, { admin: false, push: true, pull: true }, "push and pull follow the code unit (Gitea's ToRepo)");
+    const listed = await f.request('GET', '/repos/search?q=secret', { token: coder.token });
+    t.same(listed.json.data.map((r: any) => r.permissions), [{ admin: false, push: true, pull: true }], 'in lists too');
+    const file = await f.request('POST', `${R}/contents/new.txt`, { token: coder.token, json: { content: b64('hi\n'), message: 'add' } });
+    t.equal(file.status, 201, 'the code unit at write: a file is committed');
+    t.equal((await f.request('POST', `${R}/branches`, { token: coder.token, json: { new_branch_name: 'feature' } })).status, 201, 'and a branch made');
+    t.equal((await f.request('GET', `${R}/issues`, { token: coder.token })).status, 200, 'issues readable');
+    t.equal((await f.request('POST', `${R}/issues`, { token: coder.token, json: { title: 'mine' } })).status, 201, 'readers may open issues');
+    t.equal((await f.request('PATCH', `${R}/issues/1`, { token: coder.token, json: { state: 'closed' } })).status, 403, "but not close others'");
+    t.equal((await f.request('GET', `${R}/pulls`, { token: coder.token })).status, 200);
+    t.equal((await f.request('GET', `${R}/releases`, { token: coder.token })).status, 200);
+    t.equal((await f.request('POST', `${R}/releases`, { token: coder.token, json: { tag_name: 'v1' } })).status, 403, 'releases at read');
+  });
+
+  t.test('issues write, no code, no pulls', async (t) => {
+    const repo = await f.request('GET', R, { token: tracker.token });
+    t.equal(repo.status, 200, 'the repository is visible');
+    t.same(repo.json.permissions, { admin: false, push: false, pull: false }, 'no code unit: no pull');
+    t.equal((await f.request('PATCH', `${R}/issues/1`, { token: tracker.token, json: { state: 'closed' } })).status, 201, 'issues at write');
+    t.equal((await f.request('GET', `${R}/contents`, { token: tracker.token })).status, 403, 'no code unit: 403 (reqRepoReader)');
+    t.equal((await f.request('GET', `${R}/raw/README.md`, { token: tracker.token })).status, 403);
+    t.equal((await f.request('POST', `${R}/contents/x.txt`, { token: tracker.token, json: { content: b64('x') } })).status, 403);
+    t.equal((await f.request('GET', `${R}/pulls`, { token: tracker.token })).status, 404, 'no pulls unit: 404 (mustAllowPulls)');
+    t.equal((await f.request('GET', `${R}/releases`, { token: tracker.token })).status, 403);
+    const clone = await f.request('GET', '/uorg/secret.git/info/refs?service=git-upload-pack', { root: true, basic: ['utracker', tracker.password] });
+    t.not(clone.status, 200, 'no clone without the code unit');
+  });
+
+  t.test('a units list without issues: 404 on issue routes', async (t) => {
+    t.equal((await f.request('GET', `${R}/contents/new.txt`, { token: codeOnly.token })).status, 200);
+    t.equal((await f.request('POST', `${R}/contents/other.txt`, { token: codeOnly.token, json: { content: b64('x') } })).status, 201, 'code at write');
+    t.equal((await f.request('GET', `${R}/issues`, { token: codeOnly.token })).status, 404);
+    t.equal((await f.request('GET', `${R}/issues/1`, { token: codeOnly.token })).status, 404);
+    t.equal((await f.request('POST', `${R}/issues`, { token: codeOnly.token, json: { title: 'no' } })).status, 404);
+    t.equal((await f.request('GET', `${R}/pulls`, { token: codeOnly.token })).status, 404);
+  });
+
+  t.test('a public repository gives read on every unit to everyone', async (t) => {
+    t.equal((await f.request('GET', '/repos/uorg/open/contents', { token: tracker.token })).status, 200);
+    t.equal((await f.request('GET', '/repos/uorg/open/issues', { token: codeOnly.token })).status, 200);
+    t.equal((await f.request('GET', '/repos/uorg/open/pulls', { token: tracker.token })).status, 200);
+    t.equal((await f.request('POST', '/repos/uorg/open/contents/y.txt', { token: tracker.token, json: { content: b64('y') } })).status, 403, 'but no write');
+  });
+
+  t.test('owners and site admins reach every unit', async (t) => {
+    t.equal((await f.request('GET', `${R}/contents`, { token: owner.token })).status, 200);
+    t.equal((await f.request('GET', `${R}/pulls`, { token: f.admin.token })).status, 200);
+  });
+});
