@@ -432,6 +432,8 @@ export class Users implements UsersService {
     }
     crashPoint('account.rename:after-record');
     this.credentialsChanged(account.id);
+    const stored = await this.byId(account.id);
+    if (stored) this.index.upsert(stored);
     try {
       for (const p of this.renameParticipants) await p.commit(account, from, newName);
     } catch (err) {
@@ -440,6 +442,8 @@ export class Users implements UsersService {
         $set: { login: from, lowerName: account.lowerName, grams: gramsOf(from, account.fullName), updatedAt: nowRfc3339() },
       });
       this.credentialsChanged(account.id);
+      const back = await this.byId(account.id);
+      if (back) this.index.upsert(back);
       await abortAll();
       throw err;
     }
