@@ -135,6 +135,12 @@ export interface OrgChanges {
  */
 export type VisibilityWitness = (account: Account, viewerId: number) => Promise<boolean>;
 
+/**
+ * The same question for many private users at once (a user search's private matches): the ids among `userIds` the
+ * witness makes visible to `viewerId`, in one or two store reads instead of one per account.
+ */
+export type VisibilityBatchWitness = (userIds: readonly number[], viewerId: number) => Promise<Set<number>>;
+
 export interface EmailAddress {
   email: string;
   verified: boolean;
@@ -203,7 +209,7 @@ export interface UsersService {
   /** Ids of the accounts (of one type, or all) `viewer` does not see: list filters exclude them. Empty for admins. */
   hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
   /** Registers a visibility witness (plugins call it at start). */
-  addVisibilityWitness(witness: VisibilityWitness): void;
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): void;
   /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */
   accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }>;
   /**
@@ -370,9 +376,10 @@ export interface ReposService {
   /**
    * Ids of the repositories the caller reads beyond the public repositories of owners it may see (for index-backed
    * list filters): the private ones it reads, public ones of hidden owners it is granted, and for a restricted caller
-   * every repository it reads.
+   * every repository it reads. `blind` lists, per unit asked, those of them whose unit the caller may not read (a
+   * team's units_map: issue search leaves their issues or pull requests out).
    */
-  grantedReadableIds(caller: Caller | null): Promise<number[]>;
+  grantedReadableIds(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
   /**
@@ -382,6 +389,11 @@ export interface ReposService {
    * and `}`).
    */
   toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
+  /**
+   * Each repository's Repository JSON text (as `toJsonList` writes it, from the same per-version cache), by id, for
+   * replies that embed repositories in objects of their own; repositories whose owner is gone are absent.
+   */
+  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, Buffer>>;
   incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push

@@ -70,6 +70,13 @@ export class Follows {
     return this.ctx.services.get('users');
   }
 
+  /** The users among `userIds` that follow `followingId` (one read). */
+  async followersAmong(userIds: readonly number[], followingId: number): Promise<Set<number>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await this.rows.find({ followerId: { $in: [...new Set(userIds)] }, followingId }, { projection: { followerId: 1 } });
+    return new Set(rows.map((r) => r.followerId));
+  }
+
   async isFollowing(followerId: number, followingId: number): Promise<boolean> {
     return (await this.rows.findOne({ followerId, followingId }, { projection: { id: 1 } })) !== null;
   }

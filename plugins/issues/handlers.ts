@@ -193,7 +193,11 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   const issuesOff = await s.issuesOffRepoIds();
   if (issuesOff.length) q.excludeRepoIds = issuesOff;
   if (!s.repos.readsAll(caller)) {
-    q.visiblePrivateRepoIds = await s.repos.grantedReadableIds(caller);
+    const granted = await s.repos.grantedReadableIds(caller, ['issues', 'pulls']);
+    q.visiblePrivateRepoIds = granted.ids;
+    // Teams whose units_map leaves out issues or pulls: those of their repositories stay out of the search.
+    if (granted.blind.issues) q.excludeRepoIds = [...(q.excludeRepoIds ?? []), ...granted.blind.issues];
+    if (granted.blind.pulls) q.excludePullRepoIds = granted.blind.pulls;
     // A restricted caller reads no public repository by itself: only the granted ones above.
     if (!s.repos.readsPublic(caller)) q.noPublicRepos = true;
     // Public repositories of owners the caller may not see (limited/private accounts) stay out too.

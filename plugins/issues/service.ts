@@ -600,6 +600,7 @@ export class Issues implements IssuesService {
     if (q.repoOwnerId !== undefined) filter.repoOwnerId = q.repoOwnerId;
     if (q.ids !== undefined) filter.id = { $in: q.ids };
     if (q.excludeRepoIds?.length) and.push({ $or: [{ isPull: true }, { repoId: { $nin: q.excludeRepoIds } }] });
+    if (q.excludePullRepoIds?.length) and.push({ $or: [{ isPull: false }, { repoId: { $nin: q.excludePullRepoIds } }] });
     if (q.visiblePrivateRepoIds !== undefined) {
       const publicRows: Filter = q.hiddenOwnerIds?.length ? { repoPrivate: false, repoOwnerId: { $nin: q.hiddenOwnerIds } } : { repoPrivate: false };
       and.push(q.noPublicRepos ? { repoId: { $in: q.visiblePrivateRepoIds } } : { $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });

@@ -69,7 +69,12 @@ function listQuery(q: ListQuery | undefined, repoId?: number): ThreadQuery {
 async function list(rc: SignedInContext<any, ListQuery>, repoId?: number): Promise<Reply> {
   const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
   const { rows, total } = await svc(rc).page(rc.caller, listQuery(rc.query, repoId), win);
-  return { status: 200, body: await toApi(rc, rows), headers: pageHeaders(rc, total, win) };
+  // JSON text: each repository's text comes from the repos plugin's per-version cache (a page of 30 threads embeds
+  // up to 30 Repository objects: rendering and serialising them was most of a page's cost).
+  const repoIds = [...new Set(rows.map((r) => r.repoId))];
+  const records = await repos(rc).byIds(repoIds);
+  const texts = await repos(rc).toJsonTexts(repoIds.map((id) => records.get(id)).filter((r) => r !== undefined), rc.caller);
+  return { status: 200, type: 'json-text', body: svc(rc).threadsJson(rows, texts, `${rc.app.urls.api}notifications/threads/`), headers: pageHeaders(rc, total, win) };
 }
 
 async function mark(rc: SignedInContext<any, MarkQuery>, repoId?: number): Promise<Reply> {

@@ -394,6 +394,24 @@ export class Notifications {
     return { rows, total: result.modified };
   }
 
+  /** Set at start: the NotificationSubject schema's serializer. */
+  serializeSubject: (value: unknown) => string = JSON.stringify;
+
+  /**
+   * A NotificationThreadList as JSON text (members in the schema's order), with each repository's text as given
+   * (`null` for a repository that is gone).
+   */
+  threadsJson(rows: NotificationRecord[], repoTexts: Map<number, Buffer>, threadUrl: string): Buffer {
+    const out: Buffer[] = [OPEN];
+    rows.forEach((r, i) => {
+      out.push(Buffer.from(`${i === 0 ? '' : ','}{"id":${r.id},"repository":`));
+      out.push(repoTexts.get(r.repoId) ?? NULL);
+      out.push(Buffer.from(`,"subject":${this.serializeSubject(Notifications.subjectOf(r))},"unread":${r.status === 'unread'},"pinned":${r.status === 'pinned'},"updated_at":${JSON.stringify(r.updatedAt)},"url":${JSON.stringify(threadUrl + r.id)}}`));
+    });
+    out.push(CLOSE);
+    return Buffer.concat(out);
+  }
+
   /** The Subject object of a thread, with its current title and state. */
   static subjectOf(row: NotificationRecord): Subject {
     return { ...row.subject, title: row.title, state: row.state };
@@ -415,6 +433,10 @@ export class Notifications {
     await this.repoRows.deleteMany({ userId });
   }
 }
+
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+const NULL = Buffer.from('null');
 
 /** The Caller a user's access is computed for (no token scopes: readability, not what a token may do). */
 function callerOf(account: Account): Caller {

@@ -174,6 +174,17 @@ export class Orgs implements OrgsService {
     return (await this.orgIdsOf(viewerId)).some((id) => theirs.has(id));
   }
 
+  /** The users among `userIds` that share an organization with `viewerId` (one membership read per side). */
+  async usersSharingOrg(userIds: readonly number[], viewerId: number): Promise<Set<number>> {
+    const out = new Set<number>();
+    if (userIds.length === 0) return out;
+    const mine = await this.orgIdsOf(viewerId);
+    if (mine.length === 0) return out;
+    const rows = await this.members.find({ userId: { $in: [...new Set(userIds)] }, orgId: { $in: mine } }, { projection: { userId: 1 } });
+    for (const r of rows) out.add(r.userId);
+    return out;
+  }
+
   // ---- mutations behind the routes ----
 
   /**

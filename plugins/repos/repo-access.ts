@@ -203,9 +203,20 @@ export class RepoAccess {
     return [...new Set((await this.orgs.teamsOf(userId)).map((t) => t.orgId))];
   }
 
-  /** Ids of `grantedReadable` (sorted): what a list needs beyond the public side. */
-  async grantedReadableIds(caller: Caller | null): Promise<number[]> {
+  /**
+   * Ids of `grantedReadable` (sorted): what a list needs beyond the public side; and among them, per unit asked, those
+   * whose unit the caller may not read (a team's units_map; empty unless some team sets units).
+   */
+  async grantedReadableIds(caller: Caller | null, units: readonly RepoUnit[] = []): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }> {
     const grants = await this.grants(caller);
-    return (await this.grantedReadable(caller, grants)).map((r) => r.id).sort((a, b) => a - b);
+    const rows = await this.grantedReadable(caller, grants);
+    const blind: Partial<Record<RepoUnit, number[]>> = {};
+    if (grants.units) {
+      for (const unit of units) {
+        const ids = rows.filter((r) => unitModeOf(grants, r, unit) < ACCESS.read).map((r) => r.id);
+        if (ids.length) blind[unit] = ids;
+      }
+    }
+    return { ids: rows.map((r) => r.id).sort((a, b) => a - b), blind };
   }
 }

@@ -175,8 +175,8 @@ export class Repos implements ReposService {
     return caller?.restricted !== true || caller.isAdmin;
   }
 
-  grantedReadableIds(caller: Caller | null): Promise<number[]> {
-    return this.access.grantedReadableIds(caller);
+  grantedReadableIds(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }> {
+    return this.access.grantedReadableIds(caller, units);
   }
 
   // ---- API objects ----
@@ -187,6 +187,10 @@ export class Repos implements ReposService {
 
   toJsonList(repos: RepoRecord[], caller: Caller | null, options: RepoListOptions = {}): Promise<Buffer> {
     return this.render.toJsonList(repos, caller, options);
+  }
+
+  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, Buffer>> {
+    return this.render.toJsonTexts(repos, caller);
   }
 
   // ---- counters and storage fields ----

@@ -46,11 +46,10 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   // accounts for everyone, limited ones for signed-in callers, private ones for site admins, the account itself and
   // whoever its visibility witnesses admit (a shared organization, someone it follows). An empty query lists every
   // individual account; organizations never appear.
-  const account = (id: number) => ({ id, type: 'user', visibility: 'private' }) as unknown as Account;
   const { head, total } = await service.index.search(q, {
     limited: caller !== null,
     privateAll: caller?.isAdmin === true,
-    ...(caller && !caller.isAdmin ? { seesPrivate: (id: number) => (id === caller.id ? Promise.resolve(true) : service.visibleTo(account(id), caller)) } : {}),
+    ...(caller && !caller.isAdmin ? { seesPrivate: (ids: readonly number[]) => service.privateUsersSeenBy(ids, caller) } : {}),
   }, win.skip + win.limit);
   const pageIds = head.slice(win.skip);
   const byId = pageIds.length ? await service.byIds(pageIds) : new Map<number, Account>();

@@ -65,8 +65,8 @@ export interface UserVisibility {
   limited: boolean;
   /** A site admin: every private account. */
   privateAll: boolean;
-  /** Otherwise: whether this private account is visible (self, a shared organization, someone they follow…). */
-  seesPrivate?: (id: number) => Promise<boolean>;
+  /** Otherwise: which of these private accounts are visible (self, a shared organization, someone they follow…). */
+  seesPrivate?: (ids: readonly number[]) => Promise<ReadonlySet<number>>;
 }
 
 const LONG_QUERIES_MAX = 1024;
@@ -217,8 +217,10 @@ export class UserIndex {
     else if (vis.seesPrivate) {
       const p = this.posting('private', q);
       if (p && p.size) {
-        const seen: number[] = [];
-        for (let i = 0; i < p.size; i++) if (await vis.seesPrivate(p.at(i))) seen.push(p.at(i));
+        const ids: number[] = [];
+        for (let i = 0; i < p.size; i++) ids.push(p.at(i));
+        const visible = await vis.seesPrivate(ids);
+        const seen = ids.filter((id) => visible.has(id));
         total += seen.length;
         const src = arraySource(seen);
         sources.push({ size: src.size, at: src.at, accept: () => true });

@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type UsersService, type VisibilityWitness } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -555,9 +555,36 @@ export class Users implements UsersService {
   }
 
   private readonly visibilityWitnesses: VisibilityWitness[] = [];
+  private readonly batchWitnesses: Array<VisibilityBatchWitness | null> = [];
 
-  addVisibilityWitness(witness: VisibilityWitness): void {
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): void {
     this.visibilityWitnesses.push(witness);
+    this.batchWitnesses.push(batch ?? null);
+  }
+
+  /**
+   * The private users among `ids` whom `viewer` (signed in, not a site admin) sees: itself, and whoever a witness
+   * admits — asked once per witness for all of them where the witness answers in bulk, else per account.
+   */
+  async privateUsersSeenBy(ids: readonly number[], viewer: Caller): Promise<Set<number>> {
+    const seen = new Set<number>();
+    let rest = ids.filter((id) => {
+      if (id !== viewer.id) return true;
+      seen.add(id);
+      return false;
+    });
+    for (const [i, batch] of this.batchWitnesses.entries()) {
+      if (rest.length === 0) break;
+      if (batch) {
+        const yes = await batch(rest, viewer.id);
+        for (const id of yes) seen.add(id);
+      } else {
+        const witness = this.visibilityWitnesses[i]!;
+        for (const id of rest) if (await witness({ id, type: 'user', visibility: 'private' } as unknown as Account, viewer.id)) seen.add(id);
+      }
+      rest = rest.filter((id) => !seen.has(id));
+    }
+    return seen;
   }
 
   async visibleTo(account: Account, viewer: Caller | null): Promise<boolean> {

@@ -109,6 +109,8 @@ export interface IssueListQuery {
   hiddenOwnerIds?: number[];
   /** Search: issues (not pulls) of these repositories stay out (`has_issues: false`). */
   excludeRepoIds?: number[];
+  /** Search: pull requests of these repositories stay out (a team without the pulls unit). */
+  excludePullRepoIds?: number[];
   repoOwnerId?: number;
   repoIds?: number[];
   /** Only these issue ids (the pulls plugin's base-branch filter). */

@@ -79,6 +79,16 @@ t.test('team units', async (t) => {
     t.equal((await f.request('GET', `${R}/pulls`, { token: codeOnly.token })).status, 404);
   });
 
+  t.test('issue search leaves out what a unit hides', async (t) => {
+    const titles = async (token: string) => {
+      const res = await f.request('GET', '/repos/issues/search?q=owner&state=all&limit=50', { token });
+      return { titles: res.json.map((i: any) => i.title), total: res.headers.get('x-total-count') };
+    };
+    t.same(await titles(codeOnly.token), { titles: [], total: '0' }, 'no issues unit: none of its issues');
+    t.same(await titles(tracker.token), { titles: ['owner issue'], total: '1' });
+    t.same(await titles(coder.token), { titles: ['owner issue'], total: '1' });
+  });
+
   t.test('a public repository gives read on every unit to everyone', async (t) => {
     t.equal((await f.request('GET', '/repos/uorg/open/contents', { token: tracker.token })).status, 200);
     t.equal((await f.request('GET', '/repos/uorg/open/issues', { token: codeOnly.token })).status, 200);
