@@ -44,6 +44,8 @@ export interface BenchFixture {
 
 /** A small HTTP client on the running server, for cases that prepare their data through the API (`setup`). */
 export interface BenchClient {
+  /** The server's base URL (`http://127.0.0.1:<port>`), for requests `request` does not fit (no time limit, raw). */
+  readonly url: string;
   /** Creates a user (as the seeded site admin) and an access token for it. */
   createUser(input?: { username?: string; email?: string; password?: string }): Promise<{ id: number; username: string; email: string; token: string }>;
   request(method: string, path: string, options?: { json?: unknown; token?: string; root?: boolean; headers?: Record<string, string>; body?: string | Buffer }):

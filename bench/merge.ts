@@ -11,10 +11,11 @@
 //
 //   node dist/bench/merge.js [--pulls 48] [--clients 4] [--repos 4] [--commits 1] [--styles merge,squash,rebase]
 //                            [--checks N]   (the server's plugins.pulls.checkConcurrency; 0: no background checks)
+//                            [--cpu-prof DIR] (profile the server; its top functions are printed)
 // FORGEKIT_BENCH_GIT=<path> runs the server's git through that executable (a wrapper that logs its arguments counts
 // the git processes a merge costs).
 import { execFile, fork, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -145,6 +146,8 @@ async function main(): Promise<void> {
       styles: { type: 'string', default: 'merge,squash,rebase' },
       // plugins.pulls.checkConcurrency of the server (default: the server's default, 2); 0 = no background checks.
       checks: { type: 'string' },
+      // A directory: the server runs under `node --cpu-prof` and its profile's top functions are printed at the end.
+      'cpu-prof': { type: 'string' },
     },
   });
   const pulls = Number(values.pulls);
@@ -155,7 +158,8 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-merge-bench-'));
   const copies = await mkdtemp(path.join(os.tmpdir(), 'forgekit-merge-direct-'));
-  const proc = fork(SELF, ['child'], { env: { ...process.env, DATA_DIR: dataDir, ...(values.checks ? { CHECKS: values.checks } : {}) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const proc = fork(SELF, ['child'], { env: { ...process.env, DATA_DIR: dataDir, ...(values.checks ? { CHECKS: values.checks } : {}) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [] });
   try {
     const url = await message(proc, (m) => m?.url as string | undefined);
     const api = `${url}/api/v1`;
@@ -264,6 +268,13 @@ async function main(): Promise<void> {
     await new Promise((resolve) => proc.once('exit', resolve));
     await rm(dataDir, { recursive: true, force: true });
     await rm(copies, { recursive: true, force: true });
+  }
+  if (values['cpu-prof']) {
+    const { summarise, formatSummary } = await import('./profile.js');
+    const dir = values['cpu-prof'];
+    for (const file of (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'))) {
+      console.log(formatSummary(`server profile ${file}`, summarise(JSON.parse(await readFile(path.join(dir, file), 'utf8')), 30)));
+    }
   }
 }
 

@@ -251,6 +251,7 @@ export function benchClient(baseUrl: string, fx: BenchFixture): BenchClient {
     return { status: res.status, headers: res.headers, text, json: json as any };
   }
   return {
+    url: baseUrl,
     request,
     async createUser(input = {}) {
       const username = input.username ?? `bench-setup-${++setupUsers}`;

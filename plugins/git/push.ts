@@ -75,7 +75,12 @@ export class PushProcessor {
     const fresh = (await repos.byId(repo.id)) ?? repo;
     const { events } = this.deps;
     const wantPush = events.has('git.push');
-    for (const m of moved) {
+    // Each branch's commits take two git processes: a few at once (a push of many branches), events still in order.
+    const commitsOf = wantPush ? await mapLimit(moved, PUSHED_COMMITS_CONCURRENCY, (m) =>
+      (m.ref.startsWith('refs/tags/') || m.after === ZERO_SHA
+        ? Promise.resolve({ commits: [], total: 0 })
+        : this.pushedCommits(dir, m.after, m.before === ZERO_SHA ? [...before.values()] : [m.before]))) : [];
+    for (const [i, m] of moved.entries()) {
       const isTag = m.ref.startsWith('refs/tags/');
       const short = m.ref.slice(isTag ? 10 : 11);
       const refType = isTag ? 'tag' as const : 'branch' as const;
@@ -83,9 +88,7 @@ export class PushProcessor {
         await this.emit('git.ref.created', { repo: fresh, owner, senderId: pusherId, ref: short, refType, sha: m.after, via });
       }
       if (wantPush) {
-        const { commits, total } = isTag || m.after === ZERO_SHA
-          ? { commits: [], total: 0 }
-          : await this.pushedCommits(dir, m.after, m.before === ZERO_SHA ? [...before.values()] : [m.before]);
+        const { commits, total } = commitsOf[i]!;
         await this.emit('git.push', {
           repo: fresh, owner, pusherId, via, ref: m.ref, before: m.before, after: m.after, commits, totalCommits: total,
         });
@@ -140,6 +143,23 @@ export class PushProcessor {
       this.deps.log.error({ err, event }, 'event listener failed');
     }
   }
+}
+
+/** Branches whose pushed commits are read at once after a push (two git processes each). */
+const PUSHED_COMMITS_CONCURRENCY = 4;
+
+/** `fn` over every item, at most `limit` at a time; results in the items' order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 /** Parses `git log -z --name-status` output written with the format above. */

@@ -214,6 +214,9 @@ async function stream(
   await stdoutDone;
   if (code !== 0) rc.log.warn({ git: args.find((a) => a.endsWith('-pack')), code, error: gitMessage(stderr) }, 'git exited with an error');
   if (after) {
+    // The idle limit is for a client that stops sending: while the server brings the record and events up to date
+    // (a push of a thousand new branches takes minutes on a loaded machine) no byte moves, and that is not the client.
+    rc.res.setTimeout(0);
     try {
       await after();
     } catch (err) {

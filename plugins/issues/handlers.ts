@@ -125,14 +125,21 @@ function typeFilter(type: string | undefined): boolean | undefined {
 
 /** GET /repos/{owner}/{repo}/issues */
 export async function listIssues(rc: Rc<{ owner: string; repo: string }, ListQuery>): Promise<Reply> {
-  const found = await repoOf(rc);
-  const s = service(rc);
   const query = rc.query ?? {};
+  // Gitea's ListIssues by unit: a type the caller may not read is a 404; without a type, only the readable kind is
+  // listed (pull requests alone for a team without the issues unit), and a 404 when neither is.
+  const readable = await readableRepo(rc);
+  let isPull = typeFilter(query.type);
+  const canIssues = readable.unitMode('issues') >= ACCESS.read;
+  const canPulls = readable.unitMode('pulls') >= ACCESS.read;
+  if (isPull === undefined && canIssues !== canPulls) isPull = canPulls;
+  const found = withUnit(readable, isPull === true || (isPull === undefined && !canIssues) ? 'pulls' : 'issues', ACCESS.read);
+  const s = service(rc);
   const win = window(rc);
   const q: IssueQuery = {
     repoId: found.repo.id,
     isClosed: stateFilter(query.state),
-    isPull: typeFilter(query.type),
+    isPull,
     since: storedTime(query.since, false),
     before: storedTime(query.before, true),
     posterId: await userIdFilter(rc, query.created_by),

@@ -97,6 +97,15 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
 ];
 
 const COMMENT_GRAMS_PASS = 'comment-grams';
+/**
+ * `q` candidates by posting-list intersection (searchFilter): used when the rarest trigram has more issues than
+ * INTERSECT_FROM (fewer are cheaper to check one by one) and at most INTERSECT_UP_TO (reading more ids than that costs
+ * more than the store's own walk, which may use a narrower index such as the repository's); at most INTERSECT_GRAMS
+ * posting lists are read, fewer once the intersection is down to INTERSECT_FROM.
+ */
+const INTERSECT_FROM = 64;
+const INTERSECT_UP_TO = 50_000;
+const INTERSECT_GRAMS = 3;
 
 /** Changes to a pull request's issue half that become `pull_request.changed` events (Gitea's notifier sends them as pull_request_*). */
 const PULL_HALF_ACTIONS = new Set<IssueAction>([
@@ -637,14 +646,50 @@ export class Issues implements IssuesService {
   async rarestFirst(lowerQuery: string): Promise<string[]> {
     const grams = queryGrams(lowerQuery);
     if (grams.length < 2) return grams;
+    return (await this.rankedGrams(lowerQuery)).map((x) => x.g);
+  }
+
+  /**
+   * The store filter `list` runs. For a `q` of 3+ characters: when the rarest trigram has more than a few issues,
+   * the candidates are the intersection of the rarest trigrams' posting lists (ids read through the index, a hash
+   * intersection), and the store looks those up by id with the other filters and the remaining trigrams. Otherwise
+   * the store walks the rarest trigram's postings and checks each issue's other trigrams: with ~100 trigrams per
+   * issue that check dominated a search whose rarest piece has thousands of issues.
+   */
+  async searchFilter(q: IssueQuery): Promise<Filter> {
+    const lower = q.q?.toLowerCase() ?? '';
+    if (lower.length < GRAM) return this.filterOf(q);
+    const ranked = await this.rankedGrams(lower);
+    const rarest = ranked[0]?.n ?? 0;
+    if (ranked.length < 2 || rarest <= INTERSECT_FROM || rarest > INTERSECT_UP_TO) return this.filterOf(q, ranked.map((r) => r.g));
+    // One repository with fewer issues than the rarest trigram: its own index is the narrower walk.
+    if (q.repoId !== undefined && (await this.issues.count({ repoId: q.repoId })) <= rarest) return this.filterOf(q, ranked.map((r) => r.g));
+    let ids: Set<number> | null = q.ids ? new Set(q.ids) : null;
+    let used = 0;
+    for (const { g } of ranked) {
+      if (used === INTERSECT_GRAMS || (ids !== null && ids.size <= INTERSECT_FROM)) break;
+      const next = new Set<number>();
+      for (const row of await this.issues.find({ grams: g }, { projection: { id: 1 } })) if (ids === null || ids.has(row.id)) next.add(row.id);
+      ids = next;
+      used++;
+    }
+    const filter = this.filterOf({ ...q, q: undefined, ids: [...ids!] });
+    const rest = ranked.slice(used, 16).map((r) => ({ grams: r.g }));
+    if (rest.length) filter.$and = [...((filter.$and as Filter[] | undefined) ?? []), ...rest];
+    return filter;
+  }
+
+  /** The query's trigrams with their issue counts (index counts, no documents read), rarest first. */
+  private async rankedGrams(lowerQuery: string): Promise<Array<{ g: string; n: number }>> {
+    const grams = queryGrams(lowerQuery);
     const counts = await Promise.all(grams.map((g) => this.issues.count({ grams: g })));
-    return grams.map((g, i) => ({ g, n: counts[i]! })).sort((a, b) => a.n - b.n).map((x) => x.g);
+    return grams.map((g, i) => ({ g, n: counts[i]! })).sort((a, b) => a.n - b.n);
   }
 
   /** A page of matching issues, newest first, and the exact total. */
   async list(q: IssueQuery): Promise<{ total: number; issues: IssueRecord[] }> {
     const lower = q.q?.toLowerCase() ?? '';
-    const filter = this.filterOf(q, lower.length >= GRAM ? await this.rarestFirst(lower) : undefined);
+    const filter = await this.searchFilter(q);
     if (!lower) {
       const [total, issues] = await Promise.all([
         this.countVisible(q, filter),
@@ -681,13 +726,21 @@ export class Issues implements IssuesService {
     const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
     // The granted part is disjoint from the public one: private repositories, or public ones of hidden owners (or,
     // for a restricted caller, everything: then there is no public part).
+    // Public rows of hidden owners are subtracted rather than excluded: `$nin` would make the store check every public
+    // row, while both counts here are index ranges (all public rows; the hidden owners' rows through their index).
+    const hidden = q.hiddenOwnerIds ?? [];
+    const hiddenOwner = typeof rest.repoOwnerId === 'number' ? (hidden.includes(rest.repoOwnerId) ? rest.repoOwnerId : null)
+      : hidden.length ? { $in: hidden } : null;
     const counts = await Promise.all([
-      q.noPublicRepos ? Promise.resolve(0) : this.issues.count(q.hiddenOwnerIds?.length
-        ? { ...rest, repoPrivate: false, $and: [...((rest.$and as Filter[] | undefined) ?? []), { repoOwnerId: { $nin: q.hiddenOwnerIds } }] }
-        : { ...rest, repoPrivate: false }),
-      privateIds.length ? this.issues.count({ ...rest, repoId: { $in: privateIds } }) : Promise.resolve(0),
+      q.noPublicRepos ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false }),
+      q.noPublicRepos || hiddenOwner === null ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false, repoOwnerId: hiddenOwner }),
+      // Granted ids are all private unless some owner is hidden or the caller is restricted: then the old (indexed)
+      // private-rows filter stays exact.
+      privateIds.length
+        ? this.issues.count(hidden.length || q.noPublicRepos ? { ...rest, repoId: { $in: privateIds } } : { ...rest, repoPrivate: true, repoId: { $in: privateIds } })
+        : Promise.resolve(0),
     ]);
-    return counts[0]! + counts[1]!;
+    return counts[0]! - counts[1]! + counts[2]!;
   }
 
   // ---- comments ----

@@ -60,6 +60,7 @@ export default definePlugin<Notifications>({
   schemas: [SubjectSchema, ThreadSchema, ThreadListSchema, CountSchema],
   async start(ctx) {
     const service = new Notifications(ctx);
+    service.serializeSubject = ctx.serializer({ $ref: 'forgekit/NotificationSubject' });
     await service.open();
     subscribe(ctx, service);
     ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo.id));

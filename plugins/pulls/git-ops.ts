@@ -68,6 +68,13 @@ class Lru<V> {
 export class GitOps {
   /** Changed files between two commit ids (immutable, so cached by ids: a repeated /files page runs no git). */
   private readonly filesCache = new Lru<Promise<ChangedFileInfo[]>>(256);
+  /**
+   * `merge-tree` answers by (repository, ours, theirs): the same commits always merge the same way, so the merge
+   * route's fresh check and the merge itself reuse the background check's answer. Kept 10 minutes: the tree object
+   * merge-tree wrote is unreachable until a commit uses it, and gc may prune unreachable objects (after 2 weeks by
+   * default) — an answer never outlives its object.
+   */
+  private readonly mergeCache = new Lru<{ at: number; outcome: MergeOutcome }>(1024);
 
   constructor(private readonly git: GitService) {}
 
@@ -112,6 +119,27 @@ export class GitOps {
     return r.code === 0 && SHA.test(sha) ? sha : null;
   }
 
+  /** The commits of several branches in one git process (a missing branch is absent from the map). */
+  async branchShas(dir: string, branches: string[]): Promise<Map<string, string>> {
+    const r = await this.exec(dir, ['for-each-ref', '--format=%(objectname) %(refname)', '--end-of-options', ...branches.map((b) => `refs/heads/${b}`)]);
+    const wanted = new Set(branches);
+    const out = new Map<string, string>();
+    if (r.code !== 0) return out;
+    for (const line of r.stdout.split('\n')) {
+      const space = line.indexOf(' ');
+      const sha = line.slice(0, space);
+      const name = line.slice(space + 1).slice('refs/heads/'.length);
+      // for-each-ref patterns also match refs below a name (refs/heads/a/b for refs/heads/a): exact names only.
+      if (SHA.test(sha) && wanted.has(name)) out.set(name, sha);
+    }
+    return out;
+  }
+
+  /** Points `refs/pull/N/head` at a commit of the same repository. */
+  async setPullRef(dir: string, index: number, sha: string): Promise<void> {
+    await this.ok(dir, ['update-ref', `refs/pull/${index}/head`, sha]);
+  }
+
   async refSha(dir: string, ref: string): Promise<string | null> {
     const r = await this.exec(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
     const sha = r.stdout.trim();
@@ -147,6 +175,15 @@ export class GitOps {
 
   /** A three-way merge of two commits into a tree, or the conflicted paths (nothing is written but objects). */
   async mergeTree(dir: string, ours: string, theirs: string): Promise<MergeOutcome> {
+    const key = `${dir}\0${ours}\0${theirs}`;
+    const known = this.mergeCache.get(key);
+    if (known && Date.now() - known.at < 600_000) return known.outcome;
+    const outcome = await this.runMergeTree(dir, ours, theirs);
+    this.mergeCache.set(key, { at: Date.now(), outcome });
+    return outcome;
+  }
+
+  private async runMergeTree(dir: string, ours: string, theirs: string): Promise<MergeOutcome> {
     const r = await this.exec(dir, ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs]);
     const parts = r.stdout.split('\0').filter((s) => s !== '');
     if (r.code === 0 && parts[0] && SHA.test(parts[0])) return { ok: true, tree: parts[0] };

@@ -254,19 +254,26 @@ export class Pulls {
    * fresh check) and as the background check. The answer is stored only when no newer check was queued while it ran
    * (a branch moved meanwhile: that check stores the answer for the newer heads); the caller gets it either way.
    */
-  refresh(pullId: number): Promise<PullRecord | null> {
-    return this.serial(pullId, async () => {
-      const pr = await this.pulls.findOne({ id: pullId });
-      if (!pr || pr.hasMerged) return pr;
-      const unchanged = Pulls.sameCheck(pr);
-      const c = await this.contextOf(pr);
-      if (!c) {
-        // The issue half or the base repository is gone: nothing to check (not left `checking` forever).
-        return (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false, ...unchanged }, { $set: { status: 'error' } })) ?? pr;
-      }
-      const set = await this.compute(c);
-      return (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false, ...unchanged }, { $set: set })) ?? { ...pr, ...set };
-    });
+  async refresh(pullId: number): Promise<PullRecord | null> {
+    return (await this.serial(pullId, () => this.checkNow(pullId, false))).pr;
+  }
+
+  /**
+   * One check, inside the pull request's queue. With `detectLanded` (the background check, Gitea's testPR) a head
+   * that is now in the base is not stored as `empty` but handed back: the caller marks the pull request merged.
+   */
+  private async checkNow(pullId: number, detectLanded: boolean): Promise<{ pr: PullRecord | null; landed?: { c: PullContext; baseSha: string } }> {
+    const pr = await this.pulls.findOne({ id: pullId });
+    if (!pr || pr.hasMerged) return { pr };
+    const unchanged = Pulls.sameCheck(pr);
+    const c = await this.contextOf(pr);
+    if (!c) {
+      // The issue half or the base repository is gone: nothing to check (not left `checking` forever).
+      return { pr: (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false, ...unchanged }, { $set: { status: 'error' } })) ?? pr };
+    }
+    const set = await this.compute(c);
+    if (detectLanded && set.status === 'empty' && set.baseSha && !c.issue.isClosed) return { pr, landed: { c, baseSha: set.baseSha } };
+    return { pr: (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false, ...unchanged }, { $set: set })) ?? { ...pr, ...set } };
   }
 
   /** The filter that matches a pull request only while no check newer than `pr`'s was queued. */
@@ -274,19 +281,47 @@ export class Pulls {
     return pr.checkGen === undefined ? { checkGen: { $exists: false } } : { checkGen: pr.checkGen };
   }
 
+  /**
+   * The head and base commits now, `refs/pull/N/head` moved to the head: for a head in the base repository one
+   * `for-each-ref` for both branches (and an `update-ref` only when the head moved), for a fork a fetch. A branch
+   * that is gone (or a fetch that failed) is null.
+   */
+  private async tips(c: PullContext): Promise<{ head: string | null; base: string | null }> {
+    const pr = c.pr;
+    const baseDir = this.dirOf(c.base);
+    if (!c.head) return { head: null, base: await this.ops.branchSha(baseDir, pr.baseBranch) };
+    const headDir = this.dirOf(c.head);
+    if (headDir === baseDir) {
+      const shas = await this.ops.branchShas(baseDir, [pr.headBranch, pr.baseBranch]);
+      const head = shas.get(pr.headBranch) ?? null;
+      // `refs/pull/N/head` is at the stored head commit (both move together): written only when the head moved.
+      if (head && head !== pr.headSha) {
+        try {
+          await this.ops.setPullRef(baseDir, pr.number, head);
+          await this.pulls.updateOne({ id: pr.id, hasMerged: false }, { $set: { headSha: head } });
+        } catch (err) {
+          this.ctx.log.warn({ err, pullId: pr.id }, 'pulls: moving refs/pull/N/head failed');
+          return { head: null, base: shas.get(pr.baseBranch) ?? null };
+        }
+      }
+      return { head, base: shas.get(pr.baseBranch) ?? null };
+    }
+    let head: string | null = null;
+    try {
+      head = await this.ops.syncHeadRef(baseDir, headDir, pr.headBranch, pr.number);
+    } catch (err) {
+      this.ctx.log.warn({ err, pullId: pr.id }, 'pulls: fetching the head failed');
+    }
+    return { head, base: await this.ops.branchSha(baseDir, pr.baseBranch) };
+  }
+
   /** The git state of a pull request now (git processes only; nothing stored). */
   private async compute(c: PullContext): Promise<Partial<PullRecord>> {
     const pr = c.pr;
     const baseDir = this.dirOf(c.base);
-    let headSha = pr.headSha;
-    if (c.head) {
-      try {
-        headSha = (await this.ops.syncHeadRef(baseDir, this.dirOf(c.head), pr.headBranch, pr.number)) ?? pr.headSha;
-      } catch (err) {
-        this.ctx.log.warn({ err, pullId: pr.id }, 'pulls: fetching the head failed');
-      }
-    }
-    const baseSha = (await this.ops.branchSha(baseDir, pr.baseBranch)) ?? pr.baseSha;
+    const tips = await this.tips(c);
+    const headSha = tips.head ?? pr.headSha;
+    const baseSha = tips.base ?? pr.baseSha;
     const set: Partial<PullRecord> = { headSha, baseSha };
     if (!headSha || !baseSha) {
       set.status = 'error';
@@ -297,7 +332,8 @@ export class Pulls {
     if (!mergeBase) {
       set.status = 'conflict';
       set.conflictedFiles = [];
-    } else if (await this.ops.isAncestor(baseDir, headSha, baseSha)) {
+    } else if (mergeBase === headSha) {
+      // The head is an ancestor of the base (their merge base is the head itself).
       set.status = 'empty';
       set.conflictedFiles = [];
     } else {
@@ -333,23 +369,13 @@ export class Pulls {
    */
   private async backgroundCheck(pullId: number): Promise<void> {
     try {
-      const pr = await this.pulls.findOne({ id: pullId });
-      if (!pr || pr.hasMerged) return;
-      const c = await this.contextOf(pr);
-      if (c && !c.issue.isClosed && pr.headSha) {
-        const dir = this.dirOf(c.base);
-        const baseSha = await this.ops.branchSha(dir, pr.baseBranch);
-        if (baseSha && (await this.ops.isAncestor(dir, pr.headSha, baseSha))) {
-          try {
-            await this.markMerged(c, pr.checkPusherId || c.issue.posterId, baseSha, 'manually-merged');
-            return;
-          } catch (err) {
-            if (!(err instanceof MergeRefusal)) throw err;
-            return; // merged meanwhile
-          }
-        }
+      const { pr, landed } = await this.serial(pullId, () => this.checkNow(pullId, true));
+      if (!pr || !landed) return;
+      try {
+        await this.markMerged(landed.c, pr.checkPusherId || landed.c.issue.posterId, landed.baseSha, 'manually-merged');
+      } catch (err) {
+        if (!(err instanceof MergeRefusal)) throw err; // merged meanwhile
       }
-      await this.refresh(pullId);
     } catch (err) {
       this.ctx.log.warn({ err, pullId }, 'pulls: a mergeability check failed');
       const pr = await this.pulls.findOne({ id: pullId });
@@ -369,17 +395,10 @@ export class Pulls {
       if (!pr || pr.hasMerged) return pr;
       const c = await this.contextOf(pr);
       if (!c?.head) return pr;
-      let headSha: string | null = null;
-      try {
-        headSha = await this.ops.syncHeadRef(this.dirOf(c.base), this.dirOf(c.head), pr.headBranch, pr.number);
-      } catch (err) {
-        this.ctx.log.warn({ err, pullId }, 'pulls: fetching the head failed');
-      }
-      if (!headSha || headSha === pr.headSha) return pr;
-      const set: Partial<PullRecord> = { headSha };
-      const baseDir = this.dirOf(c.base);
-      const baseSha = await this.ops.branchSha(baseDir, pr.baseBranch);
-      const mergeBase = baseSha ? await this.ops.mergeBase(baseDir, baseSha, headSha) : null;
+      const { head, base } = await this.tips(c);
+      if (!head || head === pr.headSha) return (await this.pulls.findOne({ id: pullId })) ?? pr;
+      const set: Partial<PullRecord> = { headSha: head };
+      const mergeBase = base ? await this.ops.mergeBase(this.dirOf(c.base), base, head) : null;
       if (mergeBase) set.mergeBase = mergeBase;
       return (await this.pulls.findOneAndUpdate({ id: pr.id, hasMerged: false }, { $set: set })) ?? pr;
     });
@@ -416,6 +435,8 @@ export class Pulls {
       allowMaintainerEdit: c.repo.defaultAllowMaintainerEdit === true, createdAt: now, updatedAt: now,
     };
     await this.pulls.insertOne(pr);
+    // `refs/pull/N/head` for a head of this repository (a fork's head is fetched there by the check).
+    if (headDir === baseDir) await this.ops.setPullRef(baseDir, pr.number, headSha);
     const fresh = (await this.refresh(pr.id)) ?? pr;
     await this.emit('opened', fresh, c.caller.id);
     for (const id of input.reviewerIds) await this.requestReview(fresh, c.caller, id, 0);
@@ -501,10 +522,11 @@ export class Pulls {
       if (pr.hasMerged) throw new MergeRefusal(405, 'the pull request has already been merged');
       if (!c.head) throw new MergeRefusal(409, 'the head repository no longer exists');
       const dir = this.dirOf(c.base);
-      const headSha = await this.ops.syncHeadRef(dir, this.dirOf(c.head), pr.headBranch, pr.number);
+      const tips = await this.tips({ ...c, pr });
+      const headSha = tips.head;
       if (!headSha) throw new MergeRefusal(409, 'the head branch no longer exists');
       if (headCommitId && headCommitId !== headSha) throw new MergeRefusal(409, 'head out of date');
-      const baseSha = await this.ops.branchSha(dir, pr.baseBranch);
+      const baseSha = tips.base;
       if (!baseSha) throw new MergeRefusal(409, 'the base branch no longer exists');
       const account = (await this.users.byId(caller.id))!;
       const poster = (await this.users.byId(c.issue.posterId)) ?? account;

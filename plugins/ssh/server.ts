@@ -279,10 +279,14 @@ class SshConnection {
       return REFUSED;
     }
     const code = await this.pipe(channel, this.bridge.receive(target, env, fastForwardRefs), commands.body);
+    // The server works, the client waits: a push of many branches must not idle out while its events go out.
+    const busy = setInterval(() => this.idle.refresh(), 10_000);
     try {
       await this.bridge.afterPush(target, before);
     } catch (err) {
       this.log.error({ err }, 'ssh: updating the repository after a push failed');
+    } finally {
+      clearInterval(busy);
     }
     return code;
   }

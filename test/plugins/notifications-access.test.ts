@@ -2,8 +2,9 @@
 // X-Total-Count, `/notifications/new` or one thread — a notification about a repository they can no longer read, and
 // sees them again once they can, through every way access is lost or gained: team membership, a team's repositories,
 // team deletion and includes_all_repositories, leaving the organization, collaborators, private ↔ public, the
-// organization's visibility, the site-admin flag. Pages are one ranked index walk (explained), and a process killed
-// between an access change and the flags' recompute is repaired at the next start.
+// organization's visibility, the site-admin flag. Pages are one ranked index walk (explained) whose JSON text equals
+// what GET of each thread serialises, and a process killed between an access change and the flags' recompute is
+// repaired at the next start.
 import t, { type Test } from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -147,6 +148,17 @@ t.test('losing and regaining access hides and shows threads, counts exact', asyn
     await ok('PATCH', `/repos/${alice.username}/open`, { private: false });
     await ok('POST', `/repos/acme-notif/vault/issues/${vaultIssue.number}/comments`, { body: 'still there' });
     await sees(t, f, carol, both, 'one thread per issue, no duplicate');
+  });
+
+  t.test('a list (JSON text from cached repository pieces) shows each thread as GET of that thread does', async (t) => {
+    for (const u of [carol, eve]) {
+      const list = (await f.request('GET', '/notifications?all=true', { token: u.token })).json as any[];
+      t.ok(list.length > 0);
+      for (const item of list) {
+        const one = await f.request('GET', `/notifications/threads/${item.id}`, { token: u.token });
+        t.same(item, one.json, `${u.username}: thread ${item.subject.title}`);
+      }
+    }
   });
 });
 

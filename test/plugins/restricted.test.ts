@@ -128,6 +128,17 @@ t.test('restricted users', async (t) => {
     t.same((await f.request('GET', '/users/search?q=owner', { token: rs.token })).json.data, []);
   });
 
+  t.test('POST /admin/users can create a restricted account', async (t) => {
+    const made = await f.request('POST', '/admin/users', {
+      token: admin, json: { username: 'rnew', email: 'rnew@example.com', password: 'secret-pass-1', must_change_password: false, restricted: true },
+    });
+    t.equal(made.status, 201);
+    t.equal(made.json.restricted, true);
+    const basic = ['rnew', 'secret-pass-1'] as [string, string];
+    t.equal((await f.request('GET', '/repos/rowner/r-pub', { basic })).status, 404);
+    t.equal((await f.request('GET', '/repos/search', { basic })).headers.get('x-total-count'), '0');
+  });
+
   t.test('lifting the restriction restores public access at once', async (t) => {
     t.equal((await f.request('PATCH', '/admin/users/rstr', { token: admin, json: { restricted: false } })).status, 200);
     t.equal((await f.request('GET', '/repos/rowner/r-pub', { token: rs.token })).status, 200);

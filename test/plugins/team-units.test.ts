@@ -15,6 +15,7 @@ t.test('team units', async (t) => {
   const coder = await f.createUser({ username: 'ucoder' });
   const tracker = await f.createUser({ username: 'utracker' });
   const codeOnly = await f.createUser({ username: 'ucodeonly' });
+  const reviewer = await f.createUser({ username: 'ureviewer' });
   const ok = async (p: Promise<{ status: number; text: string; json: any }>, status: number) => {
     const res = await p;
     if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
@@ -27,8 +28,9 @@ t.test('team units', async (t) => {
     coders: { units_map: { 'repo.code': 'write', 'repo.issues': 'read', 'repo.pulls': 'read', 'repo.releases': 'read' } },
     trackers: { units_map: { 'repo.code': 'none', 'repo.issues': 'write' } },
     codeonly: { permission: 'write', units: ['repo.code'] },
+    reviewers: { units_map: { 'repo.code': 'read', 'repo.pulls': 'read' } },
   } as const;
-  const members = { coders: coder, trackers: tracker, codeonly: codeOnly };
+  const members = { coders: coder, trackers: tracker, codeonly: codeOnly, reviewers: reviewer };
   for (const [name, body] of Object.entries(teams)) {
     const team = await ok(f.request('POST', '/orgs/uorg/teams', { token: owner.token, json: { name, permission: 'read', ...body } }), 201);
     await ok(f.request('PUT', `/teams/${team.json.id}/members/${members[name as keyof typeof members].username}`, { token: owner.token }), 204);
@@ -75,8 +77,20 @@ t.test('team units', async (t) => {
     t.equal((await f.request('POST', `${R}/contents/other.txt`, { token: codeOnly.token, json: { content: b64('x') } })).status, 201, 'code at write');
     t.equal((await f.request('GET', `${R}/issues`, { token: codeOnly.token })).status, 404);
     t.equal((await f.request('GET', `${R}/issues/1`, { token: codeOnly.token })).status, 404);
+    t.equal((await f.request('GET', `${R}/issues/1/assets`, { token: codeOnly.token })).status, 404, 'nor its attachments');
+    t.equal((await f.request('GET', `${R}/issues/1/assets`, { token: tracker.token })).status, 200);
     t.equal((await f.request('POST', `${R}/issues`, { token: codeOnly.token, json: { title: 'no' } })).status, 404);
     t.equal((await f.request('GET', `${R}/pulls`, { token: codeOnly.token })).status, 404);
+  });
+
+  t.test('pulls without issues: the issue list shows pull requests only', async (t) => {
+    const list = await f.request('GET', `${R}/issues?state=all`, { token: reviewer.token });
+    t.equal(list.status, 200);
+    t.same(list.json, [], "the owner's issue is not listed");
+    t.equal((await f.request('GET', `${R}/issues?type=issues`, { token: reviewer.token })).status, 404);
+    t.equal((await f.request('GET', `${R}/issues?type=pulls`, { token: reviewer.token })).status, 200);
+    t.equal((await f.request('GET', `${R}/issues/1`, { token: reviewer.token })).status, 404);
+    t.equal((await f.request('GET', `${R}/pulls`, { token: reviewer.token })).status, 200);
   });
 
   t.test('issue search leaves out what a unit hides', async (t) => {
