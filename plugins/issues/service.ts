@@ -734,7 +734,11 @@ export class Issues implements IssuesService {
     const counts = await Promise.all([
       q.noPublicRepos ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false }),
       q.noPublicRepos || hiddenOwner === null ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false, repoOwnerId: hiddenOwner }),
-      privateIds.length ? this.issues.count({ ...rest, repoId: { $in: privateIds } }) : Promise.resolve(0),
+      // Granted ids are all private unless some owner is hidden or the caller is restricted: then the old (indexed)
+      // private-rows filter stays exact.
+      privateIds.length
+        ? this.issues.count(hidden.length || q.noPublicRepos ? { ...rest, repoId: { $in: privateIds } } : { ...rest, repoPrivate: true, repoId: { $in: privateIds } })
+        : Promise.resolve(0),
     ]);
     return counts[0]! - counts[1]! + counts[2]!;
   }
