@@ -41,6 +41,7 @@ const REFERENCES: Array<[string, string, string, 'delete' | 'unset']> = [
   ['tokens', 'uid', 'users', 'delete'],
   ['public_keys', 'ownerId', 'users', 'delete'],
   ['gpg_keys', 'ownerId', 'users', 'delete'],
+  ['user_badges', 'uid', 'users', 'delete'],
   ['follows', 'followerId', 'users', 'delete'],
   ['follows', 'followingId', 'users', 'delete'],
   ['stars', 'uid', 'users', 'delete'],

@@ -192,6 +192,8 @@ declare module '../core/plugin.js' {
     'access.changed': AccessChangedEvent;
     /** The users plugin, before an account is removed: owners of related rows clean up. */
     'account.deleted': { account: Account };
+    /** The users plugin, after an account's name changed (`account` carries the new one; `from` the old login). */
+    'account.renamed': { account: Account; from: string };
     /** The repos plugin, after a repository record and its storage exist (forks: `repo.forkId` is set). */
     'repo.created': { repo: RepoRecord; owner: Account; creatorId: number | null };
     /** The repos plugin, after a repository record is removed (its storage goes after the handlers); owner null when the account went first. */

@@ -230,6 +230,14 @@ export interface UsersService {
   deleteAccount(account: Account, options?: { purge?: boolean }): Promise<void>;
   /** Registers what blocks (or, with purge, is removed before) an account's deletion; plugins call it at start. */
   addDeletionGuard(guard: DeletionGuard): void;
+  /**
+   * Renames a user (Gitea's admin rename): the name is checked (422) and must be free (422); every rename participant
+   * prepares (a reason is a 422 and nothing changes), the account row changes in one update, then the participants
+   * commit (a failure there puts the old name back and aborts them). Emits `account.renamed`. Same name: no-op.
+   */
+  renameAccount(account: Account, newName: string): Promise<Account>;
+  /** Registers what else must follow an account's name (the git plugin's directories); plugins call it at start. */
+  addRenameParticipant(participant: RenameParticipant): void;
   /** null when the name is acceptable, else the reason (charset, length, reserved, taken is not checked here). */
   checkName(name: string): string | null;
   /** Adds `delta` to a counter field (`numFollowers`, `numFollowing`, `numStars`) atomically. */
@@ -255,8 +263,23 @@ export interface DeletionGuard {
   purge?(account: Account): Promise<void>;
 }
 
+/**
+ * A plugin's part in an account rename (see `UsersService.renameAccount`). `from`/`to` are the logins as typed. A
+ * participant that keeps state on disk records what it is about to do in `prepare` and converges to the account's
+ * stored name at its next start, so a crash between the steps leaves nothing half-renamed.
+ */
+export interface RenameParticipant {
+  /** Before the account changes: why it cannot be renamed (a 422), or null. */
+  prepare(account: Account, from: string, to: string): Promise<string | null>;
+  /** After the account row carries the new name. */
+  commit(account: Account, from: string, to: string): Promise<void>;
+  /** The rename is abandoned after `prepare` (or a failed `commit`): back to `from`. */
+  abort(account: Account, from: string, to: string): Promise<void>;
+}
+
 /** Event names emitted by the users plugin. */
 export const ACCOUNT_DELETED = 'account.deleted';
+export const ACCOUNT_RENAMED = 'account.renamed';
 
 /** Access levels, ordered: a higher mode includes every lower one. */
 export const ACCESS = { none: 0, read: 1, write: 2, admin: 3, owner: 4 } as const;
@@ -319,6 +342,8 @@ export interface ReposService {
   byOwnerAndName(owner: string, name: string): Promise<RepoRecord | null>;
   byId(id: number): Promise<RepoRecord | null>;
   byIds(ids: number[]): Promise<Map<number, RepoRecord>>;
+  /** The lower-case names of every repository record of an owner (the git plugin's unadopted directories). */
+  lowerNamesOf(ownerId: number): Promise<Set<string>>;
   accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode>;
   /** Ids of the repository's collaborators (any permission). */
   collaboratorIds(repo: RepoRecord): Promise<number[]>;
@@ -383,6 +408,8 @@ export interface ReposService {
   create(owner: Account, input: {
     name: string; description?: string; private?: boolean; website?: string; defaultBranch?: string; template?: boolean;
     fork?: boolean; forkId?: number | null; mirror?: boolean; init?: RepoInitOptions;
+    /** The storage exists already (adoption): a create a crash interrupts is rolled back without removing it. */
+    adopt?: boolean;
   }, creator: Caller | null, storage?: Partial<RepoStorageProvider>): Promise<RepoRecord>;
   /**
    * Removes the record, its name-index entry, collaborations and team grants; its forks become standalone

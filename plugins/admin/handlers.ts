@@ -94,3 +94,15 @@ export async function deleteUser(rc: RequestContext<{ username: string }, { purg
   await users(rc).deleteAccount(account, { purge: rc.query.purge === true });
   return { status: 204 };
 }
+
+/**
+ * POST /admin/users/{username}/rename — 204; the new name is checked and must be free (422), an organization is a
+ * 422 (Gitea's words). The account row, its repositories' directory and every cached sign-in follow (users service).
+ */
+export async function renameUser(rc: RequestContext<{ username: string }, unknown, { new_username: string }>): Promise<Reply> {
+  const account = await users(rc).byName(rc.params.username);
+  if (!account) throw fail.notFound();
+  await users(rc).renameAccount(account, rc.body.new_username);
+  rc.log.info({ from: account.login, to: rc.body.new_username, admin: rc.caller!.login }, 'user renamed by a site admin');
+  return { status: 204 };
+}

@@ -1,8 +1,12 @@
-// The `admin` plugin: site-admin user management and the first admin account from FORGEKIT_ADMIN_* at start.
+// The `admin` plugin: site-admin user management, user badges, the registry of periodic tasks (/admin/cron) and the
+// first admin account from FORGEKIT_ADMIN_* at start.
 import { definePlugin, type PluginContext } from '../../core/plugin.js';
-import { listQuery, usernameParams } from '../../schemas/common.js';
+import { listQuery, paramsSchema, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
+import { ACCOUNT_DELETED } from '../../schemas/services.js';
 import * as h from './handlers.js';
+import { BadgeSchema, USER_BADGES, addBadges, badgeSettingsSchema, badgesBody, listBadges, removeBadges, type AdminSettings } from './badges.js';
+import { CronRegistry, CronSchema, listCron, runCron } from './cron.js';
 
 const createUserBody = {
   type: 'object',
@@ -59,11 +63,27 @@ async function bootstrapAdmin(ctx: PluginContext): Promise<void> {
   ctx.log.info({ username }, 'created the first site administrator');
 }
 
-export default definePlugin({
+export default definePlugin<CronRegistry, AdminSettings>({
   name: 'admin',
   dependencies: ['users'],
+  settings: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { badges: badgeSettingsSchema },
+  },
+  schemas: [BadgeSchema, CronSchema],
+  collections: [{ name: USER_BADGES, indexes: [{ fields: { uid: 1, slug: 1 }, unique: true }, { fields: { uid: 1 } }] }],
   async start(ctx) {
     await bootstrapAdmin(ctx);
+    const slugs = ctx.settings.badges.map((b) => b.slug);
+    if (new Set(slugs).size !== slugs.length) throw new Error('plugins.admin.badges: a badge slug is defined twice');
+    ctx.events.on(ACCOUNT_DELETED, async ({ account }) => {
+      await ctx.store.collection(USER_BADGES).deleteMany({ uid: account.id });
+    });
+    return new CronRegistry(ctx.log);
+  },
+  async stop(ctx) {
+    await (ctx.services.get('admin') as CronRegistry).settle();
   },
   routes: [
     {
@@ -91,6 +111,34 @@ export default definePlugin({
       operationId: 'adminDeleteUser', summary: 'Delete a user', scope: 'admin', method: 'DELETE', path: '/admin/users/:username', auth: 'admin',
       schema: { params: usernameParams, querystring: { type: 'object', properties: { purge: { type: 'boolean' } } } },
       handler: h.deleteUser,
+    },
+    {
+      operationId: 'adminRenameUser', summary: 'Rename a user', scope: 'admin', method: 'POST', path: '/admin/users/:username/rename', auth: 'admin', body: 'json',
+      schema: {
+        params: usernameParams,
+        body: { type: 'object', properties: { new_username: { type: 'string', minLength: 1, maxLength: 40 } }, required: ['new_username'] },
+      },
+      handler: h.renameUser,
+    },
+    {
+      operationId: 'adminListUserBadges', summary: "List a user's badges", scope: 'admin', method: 'GET', path: '/admin/users/:username/badges', auth: 'admin',
+      schema: { params: usernameParams, response: { 200: { type: 'array', items: ref('forgekit/Badge') } } }, handler: listBadges,
+    },
+    {
+      operationId: 'adminAddUserBadges', summary: 'Add a badge to a user', scope: 'admin', method: 'POST', path: '/admin/users/:username/badges', auth: 'admin', body: 'json',
+      schema: { params: usernameParams, body: badgesBody }, handler: addBadges,
+    },
+    {
+      operationId: 'adminDeleteUserBadges', summary: 'Remove a badge from a user', scope: 'admin', method: 'DELETE', path: '/admin/users/:username/badges', auth: 'admin', body: 'json',
+      schema: { params: usernameParams, body: badgesBody }, handler: removeBadges,
+    },
+    {
+      operationId: 'adminCronList', summary: 'List cron tasks', scope: 'admin', method: 'GET', path: '/admin/cron', auth: 'admin',
+      schema: { querystring: listQuery(), response: { 200: { type: 'array', items: ref('forgekit/Cron') } } }, handler: listCron,
+    },
+    {
+      operationId: 'adminCronRun', summary: 'Run cron task', scope: 'admin', method: 'POST', path: '/admin/cron/:task', auth: 'admin',
+      schema: { params: paramsSchema({ task: { type: 'string', minLength: 1, maxLength: 100 } }) }, handler: runCron,
     },
   ],
 });

@@ -221,6 +221,12 @@ export class CatFilePool {
     this.entries.delete(dir);
   }
 
+  /** Forgets the readers of every repository under `ownerDir` (an owner renamed: its paths are gone). */
+  forgetUnder(ownerDir: string): void {
+    const prefix = ownerDir.endsWith('/') ? ownerDir : `${ownerDir}/`;
+    for (const dir of [...this.entries.keys()]) if (dir.startsWith(prefix)) this.forget(dir);
+  }
+
   private async ask(dir: string, mode: Mode, rev: string): Promise<GitObject | null> {
     if (!isSafeRev(rev)) return null;
     if (this.closed) throw new GitError('git is shutting down', null, '', false);

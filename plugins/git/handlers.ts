@@ -137,6 +137,11 @@ export async function migrate(rc: Rc<unknown, unknown, MigrateBody>): Promise<Re
   const g = git(rc);
   const owner = await migrationOwner(rc, caller, b);
   const remote = await g.checkRemote(b.clone_addr);
+  // Gitea's CanImportLocal: a local path needs the server's permission (checked above) and the caller's own —
+  // a site admin, or an account an admin gave `allow_import_local`.
+  if (remote.kind === 'local' && !caller.isAdmin && (await users(rc).byId(caller.id))?.allowImportLocal !== true) {
+    throw fail.validation('clone_addr', 'You are not allowed to import local repositories.');
+  }
   const credentials = {
     username: b.auth_username || remote.username || null,
     password: b.auth_password || remote.password || null,

@@ -5,8 +5,9 @@ import { listQuery, nameParam, ownerRepoParams, paramsSchema } from '../../schem
 import { ref } from '../../schemas/resources.js';
 import { REPO_UPDATED } from '../../schemas/services.js';
 import * as h from './handlers.js';
-import { MIRRORS, GitService, type GitSettings } from './service.js';
+import { MIRRORS, OWNER_MOVES, GitService, type GitSettings } from './service.js';
 import * as smart from './smart-http.js';
+import { adopt, deleteUnadopted, listUnadopted } from './unadopted.js';
 
 const nameParams = paramsSchema({ name: nameParam });
 const gitParams = paramsSchema({ owner: nameParam, repo: nameParam });
@@ -76,18 +77,22 @@ export default definePlugin<GitService, GitSettings>({
     },
   },
   dependencies: ['users', 'repos'],
-  optionalDependencies: ['orgs'],
+  optionalDependencies: ['orgs', 'admin'],
   collections: [{
     name: MIRRORS,
     indexes: [
       { fields: { repoId: 1 }, unique: true },
       { fields: { nextSyncAt: 1 } },
     ],
-  }],
+  }, { name: OWNER_MOVES, indexes: [{ fields: { uid: 1 }, unique: true }] }],
   async start(ctx) {
     const service = new GitService(ctx);
     await service.start();
+    await service.recoverOwnerMoves();
+    ctx.services.get('users').addRenameParticipant(service.renameParticipant());
     ctx.services.get('repos').setStorage(service);
+    const mirrors = service.mirrorTask();
+    if (mirrors && ctx.services.has('admin')) ctx.services.get('admin').addCronTask(mirrors);
     ctx.events.on(REPO_UPDATED, async ({ repo, before }) => {
       try {
         await service.onRepoUpdated(repo, before);
@@ -141,6 +146,19 @@ export default definePlugin<GitService, GitSettings>({
       operationId: 'repoMirrorSync', summary: 'Sync a mirrored repository',
       scope: 'repository', method: 'POST', path: '/repos/:owner/:repo/mirror-sync', auth: 'user', handler: h.mirrorSync,
       schema: { params: ownerRepoParams },
+    },
+    {
+      operationId: 'adminUnadoptedList', summary: 'List unadopted repositories', scope: 'admin', method: 'GET', path: '/admin/unadopted', auth: 'admin',
+      schema: { querystring: listQuery({ pattern: { type: 'string', maxLength: 255 }, query: { type: 'string', maxLength: 255 } }), response: { 200: { type: 'array', items: { type: 'string' } } } },
+      handler: listUnadopted,
+    },
+    {
+      operationId: 'adminAdoptRepository', summary: 'Adopt unadopted files as a repository', scope: 'admin',
+      method: 'POST', path: '/admin/unadopted/:owner/:repo', auth: 'admin', schema: { params: ownerRepoParams }, handler: adopt,
+    },
+    {
+      operationId: 'adminDeleteUnadoptedRepository', summary: 'Delete unadopted files', scope: 'admin',
+      method: 'DELETE', path: '/admin/unadopted/:owner/:repo', auth: 'admin', schema: { params: ownerRepoParams }, handler: deleteUnadopted,
     },
     // git smart HTTP, outside the API prefix.
     {

@@ -1,11 +1,13 @@
 // The git capability: the storage provider behind every repository record, forks, migrations and mirror syncs.
 import type { ChildProcess } from 'node:child_process';
+import { rename } from 'node:fs/promises';
+import { crashPoint } from '../lib/crash-points.js';
 import path from 'node:path';
 import { ForgeError, fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCESS, type Account, type RepoInitOptions, type RepoRecord, type RepoStorageProvider, type ReposService, type UsersService } from '../../schemas/services.js';
+import { ACCESS, type Account, type RenameParticipant, type RepoInitOptions, type RepoRecord, type RepoStorageProvider, type ReposService, type UsersService } from '../../schemas/services.js';
 import { checkRemote, RemoteRefused, type Remote } from './remote-url.js';
 import { GitError, GitRunner, gitMessage } from './runner.js';
 import { GitStorage, UnsafePathError, type CloneOptions, type RepoStats } from './storage.js';
@@ -18,8 +20,19 @@ import { PushProcessor, readRefs } from './push.js';
 import { fastForwardOptions, installFastForwardHook } from './fast-forward-hook.js';
 import type { GitRunOptions, GitService as GitServiceContract, GitStats, ObjectReader, PushAttempt, PushGuard } from '../../schemas/contracts/git.js';
 import type { PushCommit, PushTransport } from '../../schemas/events.js';
+import type { CronTask } from '../../schemas/contracts/admin.js';
 
 export const MIRRORS = 'git_mirrors';
+/** Owner directories being moved by an account rename (crash safety: converged to the account's name at start). */
+export const OWNER_MOVES = 'git_owner_moves';
+
+export interface OwnerMoveRecord {
+  [key: string]: unknown;
+  uid: number;
+  /** Lower-case logins: the directory names. */
+  from: string;
+  to: string;
+}
 
 /** Where a mirror fetches from; credentials live here, never in the repository's git config or in logs. */
 export interface MirrorRecord {
@@ -124,7 +137,11 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     }
     const interval = this.settings.mirrorIntervalMs;
     if (interval > 0) {
-      this.timer = setInterval(() => void this.scheduleDue(), Math.min(interval, SCHEDULER_TICK_MS));
+      this.tickStarted = Date.now();
+      this.timer = setInterval(() => {
+        this.tickStarted = Date.now();
+        void this.scheduleDue();
+      }, this.tickMs);
       this.timer.unref();
     }
   }
@@ -175,6 +192,70 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     this.catFiles.forget(this.repoDir(repo, owner));
     await this.mirrors.deleteOne({ repoId: repo.id });
     await this.storage.remove(this.repoDir(repo, owner));
+  }
+
+  // ---- account renames: the owner's directory follows its name ----
+
+  private get moves(): Collection<OwnerMoveRecord> {
+    return this.ctx.store.collection<OwnerMoveRecord>(OWNER_MOVES);
+  }
+
+  /**
+   * The git plugin's part in an account rename: `<root>/<old>` becomes `<root>/<new>` (one rename(2)). The move is
+   * recorded before the account changes and dropped after the directory moved; `recoverOwnerMoves` finishes or undoes
+   * a recorded move at start, whichever matches the account's stored name.
+   */
+  renameParticipant(): RenameParticipant {
+    const same = (from: string, to: string) => from.toLowerCase() === to.toLowerCase();
+    return {
+      prepare: async (account, from, to) => {
+        if (same(from, to)) return null;
+        if (await this.storage.exists(this.storage.ownerDir(to))) {
+          return `repository files already exist for ${to.toLowerCase()} (GET /admin/unadopted lists them); delete or move them first`;
+        }
+        await this.moves.updateOne({ uid: account.id }, { $set: { uid: account.id, from: from.toLowerCase(), to: to.toLowerCase() } }, { upsert: true });
+        return null;
+      },
+      commit: async (account, from, to) => {
+        if (same(from, to)) return;
+        crashPoint('account.rename:before-move');
+        const moved = await this.storage.moveOwner(from, to);
+        if (moved === 'target-exists') throw new Error(`cannot move the repositories of ${from}: ${to.toLowerCase()} exists on disk`);
+        this.catFiles.forgetUnder(this.storage.ownerDir(from));
+        crashPoint('account.rename:after-move');
+        await this.moves.deleteOne({ uid: account.id });
+      },
+      abort: async (account, from, to) => {
+        if (same(from, to)) return;
+        await this.converge(from.toLowerCase(), to.toLowerCase(), from.toLowerCase());
+        await this.moves.deleteOne({ uid: account.id });
+      },
+    };
+  }
+
+  /** Puts the owner directory at `want` (one of `from`/`to`) when it is at the other one. */
+  private async converge(from: string, to: string, want: string): Promise<void> {
+    const other = want === to ? from : to;
+    const [atWant, atOther] = await Promise.all([this.storage.exists(this.storage.ownerDir(want)), this.storage.exists(this.storage.ownerDir(other))]);
+    if (!atWant && atOther) {
+      this.catFiles.forgetUnder(this.storage.ownerDir(other));
+      await rename(this.storage.ownerDir(other), this.storage.ownerDir(want));
+    }
+  }
+
+  /** Start: moves a crash interrupted are finished or undone to match each account's stored name. */
+  async recoverOwnerMoves(): Promise<string[]> {
+    const done: string[] = [];
+    for (const move of await this.moves.find({})) {
+      const account = await this.users.byId(move.uid);
+      if (account && (account.lowerName === move.from || account.lowerName === move.to)) {
+        await this.converge(move.from, move.to, account.lowerName);
+        done.push(`${move.from} -> ${move.to}: repositories at ${account.lowerName}`);
+      }
+      await this.moves.deleteOne({ uid: move.uid });
+    }
+    if (done.length) this.ctx.log.warn({ done }, 'git: finished owner directory moves a crash interrupted');
+    return done;
   }
 
   // ---- the service other plugins use (schemas/contracts/git.ts) ----
@@ -423,8 +504,36 @@ export class GitService implements RepoStorageProvider, GitServiceContract {
     if (await this.repos.byId(repoId)) await this.repos.updateFields(repoId, { mirrorUpdated: nowRfc3339(), mirrorError: error });
   }
 
+  /** How often the periodic sync looks for due mirrors. */
+  private get tickMs(): number {
+    return Math.min(this.settings.mirrorIntervalMs, SCHEDULER_TICK_MS);
+  }
+
+  private tickStarted = 0;
+  private lastScheduled: Date | null = null;
+  private schedules = 0;
+
+  /**
+   * The periodic sync as Gitea's `update_mirrors` cron task (listed and run by the admin plugin): queues every mirror
+   * whose next sync time has come. Null when periodic syncs are off (`mirrorIntervalMs: 0`).
+   */
+  mirrorTask(): CronTask | null {
+    if (this.settings.mirrorIntervalMs <= 0) return null;
+    const tick = this.tickMs;
+    return {
+      name: 'update_mirrors',
+      schedule: `@every ${tick % 60_000 === 0 ? `${tick / 60_000}m` : `${tick / 1000}s`}`,
+      next: () => (this.timer ? new Date(this.tickStarted + tick) : null),
+      prev: () => this.lastScheduled,
+      execTimes: () => this.schedules,
+      run: () => this.scheduleDue(),
+    };
+  }
+
   /** The periodic sync: every mirror whose next sync time has come. */
   async scheduleDue(): Promise<void> {
+    this.lastScheduled = new Date();
+    this.schedules++;
     try {
       const due = await this.mirrors.find({ nextSyncAt: { $lte: Date.now() } }, { projection: { repoId: 1 } });
       for (const m of due) this.queue.enqueue(m.repoId);

@@ -1,5 +1,5 @@
 // Bare repositories on disk: where they live, and the git operations that create, copy, fetch and measure them.
-import { access, chmod, mkdir, rm, rmdir } from 'node:fs/promises';
+import { access, chmod, mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { GitError, type GitRunner } from './runner.js';
@@ -163,6 +163,55 @@ export class GitStorage {
     } catch {
       // not empty, or already gone
     }
+  }
+
+  /** Owner directories under the root (safe names only), in name order. */
+  async ownerDirs(): Promise<string[]> {
+    const entries = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+    return entries.filter((e) => e.isDirectory() && isSafeSegment(e.name)).map((e) => e.name).sort();
+  }
+
+  /** Repository names (without `.git`) on disk under an owner directory, in name order. */
+  async repoNamesOf(ownerDir: string): Promise<string[]> {
+    if (!isSafeSegment(ownerDir)) return [];
+    const entries = await readdir(path.join(this.root, ownerDir), { withFileTypes: true }).catch(() => []);
+    return entries
+      .filter((e) => e.isDirectory() && e.name.endsWith('.git') && isSafeSegment(e.name.slice(0, -4)))
+      .map((e) => e.name.slice(0, -4))
+      .sort();
+  }
+
+  /** `<root>/<owner>` for a (lower-cased, checked) owner name. */
+  ownerDir(ownerLogin: string): string {
+    const owner = ownerLogin.toLowerCase();
+    if (!isSafeSegment(owner)) throw new UnsafePathError('owner name');
+    return path.join(this.root, owner);
+  }
+
+  /** Whether `dir` is a bare git repository (what adoption accepts). */
+  async isBareRepository(dir: string): Promise<boolean> {
+    try {
+      const { stdout } = await this.git.run(['--git-dir', dir, 'rev-parse', '--is-bare-repository']);
+      return stdout.trim() === 'true';
+    } catch (err) {
+      if (err instanceof GitError) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Moves an owner's directory (an account rename): one rename(2), atomic on one file system. Nothing to move when
+   * the account has no repositories on disk; false when the target exists already.
+   */
+  async moveOwner(fromLogin: string, toLogin: string): Promise<'moved' | 'nothing' | 'target-exists'> {
+    const from = this.ownerDir(fromLogin);
+    const to = this.ownerDir(toLogin);
+    if (from === to) return 'nothing';
+    const [source, target] = await Promise.all([this.exists(from), this.exists(to)]);
+    if (target) return 'target-exists';
+    if (!source) return 'nothing';
+    await rename(from, to);
+    return 'moved';
   }
 
   async stats(dir: string): Promise<RepoStats> {

@@ -404,13 +404,39 @@ export class Notifications {
   threadsJson(rows: NotificationRecord[], repoTexts: Map<number, Buffer>, threadUrl: string): Buffer {
     const out: Buffer[] = [OPEN];
     rows.forEach((r, i) => {
-      out.push(Buffer.from(`${i === 0 ? '' : ','}{"id":${r.id},"repository":`));
-      out.push(repoTexts.get(r.repoId) ?? NULL);
-      out.push(Buffer.from(`,"subject":${this.serializeSubject(Notifications.subjectOf(r))},"unread":${r.status === 'unread'},"pinned":${r.status === 'pinned'},"updated_at":${JSON.stringify(r.updatedAt)},"url":${JSON.stringify(threadUrl + r.id)}}`));
+      const text = this.threadText(r, threadUrl);
+      out.push(i === 0 ? text.head : text.commaHead, repoTexts.get(r.repoId) ?? NULL, text.tail);
     });
     out.push(CLOSE);
     return Buffer.concat(out);
   }
+
+  /**
+   * A thread's text around its repository, kept per stored version of the row: the embedded store hands out one
+   * read-only object per version, so an entry made from that very object is exact (MongoDB's fresh copies never hit).
+   * At most `TEXT_CACHE` entries; the oldest tenth goes when full.
+   */
+  private threadText(r: NotificationRecord, threadUrl: string): ThreadText {
+    const hit = this.texts.get(r.id);
+    if (hit && hit.row === r && hit.url === threadUrl) return hit;
+    const head = `{"id":${r.id},"repository":`;
+    const text: ThreadText = {
+      row: r, url: threadUrl, head: Buffer.from(head), commaHead: Buffer.from(`,${head}`),
+      tail: Buffer.from(`,"subject":${this.serializeSubject(Notifications.subjectOf(r))},"unread":${r.status === 'unread'},"pinned":${r.status === 'pinned'},"updated_at":${JSON.stringify(r.updatedAt)},"url":${JSON.stringify(threadUrl + r.id)}}`),
+    };
+    if (this.texts.size >= TEXT_CACHE) {
+      let n = TEXT_CACHE / 10;
+      for (const id of this.texts.keys()) {
+        this.texts.delete(id);
+        if (--n <= 0) break;
+      }
+    }
+    this.texts.delete(r.id);
+    this.texts.set(r.id, text);
+    return text;
+  }
+
+  private readonly texts = new Map<number, ThreadText>();
 
   /** The Subject object of a thread, with its current title and state. */
   static subjectOf(row: NotificationRecord): Subject {
@@ -433,6 +459,18 @@ export class Notifications {
     await this.repoRows.deleteMany({ userId });
   }
 }
+
+/** A thread's JSON text without its repository (see `threadText`). */
+interface ThreadText {
+  row: NotificationRecord;
+  url: string;
+  head: Buffer;
+  commaHead: Buffer;
+  tail: Buffer;
+}
+
+/** Thread texts kept (≈ 0.5 KB each). */
+const TEXT_CACHE = 20_000;
 
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');

@@ -35,18 +35,24 @@ function issuesOf(rc: RequestContext<any, any, any>): IssuesService {
 /** The repository (readable, issues on) and the issue or comment of the path; 404 for anything the caller cannot see. */
 async function targetOf(rc: RequestContext<IssueParams | CommentParams, any, any>, kind: 'issue' | 'comment'): Promise<Target> {
   const issues = issuesOf(rc);
-  const { repo, owner, mode } = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo);
+  const { repo, owner, unitMode } = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo);
   if (repo.hasIssues === false) throw fail.notFound();
+  // The issue's unit decides (a team's units_map): issues, or pulls for a pull request; unreadable is a 404.
+  const withUnit = (issue: IssueRecord) => {
+    const mode = unitMode(issue.isPull ? 'pulls' : 'issues');
+    if (mode < ACCESS.read) throw fail.notFound();
+    return mode;
+  };
   if (kind === 'issue') {
     const issue = await issues.byNumber(repo.id, (rc.params as IssueParams).index);
     if (!issue) throw fail.notFound();
-    return { repo, owner, mode, issue, comment: null };
+    return { repo, owner, mode: withUnit(issue), issue, comment: null };
   }
   const comment = await issues.commentById((rc.params as CommentParams).id);
   if (!comment || comment.repoId !== repo.id) throw fail.notFound();
   const issue = await issues.byId(comment.issueId);
   if (!issue) throw fail.notFound();
-  return { repo, owner, mode, issue, comment };
+  return { repo, owner, mode: withUnit(issue), issue, comment };
 }
 
 /**

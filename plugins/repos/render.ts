@@ -109,6 +109,7 @@ export class RepoRender {
     const texts = new Map<number, Buffer>();
     if (repos.length === 0) return texts;
     const { owners, grants, render, parentOf } = await this.renderContext(repos, caller);
+    const ownerJson = new Map<number, string>();
     for (const repo of repos) {
       const owner = owners.get(repo.ownerId);
       if (!owner || texts.has(repo.id)) continue;
@@ -117,9 +118,14 @@ export class RepoRender {
         texts.set(repo.id, this.json.serialize(true, render(repo, parent)!));
         continue;
       }
+      let ownerText = ownerJson.get(owner.id);
+      if (ownerText === undefined) {
+        ownerText = this.json.ownerText(owner, this.users.toApi(owner, caller));
+        ownerJson.set(owner.id, ownerText);
+      }
       const out: Buffer[] = [];
       const mode = modeOf(grants, repo);
-      this.json.append(out, true, repo, this.json.ownerText(owner, this.users.toApi(owner, caller)), grants.units ? permissionMode(grants, repo) : mode, () => render(repo, null)!);
+      this.json.append(out, true, repo, ownerText, grants.units ? permissionMode(grants, repo) : mode, () => render(repo, null)!);
       texts.set(repo.id, out.length === 1 ? out[0]! : Buffer.concat(out));
     }
     return texts;

@@ -79,6 +79,11 @@ export interface CreateInput {
   forkId?: number | null;
   mirror?: boolean;
   init?: RepoInitOptions;
+  /**
+   * The storage exists already and is taken over (an admin adopting a git directory without a record): a create a
+   * crash interrupts is rolled back without removing that storage.
+   */
+  adopt?: boolean;
 }
 
 
@@ -129,6 +134,10 @@ export class Repos implements ReposService {
 
   async byId(id: number): Promise<RepoRecord | null> {
     return this.repos.findOne({ id });
+  }
+
+  async lowerNamesOf(ownerId: number): Promise<Set<string>> {
+    return new Set((await this.repos.find({ ownerId }, { projection: { lowerName: 1 } })).map((r) => r.lowerName));
   }
 
   async byIds(ids: number[]): Promise<Map<number, RepoRecord>> {
@@ -316,6 +325,7 @@ export class Repos implements ReposService {
     // Crash safety: the record carries `creating` until its storage exists and the parent's fork count is raised;
     // a crash in between leaves a record that the start-up pass (`rollBackUnfinished`) removes.
     record.creating = true;
+    if (input.adopt === true) record.adopting = true;
     try {
       await this.repos.insertOne(record);
     } catch (err) {
@@ -337,8 +347,9 @@ export class Repos implements ReposService {
       throw err;
     }
     if (typeof record.forkId === 'number') await this.incrementCounter(record.forkId, 'numForks', 1);
-    await this.repos.updateOne({ id: record.id }, { $unset: { creating: true } });
+    await this.repos.updateOne({ id: record.id }, { $unset: { creating: true, adopting: true } });
     delete record.creating;
+    delete record.adopting;
     const stored = (await this.byId(record.id)) ?? record;
     await this.emit(REPO_CREATED, { repo: stored, owner, creatorId: creator?.id ?? null });
     // Read back again: listeners (the owner's auto-watch) change counters.
@@ -424,7 +435,8 @@ export class Repos implements ReposService {
         const forks = await this.repos.count({ forkId: repo.forkId });
         await this.repos.updateOne({ id: repo.forkId }, { $set: { numForks: forks } });
       }
-      this.rolledBack.push(repo);
+      // Adopted storage was there before the record and stays (unadopted again); made storage goes.
+      if (repo.adopting !== true) this.rolledBack.push(repo);
       removed.push(`repository ${repo.ownerId}/${repo.name} (id ${repo.id}): half-made by a crash, rolled back`);
     }
     if (removed.length) this.ctx.log.warn({ removed }, 'repos: rolled back creates a crash interrupted');

@@ -62,7 +62,33 @@ export async function getMine(rc: Rc<{ id: number }>): Promise<Reply> {
 
 /** POST /user/keys — parse natively, refuse with the reason, store the normalised line. */
 export async function create(rc: Rc<{}, {}, { title: string; key: string }>): Promise<Reply> {
-  const caller = me(rc);
+  return createFor(rc, me(rc).id);
+}
+
+/** The user a site admin names in the path; 404 when missing, 422 for an organization (it has no keys). */
+async function namedUser(rc: Rc<{ username: string }, any, any>) {
+  const account = await users(rc).byName(rc.params.username);
+  if (!account) throw fail.notFound();
+  if (account.type !== 'user') throw fail.validation('username', 'is an organization, not a user');
+  return account;
+}
+
+/** POST /admin/users/{username}/keys — a site admin adds a key on behalf of a user, with the same checks. */
+export async function adminCreate(rc: Rc<{ username: string }, {}, { title: string; key: string; read_only?: boolean }>): Promise<Reply> {
+  // `read_only` only means something for deploy keys (Gitea ignores it here too): a user key reaches what its user does.
+  return createFor(rc, (await namedUser(rc)).id);
+}
+
+/** DELETE /admin/users/{username}/keys/{id} — 404 when the user or the key is missing or the key is someone else's. */
+export async function adminRemove(rc: Rc<{ username: string; id: number }>): Promise<Reply> {
+  const account = await namedUser(rc);
+  const removed = await keys(rc).deleteOne({ id: rc.params.id, ownerId: account.id });
+  if (!removed) throw fail.notFound();
+  return { status: 204 };
+}
+
+async function createFor(rc: Rc<any, any, { title: string; key: string }>, ownerId: number): Promise<Reply> {
+  const caller = { id: ownerId };
   const title = rc.body.title.trim();
   if (title === '') throw fail.validation('title', 'must not be empty');
   const parsed = rc.app.services.get('ssh-keys').parse(rc.body.key);

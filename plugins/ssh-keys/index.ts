@@ -16,6 +16,9 @@ const createBody = {
   required: ['title', 'key'],
 };
 
+/** Gitea's CreateKeyOption (`read_only` is for deploy keys; accepted and meaningless for a user key, as in Gitea). */
+const adminCreateBody = { ...createBody, properties: { ...createBody.properties, read_only: { type: 'boolean' } } };
+
 /** Minimum key size in bits per family; -1 refuses the type. */
 const minimumSize = (bits: number) => ({ type: 'integer', minimum: -1, default: bits });
 
@@ -49,6 +52,16 @@ export default definePlugin({
     { operationId: 'userCurrentGetKey', summary: 'Get a public key', scope: 'user', method: 'GET', path: '/user/keys/:id', auth: 'user', schema: { params: idParams, response: { 200: ref('forgekit/PublicKey') } }, handler: h.getMine },
     { operationId: 'userCurrentDeleteKey', summary: 'Delete a public key', scope: 'user', method: 'DELETE', path: '/user/keys/:id', auth: 'user', schema: { params: idParams }, handler: h.remove },
     { operationId: 'userListKeys', summary: 'List the given user\'s public keys', scope: 'user', method: 'GET', path: '/users/:username/keys', auth: 'optional', schema: { params: usernameParams, querystring: listQuery({ fingerprint: { type: 'string', maxLength: 255 } }), response: { 200: ref('forgekit/PublicKeyList') } }, handler: h.listOfUser },
+    {
+      operationId: 'adminCreatePublicKey', summary: 'Add a public key on behalf of a user', scope: 'admin',
+      method: 'POST', path: '/admin/users/:username/keys', auth: 'admin', body: 'json',
+      schema: { params: usernameParams, body: adminCreateBody, response: { 201: ref('forgekit/PublicKey') } }, handler: h.adminCreate,
+    },
+    {
+      operationId: 'adminDeleteUserPublicKey', summary: "Delete a user's public key", scope: 'admin',
+      method: 'DELETE', path: '/admin/users/:username/keys/:id', auth: 'admin',
+      schema: { params: paramsSchema({ username: usernameParams.properties.username, id: idParam }) }, handler: h.adminRemove,
+    },
     { operationId: 'userListKeysText', summary: 'The given user\'s SSH public keys, one per line', scope: 'misc', method: 'GET', path: '/:username.keys', mount: 'root', auth: 'public', schema: { params: usernameParams }, handler: h.plainText },
   ],
   start(ctx) {

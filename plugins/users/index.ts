@@ -6,6 +6,7 @@ import { Users, USERS, EMAILS, type UsersSettings } from './service.js';
 import * as h from './handlers.js';
 import { AVATARS, AVATAR_MAX_BYTES } from './avatar.js';
 import { UserSettingsSchema, getSettings, updateSettings, userSettingsBody } from './settings.js';
+import { AdminEmailSchema, listAllEmails, searchEmails } from './admin-emails.js';
 
 const EmailSchema = {
   $id: 'forgekit/Email',
@@ -21,6 +22,7 @@ const UserSearchResultsSchema = {
   required: ['ok', 'data'],
 } as const;
 const emailList = { type: 'array', items: ref('forgekit/Email') };
+const adminEmailList = { type: 'array', items: ref('forgekit/AdminEmail') };
 const emailsBody = {
   type: 'object',
   properties: { emails: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 254 } } },
@@ -54,7 +56,7 @@ export default definePlugin<Users, UsersSettings>({
       },
     },
   },
-  schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema, UserSettingsSchema],
+  schemas: [UserSchema, UserListSchema, UserSearchResultsSchema, EmailSchema, UserSettingsSchema, AdminEmailSchema],
   collections: [
     {
       name: USERS,
@@ -129,6 +131,14 @@ export default definePlugin<Users, UsersSettings>({
       operationId: 'updateUserSettings', summary: 'Update user settings', scope: 'user',
       method: 'PATCH', path: '/user/settings', auth: 'user', body: 'json',
       schema: { body: userSettingsBody, response: { 200: ref('forgekit/UserSettings') } }, handler: updateSettings,
+    },
+    {
+      operationId: 'adminGetAllEmails', summary: 'List all emails', scope: 'admin', method: 'GET', path: '/admin/emails', auth: 'admin',
+      schema: { querystring: listQuery(), response: { 200: adminEmailList } }, handler: listAllEmails,
+    },
+    {
+      operationId: 'adminSearchEmails', summary: 'Search all emails', scope: 'admin', method: 'GET', path: '/admin/emails/search', auth: 'admin',
+      schema: { querystring: listQuery({ q: { type: 'string', maxLength: 255 } }), response: { 200: adminEmailList } }, handler: searchEmails,
     },
     {
       operationId: 'getAvatar', summary: 'The avatar image of an account (uploaded, or a generated identicon)',

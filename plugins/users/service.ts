@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -12,6 +12,7 @@ import { FailureThrottle, type ThrottleRule } from './throttle.js';
 import { gramsOf } from '../lib/grams.js';
 import { seesEmail, toApiUser, toApiUserShown, visibilityOf } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
+import { crashPoint } from '../lib/crash-points.js';
 import { AVATARS, AVATAR_MAX_BYTES, decodeBase64Image, sniffImage, type AvatarDoc } from './avatar.js';
 import { UserIndex } from './search-index.js';
 
@@ -372,6 +373,87 @@ export class Users implements UsersService {
 
   addDeletionGuard(guard: DeletionGuard): void {
     this.deletionGuards.push(guard);
+  }
+
+  private readonly renameParticipants: RenameParticipant[] = [];
+
+  addRenameParticipant(participant: RenameParticipant): void {
+    this.renameParticipants.push(participant);
+  }
+
+  async renameAccount(account: Account, newName: string): Promise<Account> {
+    if (account.type !== 'user') throw fail.validation('username', `${account.login} is an organization not a user`);
+    const from = account.login;
+    if (newName === from) return account;
+    const problem = checkAccountName(newName);
+    if (problem) throw fail.validation('new_username', problem);
+    const other = await this.byName(newName);
+    if (other && other.id !== account.id) throw fail.validation('new_username', 'The username is already taken.');
+    const prepared: RenameParticipant[] = [];
+    const abortAll = async () => {
+      for (const p of prepared.reverse()) {
+        try {
+          await p.abort(account, from, newName);
+        } catch (err) {
+          this.ctx.log.error({ err, uid: account.id }, 'undoing a rename failed; it is finished or undone at the next start');
+        }
+      }
+    };
+    for (const p of this.renameParticipants) {
+      let reason: string | null;
+      try {
+        reason = await p.prepare(account, from, newName);
+      } catch (err) {
+        await abortAll();
+        throw err;
+      }
+      prepared.push(p);
+      if (reason) {
+        await abortAll();
+        throw fail.validation('new_username', reason);
+      }
+    }
+    crashPoint('account.rename:after-prepare');
+    // The one step that decides: the account row changes in a single update (the unique name index is the last word).
+    const renamed = {
+      login: newName, lowerName: newName.toLowerCase(), grams: gramsOf(newName, account.fullName), updatedAt: nowRfc3339(),
+    };
+    let matched: number;
+    try {
+      matched = (await this.accounts.updateOne({ id: account.id, lowerName: account.lowerName }, { $set: renamed })).matched;
+    } catch (err) {
+      await abortAll();
+      if (isDuplicateKeyError(err)) throw fail.validation('new_username', 'The username is already taken.');
+      throw err;
+    }
+    if (matched === 0) {
+      await abortAll();
+      throw fail.conflict(`${from} was renamed or deleted meanwhile`);
+    }
+    crashPoint('account.rename:after-record');
+    this.credentialsChanged(account.id);
+    const stored = await this.byId(account.id);
+    if (stored) this.index.upsert(stored);
+    try {
+      for (const p of this.renameParticipants) await p.commit(account, from, newName);
+    } catch (err) {
+      // Back to the old name: the participants undo what they did (or converge at the next start).
+      await this.accounts.updateOne({ id: account.id }, {
+        $set: { login: from, lowerName: account.lowerName, grams: gramsOf(from, account.fullName), updatedAt: nowRfc3339() },
+      });
+      this.credentialsChanged(account.id);
+      const back = await this.byId(account.id);
+      if (back) this.index.upsert(back);
+      await abortAll();
+      throw err;
+    }
+    const after = (await this.byId(account.id)) ?? { ...account, ...renamed };
+    try {
+      await this.ctx.events.emit(ACCOUNT_RENAMED, { account: after, from });
+    } catch (err) {
+      this.ctx.log.error({ err, uid: account.id }, 'an account.renamed listener failed');
+    }
+    return after;
   }
 
   async deleteAccount(account: Account, options: { purge?: boolean } = {}): Promise<void> {

@@ -228,6 +228,8 @@ export const NULLABLE: Record<string, string> = {
   'User.last_login': 'null for an account that never signed in, and for viewers other than the account and site admins',
   'GPGKey.expires_at': 'null for a key that never expires (never the zero time)',
   'WatchInfo.reason': 'always null, as in Gitea',
+  'Cron.prev': 'null until the task first ran (never the zero time)',
+  'Cron.next': 'null while the task is not scheduled (never the zero time)',
   'PayloadCommit.added': 'null in a branch\'s commit, as in Gitea (no file lists there)',
   'PayloadCommit.removed': 'null in a branch\'s commit, as in Gitea (no file lists there)',
   'PayloadCommit.modified': 'null in a branch\'s commit, as in Gitea (no file lists there)',

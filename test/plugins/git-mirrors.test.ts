@@ -76,6 +76,10 @@ t.test('migrations and mirrors (local sources allowed, as in the tests)', async 
   t.teardown(() => f.close());
   const alice: TestUser = await f.createUser({ username: 'alice' });
   const bob: TestUser = await f.createUser({ username: 'bob' });
+  // Local paths need the account's allow_import_local too (Gitea's CanImportLocal; admin-import-local.test.ts).
+  for (const who of ['alice', 'bob']) {
+    t.equal((await f.request('PATCH', `/admin/users/${who}`, { token: f.admin.token, json: { allow_import_local: true } })).status, 200);
+  }
   const reposDir = path.join(f.dataDir, 'repositories');
 
   t.test('migrate a mirror from a local repository; mirror-sync brings new commits', async (t) => {
@@ -334,6 +338,7 @@ t.test('periodic mirror sync at the configured interval', async (t) => {
   const f = await startForge({ extraPlugins: plugins, config: { plugins: { git: { migrateAllowLocal: true, mirrorIntervalMs: 1000 } } } });
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });
+  t.equal((await f.request('PATCH', '/admin/users/alice', { token: f.admin.token, json: { allow_import_local: true } })).status, 200);
   const source = await makeSource();
   const res = await f.request('POST', '/repos/migrate', { token: alice.token, json: { clone_addr: source.bare, repo_name: 'auto', mirror: true } });
   t.equal(res.status, 201);
@@ -396,6 +401,7 @@ t.test('credentials never reach the logs', async (t) => {
 t.test('shutdown during a sync is clean', async (t) => {
   const f = await startForge({ extraPlugins: plugins, env: { FORGEKIT_MIGRATE_ALLOW_LOCAL: 'true' } });
   const alice = await f.createUser({ username: 'alice' });
+  t.equal((await f.request('PATCH', '/admin/users/alice', { token: f.admin.token, json: { allow_import_local: true } })).status, 200);
   const source = await makeSource();
   t.equal((await f.request('POST', '/repos/migrate', { token: alice.token, json: { clone_addr: source.bare, repo_name: 'm', mirror: true } })).status, 201);
   const service = f.forge.service('git');

@@ -77,6 +77,8 @@ t.test('team units', async (t) => {
     t.equal((await f.request('POST', `${R}/contents/other.txt`, { token: codeOnly.token, json: { content: b64('x') } })).status, 201, 'code at write');
     t.equal((await f.request('GET', `${R}/issues`, { token: codeOnly.token })).status, 404);
     t.equal((await f.request('GET', `${R}/issues/1`, { token: codeOnly.token })).status, 404);
+    t.equal((await f.request('GET', `${R}/issues/1/assets`, { token: codeOnly.token })).status, 404, 'nor its attachments');
+    t.equal((await f.request('GET', `${R}/issues/1/assets`, { token: tracker.token })).status, 200);
     t.equal((await f.request('POST', `${R}/issues`, { token: codeOnly.token, json: { title: 'no' } })).status, 404);
     t.equal((await f.request('GET', `${R}/pulls`, { token: codeOnly.token })).status, 404);
   });
