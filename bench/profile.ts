@@ -12,9 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
-import { FULL_SIZES, planDataset, QUICK_SIZES } from './dataset.js';
+import type { Store } from '../core/store/port.js';
+import type { SeedContext } from './case.js';
+import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, type DatasetPlan } from './dataset.js';
 import { loadCases } from './load-cases.js';
-import { benchClient, prepareRequest } from './run.js';
+import { benchClient, prepareRequest, streamRequest, type StreamLoad } from './run.js';
 import { fixtureOf } from './seed.js';
 
 interface ProfileNode {
@@ -109,6 +111,25 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
   };
 }
 
+/** A seed context whose store keeps nothing (ids count on from past the plan): seeders only look at the plan. */
+function replayContext(plan: DatasetPlan, fx: ReturnType<typeof fixtureOf>, from: string, quick: boolean): SeedContext {
+  let nextId = 1_000_000_000;
+  const collection = () => new Proxy({}, { get: (_, name) => (name === 'insertMany' ? async (docs: unknown[]) => docs : async () => ({ matched: 0, modified: 0 })) });
+  const store = new Proxy({}, {
+    get: (_, name) => (name === 'collection' ? collection : name === 'nextId' ? async () => nextId++ : async () => undefined),
+  }) as unknown as Store;
+  return {
+    store,
+    quick,
+    sizes: plan.sizes,
+    fixture: fx,
+    users: plan.users.map((u) => ({ id: u.id, login: u.login })),
+    repos: plan.repos.map((r) => ({ id: r.id, ownerId: r.ownerId, lowerName: r.lowerName, private: r.private })),
+    random: prng(seedOf(`seeder:${from}`)),
+    log: () => {},
+  };
+}
+
 export function formatSummary(title: string, s: ProfileSummary): string {
   const lines = [`== ${title}: ${s.totalMs} ms of samples`, '-- self time by cost centre'];
   for (const c of s.categories) lines.push(`${String(c.share).padStart(5)}%  ${String(c.ms).padStart(7)} ms  ${c.category}`);
@@ -138,7 +159,8 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(values.data);
   const profDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-prof-'));
   const config = loadConfig({ env: process.env, overrides: { dataDir } });
-  const fx = fixtureOf(planDataset(values.quick ? QUICK_SIZES : FULL_SIZES), config.apiPrefix, values.quick === true);
+  const plan = planDataset(values.quick ? QUICK_SIZES : FULL_SIZES);
+  const fx = fixtureOf(plan, config.apiPrefix, values.quick === true);
   const port = 20000 + Math.floor(Math.random() * 20000);
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
   // --boot: the whole process under --cpu-prof, stopped once listening. --case: only the load window (inspector).
@@ -163,13 +185,42 @@ async function main(): Promise<void> {
     const loaded = await loadCases(fx);
     const found = loaded.cases.find((c) => c.case.name === values.case);
     if (!found) throw new Error(`no case named ${values.case}; known: ${loaded.cases.map((c) => c.case.name).join(', ')}`);
+    // The case file's seeders run again against a store that keeps nothing: randomized cases draw their requests
+    // from what their seeder saw (the data dir already holds what it wrote).
+    for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
     const made = found.case.setup ? await found.case.setup(benchClient(ready.url, fx)) : {};
-    const req = prepareRequest(found.case, fx, made ?? {});
-    const opts = { url: ready.url + req.path, method: req.method as any, headers: req.headers, body: req.body, connections: Number(values.connections) };
-    await autocannon({ ...opts, duration: 2 }); // warm-up, not profiled
+    let opts: Record<string, unknown>;
+    if (found.case.stream) {
+      const spec = found.case.stream(fx);
+      const stream: StreamLoad = {
+        items: spec.items.map((it) => ({
+          method: it.method,
+          path: fx.apiPrefix + it.path,
+          headers: { accept: 'application/json', ...(it.token ? { authorization: `token ${it.token}` } : {}), ...(it.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+          ...(it.body !== undefined ? { body: Buffer.from(JSON.stringify(it.body)) } : {}),
+        })),
+        // Creates in the stream need names no earlier run used.
+        cursor: { seq: 0, n: Date.now() % 1_000_000_000 },
+      };
+      console.log(`stream of ${spec.items.length} requests, seed ${spec.seed}`);
+      opts = {
+        url: ready.url,
+        connections: Number(values.connections),
+        requests: [{
+          setupRequest: (r: Record<string, unknown>) => {
+            const next = streamRequest(stream, stream.cursor.seq++ % stream.items.length, stream.cursor.n++);
+            return { ...r, method: next.method, path: next.path, headers: next.headers, body: next.body ?? Buffer.alloc(0) };
+          },
+        }],
+      };
+    } else {
+      const req = prepareRequest(found.case, fx, made ?? {});
+      opts = { url: ready.url + req.path, method: req.method as any, headers: req.headers, body: req.body, connections: Number(values.connections) };
+    }
+    await autocannon({ ...opts, duration: 2 } as autocannon.Options); // warm-up, not profiled
     child.send({ type: 'profile-start' });
     await next('profile-started');
-    const result = await autocannon({ ...opts, duration: Number(values.seconds) });
+    const result = await autocannon({ ...opts, duration: Number(values.seconds) } as autocannon.Options);
     file = path.join(profDir, `${values.case}.cpuprofile`);
     child.send({ type: 'profile-stop', file });
     await next('profile-written');

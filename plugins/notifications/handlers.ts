@@ -6,7 +6,7 @@ import type { Caller, Reply, SignedInContext } from '../../core/plugin.js';
 import { nowRfc3339, toRfc3339 } from '../../core/time.js';
 import { ACCESS } from '../../schemas/services.js';
 import { repos } from '../lib/request.js';
-import { Notifications, type NotificationRecord, type NotificationStatus, type SubjectType, type ThreadQuery } from './service.js';
+import { callerOf, Notifications, type NotificationRecord, type NotificationStatus, type SubjectType, type ThreadQuery } from './service.js';
 
 const svc = (rc: SignedInContext<any, any>): Notifications => rc.app.services.get('notifications');
 
@@ -113,8 +113,13 @@ async function ownThread(rc: SignedInContext<{ id: number }>): Promise<Notificat
   if (!row) throw fail.notFound();
   if (row.userId !== rc.caller.id && !rc.caller.isAdmin) throw fail.forbidden('this notification thread belongs to another user');
   const repo = await repos(rc).byId(row.repoId);
-  const ownerCaller: Caller = row.userId === rc.caller.id ? rc.caller : { id: row.userId, login: '', isAdmin: false, via: 'token' };
-  if (!repo || (await repos(rc).accessMode(ownerCaller, repo)) < ACCESS.read) throw fail.notFound();
+  // The live check (a safety net: the row's `hidden` flag says the same unless an access change is being settled).
+  let ownerCaller: Caller | null = rc.caller;
+  if (row.userId !== rc.caller.id) {
+    const owner = await rc.app.services.get('users').byId(row.userId);
+    ownerCaller = owner ? callerOf(owner) : null;
+  }
+  if (!repo || !ownerCaller || (await repos(rc).accessMode(ownerCaller, repo)) < ACCESS.read) throw fail.notFound();
   return row;
 }
 

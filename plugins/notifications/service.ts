@@ -477,7 +477,7 @@ const CLOSE = Buffer.from(']');
 const NULL = Buffer.from('null');
 
 /** The Caller a user's access is computed for (no token scopes: readability, not what a token may do). */
-function callerOf(account: Account): Caller {
+export function callerOf(account: Account): Caller {
   return { id: account.id, login: account.login, isAdmin: account.isAdmin === true, via: 'token', restricted: account.restricted === true };
 }
 

@@ -45,10 +45,11 @@ const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
   forks: (e) => e.forks,
 };
 /**
- * Up to this many matches (or 40 pages' worth), a sorted page sorts the matches; past it, it walks the whole index in
- * the sort's order and stops after the page (about `n × size ÷ matches` entries read: a few thousand at most then).
+ * Past this many matches a sorted page always walks the kept order (sorting them would cost more than any walk);
+ * below it, it walks only when the walk is expected to read at most `SORT_WALK_PER_MATCH` entries per match.
  */
-const SORT_COLLECT_MIN = 2048;
+const SORT_COLLECT_MIN = 4096;
+const SORT_WALK_PER_MATCH = 4;
 const FLAGS: readonly Flag[] = ['fork', 'mirror', 'archived', 'template'];
 
 export function entryOf(r: RepoRecord): Entry {
@@ -174,8 +175,8 @@ export class RepoIndex {
    * kept in step with every change: an entry leaves its place before a sort key changes and comes back after.
    */
   private readonly orders = new Map<SortKey, Posting>();
-  /** Answers of at most this many matches are sorted whole (tests lower it to exercise the walk). */
-  sortCollectMin = SORT_COLLECT_MIN;
+  /** How sorted pages are planned: by cost (`auto`), or one plan always (tests compare the two). */
+  sortPlan: 'auto' | 'walk' | 'collect' = 'auto';
 
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
   load(records: Iterable<RepoRecord>): void {
@@ -256,7 +257,7 @@ export class RepoIndex {
 
   /**
    * The first `n` matches in a sort's order (ascending or descending; ties by id in the same direction) and the
-   * exact total. Few matches (at most `SORT_COLLECT_MIN`, or 40 pages' worth): they are collected and sorted. Many:
+   * exact total. Few matches, or a page deep in relation to them: they are collected and sorted. Many:
    * the whole index is walked in the sort's order and each entry checked until the page is full — bounded by the
    * page and the share of matches, not by their number.
    */
@@ -264,18 +265,25 @@ export class RepoIndex {
     const { total } = this.search(query, vis, 0);
     if (n <= 0 || total === 0) return { head: [], total };
     const k = SORT_KEYS[key];
-    const dir = desc ? -1 : 1;
-    if (total <= Math.max(this.sortCollectMin, this.sortCollectMin ? 40 * n : 0)) {
+    const collect = (): { head: number[]; total: number } => {
       const matches = this.all(query, vis).map((id) => this.entries.get(id)!);
+      const dir = desc ? -1 : 1;
       matches.sort((a, b) => ((k(a) - k(b)) || (a.id - b.id)) * dir);
       return { head: matches.slice(0, n).map((e) => e.id), total };
-    }
+    };
+    // A walk reads about n × size ÷ total entries (matches spread over the order); sorting reads every match and
+    // compares each about log2(total) times. Walk when that is cheaper, within a budget: matches bunched at the far
+    // end of the order (names that follow creation) end the walk early and the matches are sorted after all.
+    if (this.sortPlan === 'collect') return collect();
+    const budget = this.sortPlan === 'walk' ? Infinity : SORT_WALK_PER_MATCH * total;
+    if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && (n * this.entries.size) / total > budget) return collect();
     const order = this.sortOrder(key);
     const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
     const pub = publicQuery(query, vis);
     const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
     const head: number[] = [];
     for (let i = 0; i < order.size && head.length < n; i++) {
+      if (i > budget + n) return collect();
       const id = order.at(desc ? order.size - 1 - i : i);
       const e = this.entries.get(id)!;
       const ok = e.private

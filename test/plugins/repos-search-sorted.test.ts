@@ -2,7 +2,7 @@
 // order of every repository until the page is full (memory-index.ts `sorted`). Both plans must give the same page
 // and total for every caller, sort, direction and page — and keep giving it after the changes the kept orders must
 // follow: stars and unstars (a counter), an edit (update time), a repository made private, one deleted, one created.
-// The walk is forced by lowering the index's collect threshold to 0 (the collect plan is the reference).
+// Each plan is forced in turn through the index's `sortPlan` (the collect plan, the old one, is the reference).
 import t, { type Test } from 'tap';
 import { startForge } from '../helpers/forge.js';
 
@@ -45,13 +45,15 @@ t.test('sorted search: the walk agrees with sorting every match', async (t) => {
     return out;
   };
   const compare = async (t: Test, label: string) => {
-    index.sortCollectMin = 2048;
+    index.sortPlan = 'collect';
     const sorted = await answers();
-    index.sortCollectMin = 0;
+    index.sortPlan = 'walk';
     const walked = await answers();
-    index.sortCollectMin = 2048;
+    index.sortPlan = 'auto';
+    const auto = await answers();
     const differ = sorted.filter((a, i) => a !== walked[i]);
     t.same(differ, [], `${label}: ${sorted.length} answers, the same from both plans`);
+    t.same(auto.filter((a, i) => a !== sorted[i]), [], `${label}: and from the plan chosen by cost`);
     t.ok(sorted.some((a) => /: 200 [1-9]\d* \d/.test(a)), `${label}: answers are not all empty`);
   };
   await compare(t, 'as created');
