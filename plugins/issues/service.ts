@@ -752,10 +752,8 @@ export class Issues implements IssuesService {
           : hidden.length ? { $in: hidden } : null;
         if (hiddenOwner !== null) terms.push({ filter: { ...rest, repoPrivate: false, repoOwnerId: hiddenOwner }, sign: -1 });
       }
-      // Granted ids are all private unless some owner is hidden or the caller is restricted: then the (indexed)
-      // private-rows filter is exact.
-      const anyPublicGranted = (q.hiddenOwnerIds?.length ?? 0) > 0 || q.noPublicRepos === true;
-      if (privateIds.length) terms.push({ filter: { ...rest, ...(anyPublicGranted ? {} : { repoPrivate: true }), repoId: { $in: privateIds } }, sign: 1 });
+      // One prefix range per granted repository over `{repoId, isClosed, isPull, id}`: an exact count, no row read.
+      if (privateIds.length) terms.push({ filter: { ...rest, repoId: { $in: privateIds } }, sign: 1 });
     }
     if (excluded.length && q.isPull !== true) {
       for (const term of [...terms]) {

@@ -214,6 +214,49 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
 }
 
 /**
+ * A compound index whose first field the filter fixes by an `$in` of several values, and its next fields by one-valued
+ * equalities: one prefix range per value (e.g. `{repoId: {$in: ids}, isClosed: false}` over `{repoId, isClosed, …}`:
+ * a count is the sum of the ranges' sizes, no document read). Not for multikey indexes (a document in two ranges).
+ */
+function inPrefixCandidate(index: OrderedIndex, filter: PlannableFilter, first: IndexableCondition): Candidate | null {
+  // A sparse index lacks the documents without the field, which an `$in` with null matches.
+  if (index.multikey || index.sparse || !first.eq?.list) return null;
+  const tail: IndexableCondition[] = [];
+  for (const field of index.fields.slice(1)) {
+    const cond = filter.indexable.get(field);
+    if (!cond?.eq || !cond.eqOne) break;
+    tail.push(cond);
+  }
+  const k = 1 + tail.length;
+  const covers = onlyPrefix(index, filter, k);
+  const residual = residualOf(filter, index.fields.slice(0, k));
+  const name = index.name;
+  const slot = first.eq.slot;
+  const open = (v: Values): Access => {
+    const rest = tail.map((cond) => eqValue(cond, v));
+    const ranges: Array<[number, number]> = [];
+    let size = 0;
+    for (const value of new Set(v[slot] as IndexKey[])) {
+      const [start, end] = index.prefixRange([value, ...rest]);
+      if (end > start) {
+        ranges.push([start, end]);
+        size += end - start;
+      }
+    }
+    const each: Access['each'] = (visit) => {
+      let stopped = false;
+      const inner = (doc: Stored): boolean => (stopped = visit(doc));
+      for (const [start, end] of ranges) {
+        index.walk(1, start, end - start, inner);
+        if (stopped) return;
+      }
+    };
+    return { index: name, size, exact: covers, residual, each };
+  };
+  return { open, mayBeExact: covers };
+}
+
+/**
  * An index whose fields, after a prefix the filter fixes by equality, continue with the sort's fields in the
  * index's directions (or all reversed). Not for multikey indexes (a document under several keys, or under an
  * object), nor for a sparse one without an equality prefix (it lacks the documents without the field).
@@ -253,7 +296,13 @@ export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: 
       continue;
     }
     const prefix = equalityPrefix(index, filter);
-    if (prefix.length === 0 || (prefix.length === 1 && looked.has(index.fields[0]!))) continue;
+    if (prefix.length === 0) {
+      const first = filter.indexable.get(index.fields[0]!);
+      const candidate = first ? inPrefixCandidate(index, filter, first) : null;
+      if (candidate) candidates.push(candidate);
+      continue;
+    }
+    if (prefix.length === 1 && looked.has(index.fields[0]!)) continue;
     candidates.push(compoundCandidate(index, filter, prefix));
   }
   let or: Plan[] | null = null;
