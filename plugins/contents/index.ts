@@ -156,6 +156,9 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
     const contents = new Contents(ctx);
     contents.verifier = makeVerifier(ctx);
     const protections = new Protections(ctx);
+    ctx.events.on('account.renamed', async ({ account, from }) => {
+      await protections.renameUser(from, account.login);
+    });
     const writer = new Writer(contents);
     const git = ctx.services.get('git');
     git.addPushGuard((attempt) => protections.guard(

@@ -99,6 +99,27 @@ export class Protections {
     return rows.sort((a, b) => a.priority - b.priority || (a.rule_name < b.rule_name ? -1 : a.rule_name > b.rule_name ? 1 : 0));
   }
 
+  /**
+   * An account renamed (`account.renamed`): the rules name users by login (as Gitea's API does), so every list that
+   * names the old login names the new one — the old name must grant nothing to whoever takes it next.
+   */
+  async renameUser(from: string, to: string): Promise<number> {
+    const lower = from.toLowerCase();
+    const lists = ['push_whitelist_usernames', 'force_push_allowlist_usernames', 'merge_whitelist_usernames', 'approvals_whitelist_username'] as const;
+    let changed = 0;
+    for (const row of await this.rows.find({})) {
+      const set: Record<string, string[]> = {};
+      for (const list of lists) {
+        const names = row[list];
+        if (Array.isArray(names) && names.some((n) => n.toLowerCase() === lower)) set[list] = names.map((n) => (n.toLowerCase() === lower ? to : n));
+      }
+      if (Object.keys(set).length === 0) continue;
+      await this.rows.updateOne({ repoId: row.repoId, rule_name: row.rule_name }, { $set: set });
+      changed++;
+    }
+    return changed;
+  }
+
   get(repoId: number, name: string): Promise<ProtectionRecord | null> {
     return this.rows.findOne({ repoId, rule_name: name });
   }

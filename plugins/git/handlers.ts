@@ -165,3 +165,16 @@ export async function mirrorSync(rc: Rc<OwnerRepo>): Promise<Reply> {
   git(rc).requestSync(repo.id);
   return { status: 200 };
 }
+
+// ---- server-side git hooks ----
+
+/**
+ * /repos/{owner}/{repo}/hooks/git[/{id}] — Gitea's git hook editor. forgekit never runs server-side hook scripts
+ * (arbitrary code on the server: Gitea's DISABLE_GIT_HOOKS, on by default), so after the usual checks (unreadable:
+ * 404, not a repository admin: 403) every caller gets Gitea's answer for an account that may not edit git hooks —
+ * with hooks disabled Gitea refuses everyone, whatever `allow_git_hook` says.
+ */
+export async function gitHooksDisabled(rc: Rc<OwnerRepo>): Promise<Reply> {
+  await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.admin);
+  throw fail.forbidden('must be allowed to edit Git hooks (this server runs no server-side git hooks)');
+}

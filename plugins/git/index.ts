@@ -160,6 +160,21 @@ export default definePlugin<GitService, GitSettings>({
       operationId: 'adminDeleteUnadoptedRepository', summary: 'Delete unadopted files', scope: 'admin',
       method: 'DELETE', path: '/admin/unadopted/:owner/:repo', auth: 'admin', schema: { params: ownerRepoParams }, handler: deleteUnadopted,
     },
+    // Gitea's git hook editor: refused to everyone (no server-side hooks here; see gitHooksDisabled).
+    ...([
+      ['GET', '', 'repoListGitHooks', 'List the Git hooks in a repository'],
+      ['GET', '/:id', 'repoGetGitHook', 'Get a Git hook'],
+      ['PATCH', '/:id', 'repoEditGitHook', 'Edit a Git hook in a repository'],
+      ['DELETE', '/:id', 'repoDeleteGitHook', 'Delete a Git hook in a repository'],
+    ] as const).map(([method, tail, operationId, summary]) => ({
+      operationId, summary, scope: 'repository' as const, method, path: `/repos/:owner/:repo/hooks/git${tail}`, auth: 'user' as const,
+      ...(method === 'PATCH' ? { body: 'json' as const } : {}),
+      schema: {
+        params: tail ? paramsSchema({ owner: nameParam, repo: nameParam, id: { type: 'string', minLength: 1, maxLength: 100 } }) : ownerRepoParams,
+        ...(method === 'PATCH' ? { body: { type: 'object', properties: { content: { type: 'string', maxLength: 1048576 } } } } : {}),
+      },
+      handler: h.gitHooksDisabled,
+    })),
     // git smart HTTP, outside the API prefix.
     {
       operationId: 'gitInfoRefs', summary: 'Git smart HTTP: advertise refs',

@@ -104,6 +104,17 @@ const COMMENT_GRAMS_PASS = 'comment-grams';
  * posting lists are read, fewer once the intersection is down to INTERSECT_FROM.
  */
 const INTERSECT_FROM = 64;
+
+/** A filter's repoId condition (absent, one id, or `$in`) narrowed to `ids`; null when nothing is left. */
+function narrowRepoIds(current: unknown, ids: readonly number[]): number | { $in: number[] } | null {
+  if (current === undefined) return { $in: [...ids] };
+  if (typeof current === 'number') return ids.includes(current) ? current : null;
+  const list = (current as { $in?: number[] }).$in;
+  if (!Array.isArray(list)) throw new Error('countVisible: unexpected repoId condition');
+  const allowed = new Set(ids);
+  const both = list.filter((id) => allowed.has(id));
+  return both.length ? { $in: both } : null;
+}
 const INTERSECT_UP_TO = 50_000;
 const INTERSECT_GRAMS = 3;
 
@@ -716,31 +727,44 @@ export class Issues implements IssuesService {
   }
 
   /**
-   * The exact count of a filter. A search's visibility `$or` is counted as two disjoint parts (public rows, then the
-   * caller's private repositories), so each part is an index access the store counts without reading documents.
+   * The exact count of a query, as a sum of signed counts that the store answers from index ranges. Conditions that
+   * exclude rows (`$nin` of hidden owners, issues of repositories with issues off) would make it check every row of
+   * a large range, so they are subtracted instead: the excluded rows are found through their own index.
+   * - visibility: public rows + the caller's granted repositories' rows (disjoint), minus hidden owners' public rows;
+   * - issues off: minus, for each of those terms, its non-pull rows in those repositories.
    */
   private async countVisible(q: IssueQuery, filter: Filter): Promise<number> {
-    if (q.visiblePrivateRepoIds === undefined) return this.issues.count(filter);
-    const rest = this.filterOf({ ...q, visiblePrivateRepoIds: undefined });
-    const scope = q.repoIds ? new Set(q.repoIds) : null;
-    const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
-    // The granted part is disjoint from the public one: private repositories, or public ones of hidden owners (or,
-    // for a restricted caller, everything: then there is no public part).
-    // Public rows of hidden owners are subtracted rather than excluded: `$nin` would make the store check every public
-    // row, while both counts here are index ranges (all public rows; the hidden owners' rows through their index).
-    const hidden = q.hiddenOwnerIds ?? [];
-    const hiddenOwner = typeof rest.repoOwnerId === 'number' ? (hidden.includes(rest.repoOwnerId) ? rest.repoOwnerId : null)
-      : hidden.length ? { $in: hidden } : null;
-    const counts = await Promise.all([
-      q.noPublicRepos ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false }),
-      q.noPublicRepos || hiddenOwner === null ? Promise.resolve(0) : this.issues.count({ ...rest, repoPrivate: false, repoOwnerId: hiddenOwner }),
-      // Granted ids are all private unless some owner is hidden or the caller is restricted: then the old (indexed)
-      // private-rows filter stays exact.
-      privateIds.length
-        ? this.issues.count(hidden.length || q.noPublicRepos ? { ...rest, repoId: { $in: privateIds } } : { ...rest, repoPrivate: true, repoId: { $in: privateIds } })
-        : Promise.resolve(0),
-    ]);
-    return counts[0]! - counts[1]! + counts[2]!;
+    const excluded = q.excludeRepoIds ?? [];
+    if (q.visiblePrivateRepoIds === undefined && excluded.length === 0) return this.issues.count(filter);
+    const rest = this.filterOf({ ...q, visiblePrivateRepoIds: undefined, excludeRepoIds: undefined });
+    const terms: Array<{ filter: Filter; sign: 1 | -1 }> = [];
+    if (q.visiblePrivateRepoIds === undefined) {
+      terms.push({ filter: rest, sign: 1 });
+    } else {
+      const scope = q.repoIds ? new Set(q.repoIds) : null;
+      const privateIds = scope ? q.visiblePrivateRepoIds.filter((id) => scope.has(id)) : q.visiblePrivateRepoIds;
+      // The granted part is disjoint from the public one: private repositories, or public ones of hidden owners (or,
+      // for a restricted caller, everything: then there is no public part).
+      if (!q.noPublicRepos) {
+        terms.push({ filter: { ...rest, repoPrivate: false }, sign: 1 });
+        const hidden = q.hiddenOwnerIds ?? [];
+        const hiddenOwner = typeof rest.repoOwnerId === 'number' ? (hidden.includes(rest.repoOwnerId) ? rest.repoOwnerId : null)
+          : hidden.length ? { $in: hidden } : null;
+        if (hiddenOwner !== null) terms.push({ filter: { ...rest, repoPrivate: false, repoOwnerId: hiddenOwner }, sign: -1 });
+      }
+      // Granted ids are all private unless some owner is hidden or the caller is restricted: then the (indexed)
+      // private-rows filter is exact.
+      const anyPublicGranted = (q.hiddenOwnerIds?.length ?? 0) > 0 || q.noPublicRepos === true;
+      if (privateIds.length) terms.push({ filter: { ...rest, ...(anyPublicGranted ? {} : { repoPrivate: true }), repoId: { $in: privateIds } }, sign: 1 });
+    }
+    if (excluded.length && q.isPull !== true) {
+      for (const term of [...terms]) {
+        const repoId = narrowRepoIds(term.filter.repoId, excluded);
+        if (repoId !== null) terms.push({ filter: { ...term.filter, repoId, isPull: false }, sign: term.sign === 1 ? -1 : 1 });
+      }
+    }
+    const counts = await Promise.all(terms.map((term) => this.issues.count(term.filter)));
+    return terms.reduce((sum, term, k) => sum + term.sign * counts[k]!, 0);
   }
 
   // ---- comments ----

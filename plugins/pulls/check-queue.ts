@@ -137,6 +137,8 @@ export class CheckQueue {
     try {
       const rows = await this.o.scan(this.o.limit);
       this.scanning = false;
+      // A full page: more may wait in the store, read once these are done.
+      if (rows.length >= this.o.limit) this.overflow = true;
       this.enqueue(rows);
     } catch (err) {
       this.scanning = false;

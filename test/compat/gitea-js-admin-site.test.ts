@@ -76,6 +76,15 @@ t.test('gitea-js admin site methods', async (t) => {
     t.equal((await settle(asUser.admin.adminCronList())).status, 403);
   });
 
+  t.test('git hooks: none run here, refused as Gitea does with hooks disabled', async (t) => {
+    t.equal((await settle(api.repos.repoMigrate({ clone_addr: '/nowhere', repo_name: 'x' }))).status, 422, 'local paths refused by default');
+    t.equal((await settle(api.admin.adminCreateRepo('gjs-site-user', { name: 'hooked' }))).status, 201);
+    t.equal((await settle(api.repos.repoListGitHooks('gjs-site-user', 'hooked'))).status, 403);
+    t.equal((await settle(api.repos.repoGetGitHook('gjs-site-user', 'hooked', 'pre-receive'))).status, 403);
+    t.equal((await settle(api.repos.repoEditGitHook('gjs-site-user', 'hooked', 'pre-receive', { content: 'exit 0' }))).status, 403);
+    t.equal((await settle(api.repos.repoDeleteGitHook('gjs-site-user', 'hooked', 'pre-receive'))).status, 403);
+  });
+
   t.test('unadopted repositories', async (t) => {
     const root = path.join(f.dataDir, 'repositories');
     for (const name of ['keep', 'drop']) {

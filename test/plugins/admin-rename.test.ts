@@ -29,6 +29,11 @@ t.test('rename a user', async (t) => {
   t.equal((await f.request('POST', '/user/repos', { token: ren.token, json: { name: 'proj', auto_init: true } })).status, 201);
   t.equal((await f.request('POST', '/user/repos', { token: ren.token, json: { name: 'secret', private: true } })).status, 201);
   t.equal((await f.request('POST', '/orgs', { token: ren.token, json: { username: 'ren-org' } })).status, 201);
+  const rule = await f.request('POST', '/repos/ren-old/proj/branch_protections', {
+    token: ren.token,
+    json: { rule_name: 'master', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['REN-OLD'], enable_merge_whitelist: true, merge_whitelist_usernames: ['ren-old'] },
+  });
+  t.equal(rule.status, 201, rule.text);
   const before = await lsRemote(`${f.url}/ren-old/proj.git`, home);
   t.match(before, /refs\/heads\/master/);
 
@@ -76,6 +81,8 @@ t.test('rename a user', async (t) => {
     t.equal(file.status, 200, 'contents read through the new path');
     const search = await f.request('GET', '/users/search?q=ren-new');
     t.same(search.json.data.map((u: any) => u.login), ['ren-new'], 'the search index knows the new name');
+    const protection = await f.request('GET', '/repos/ren-new/proj/branch_protections/master', { token: ren.token });
+    t.match(protection.json, { push_whitelist_usernames: ['ren-new'], merge_whitelist_usernames: ['ren-new'] }, 'branch protection lists name the new login');
     const members = await f.request('GET', '/orgs/ren-org/members', { token: ren.token });
     t.same(members.json.map((m: any) => m.login), ['ren-new'], 'memberships are by id');
   });

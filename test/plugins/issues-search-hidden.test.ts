@@ -1,6 +1,7 @@
 // /repos/issues/search counts of public repositories whose owner is hidden (a private or limited account): the
 // service subtracts those owners' public rows from all public rows (two index counts) instead of excluding them row
-// by row. The totals must stay exact for every caller, with and without filters, and agree with the listed rows.
+// by row; issues of repositories with issues off are subtracted the same way. The totals must stay exact for every
+// caller, with and without filters, and agree with the listed rows.
 import t from 'tap';
 import { startForge } from '../helpers/forge.js';
 
@@ -48,4 +49,17 @@ t.test('issue search totals with hidden owners', async (t) => {
   await check('a site admin', admin, 'state=all', [...rep('loud/c', 4), ...rep('quiet/d', 1), ...rep('shy/a', 3), ...rep('shy/b', 2)]);
   await check('the collaborator', collaborator.token, 'state=open&q=shy', rep('shy/a', 3));
   await check('a stranger', stranger.token, 'state=open&owner=quiet', rep('quiet/d', 1));
+
+  // Repositories with issues turned off leave the search (their rows are subtracted from the counts, too).
+  await ok('PATCH', '/repos/quiet/d', open.token, { has_issues: false }, 200);
+  await ok('PATCH', '/repos/shy/a', hidden.token, { has_issues: false }, 200);
+  await check('anonymous, issues off', undefined, 'state=all', rep('loud/c', 4));
+  await check('a stranger, issues off', stranger.token, 'state=open', rep('loud/c', 3));
+  await check('the collaborator, issues off', collaborator.token, 'state=open', rep('loud/c', 3));
+  await check('the hidden owner, issues off', hidden.token, 'state=open', [...rep('loud/c', 3), ...rep('shy/b', 2)]);
+  await check('a site admin, issues off', admin, 'state=all', [...rep('loud/c', 4), ...rep('shy/b', 2)]);
+  await check('a site admin, issues off', admin, 'state=all&type=issues', [...rep('loud/c', 4), ...rep('shy/b', 2)]);
+  await check('a site admin, issues off', admin, 'state=all&owner=quiet', []);
+  await ok('PATCH', '/repos/quiet/d', open.token, { has_issues: true }, 200);
+  await check('a stranger, issues back on', stranger.token, 'state=open', [...rep('loud/c', 3), ...rep('quiet/d', 1)]);
 });

@@ -161,3 +161,30 @@ t.test('queued checks survive a stop and run after the next start; a stale answe
   t.equal(y.base.sha, master);
   t.same(y.conflicted_files, []);
 });
+
+t.test('a bounded queue: checks beyond checkQueueLimit wait in the store and still run', async (t) => {
+  // One id in memory and one worker: a base push that affects four pull requests overflows the queue at once.
+  const f = await startForge({ config: { plugins: { pulls: { checkConcurrency: 1, checkQueueLimit: 1 } } } });
+  const home = await mkdtemp(path.join(os.tmpdir(), 'forgekit-pullcheck-'));
+  t.teardown(async () => {
+    await f.close();
+    await rm(home, { recursive: true, force: true });
+  });
+  const { alice, base, wc } = await setup(f, home, 'bounded');
+  const numbers: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    await commitOn(home, wc, `q${i}`, { 'shared.txt': `head ${i}\n` }, `q${i}`);
+    const pr = await f.request('POST', `${base}/pulls`, { token: alice.token, json: { head: `q${i}`, base: 'master', title: `q${i}` } });
+    t.equal(pr.json.mergeable, true);
+    numbers.push(pr.json.number);
+  }
+  await git(home, wc, 'checkout', '-q', 'master');
+  const master = await commitOn(home, wc, 'master', { 'shared.txt': 'base\n' }, 'base shared');
+  for (const n of numbers) {
+    const pr = await waitFor(`the check of #${n}`, async () => {
+      const got = (await f.request('GET', `${base}/pulls/${n}`)).json;
+      return got.base.sha === master && got.conflicted_files.length ? got : null;
+    });
+    t.same(pr.conflicted_files, ['shared.txt'], `#${n} answered`);
+  }
+});

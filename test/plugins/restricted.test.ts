@@ -60,6 +60,8 @@ t.test('restricted users', async (t) => {
     t.equal((await f.request('GET', '/repos/rowner/r-pub/issues', { token: rs.token })).status, 404, 'sub-routes too');
     t.equal((await f.request('PUT', '/user/starred/rowner/r-pub', { token: rs.token })).status, 404, 'no star on what it cannot see');
     t.equal((await f.request('GET', '/repos/rowner/r-pub', { token: fan.token })).status, 200, 'others are unaffected');
+    const pubId = (await f.request('GET', '/repos/rowner/r-pub', { token: fan.token })).json.id;
+    t.equal((await f.request('GET', `/repositories/${pubId}`, { token: rs.token })).status, 404, 'by id too');
   });
 
   t.test('/repos/search: only granted repositories, exact totals', async (t) => {

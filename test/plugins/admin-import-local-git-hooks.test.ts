@@ -1,5 +1,6 @@
 // allow_import_local enforced (Gitea's CanImportLocal): migrating from a local path needs the server's permission
 // (plugins.git.migrateAllowLocal) and the caller's — a site admin, or an account an admin gave allow_import_local.
+// allow_git_hook: the git hook routes answer as Gitea with hooks disabled (403 to everyone after the access checks).
 import t from 'tap';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -47,4 +48,31 @@ t.test('allow_import_local does not override the server refusing local paths', a
   t.match(res.json.message, /local paths are not allowed on this server/);
   const admin = await f.request('POST', '/repos/migrate', { token: f.admin.token, json: { clone_addr: '/tmp', repo_name: 'x' } });
   t.match(admin.json.message, /local paths are not allowed on this server/, 'site admins neither');
+});
+
+t.test('git hooks: refused to everyone, allow_git_hook or not (no server-side hooks run here)', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const owner = await f.createUser({ username: 'hook-owner' });
+  const reader = await f.createUser({ username: 'hook-reader' });
+  t.equal((await f.request('POST', '/user/repos', { token: owner.token, json: { name: 'pub' } })).status, 201);
+  t.equal((await f.request('POST', '/user/repos', { token: owner.token, json: { name: 'priv', private: true } })).status, 201);
+  t.equal((await f.request('PATCH', '/admin/users/hook-owner', { token: f.admin.token, json: { allow_git_hook: true } })).status, 200);
+  const calls: Array<[string, string, unknown?]> = [
+    ['GET', '/repos/hook-owner/pub/hooks/git'],
+    ['GET', '/repos/hook-owner/pub/hooks/git/pre-receive'],
+    ['PATCH', '/repos/hook-owner/pub/hooks/git/pre-receive', { content: '#!/bin/sh\ntouch /tmp/forgekit-hook-ran\n' }],
+    ['DELETE', '/repos/hook-owner/pub/hooks/git/pre-receive'],
+  ];
+  for (const [method, p, json] of calls) {
+    for (const token of [owner.token, f.admin.token]) {
+      const res = await f.request(method, p, { token, json });
+      t.equal(res.status, 403, `${method} ${p}: a repository admin with allow_git_hook, and a site admin`);
+      t.match(res.json.message, /must be allowed to edit Git hooks/);
+    }
+    t.equal((await f.request(method, p, { token: reader.token, json })).status, 403, `${method} ${p}: not a repository admin`);
+    t.equal((await f.request(method, p, { json })).status, 401, `${method} ${p}: anonymous`);
+    t.equal((await f.request(method, p.replace('/pub/', '/priv/'), { token: reader.token, json })).status, 404, `${method}: a private repository stays hidden`);
+  }
+  t.equal((await f.request('GET', '/repos/hook-owner/pub/hooks', { token: owner.token })).status, 200, 'webhooks are untouched');
 });
