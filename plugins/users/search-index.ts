@@ -79,10 +79,13 @@ export class UserIndex {
   private readonly hiddenOrgs = new Map<number, AccountVisibility>();
   private sides: Record<SideName, Side> = { public: new Side(), limited: new Side(), private: new Side() };
   private readonly long = new Map<string, LongPosting>();
+  /** Every non-public account, as `nonPublic()` answers it (repository access asks on every request); null: stale. */
+  private nonPublicAll: ReadonlyArray<{ id: number; type: 'user' | 'org'; visibility: AccountVisibility }> | null = null;
   /** Long-query postings built (tests read it). */
   longBuilds = 0;
 
   load(accounts: Iterable<IndexedAccount>): void {
+    this.nonPublicAll = null;
     this.entries.clear();
     this.hiddenOrgs.clear();
     this.long.clear();
@@ -109,6 +112,7 @@ export class UserIndex {
 
   /** Adds or refreshes an account (users: searched; organizations: their visibility only). */
   upsert(a: IndexedAccount): void {
+    this.nonPublicAll = null;
     if (a.type === 'org') {
       const v = visibilityOf(a);
       if (v === 'public') this.hiddenOrgs.delete(a.id);
@@ -125,6 +129,7 @@ export class UserIndex {
   }
 
   remove(id: number): void {
+    this.nonPublicAll = null;
     this.hiddenOrgs.delete(id);
     const prev = this.entries.get(id);
     if (!prev) return;
@@ -137,8 +142,8 @@ export class UserIndex {
     for (const l of this.long.values()) l[e.visibility].remove(e.id);
   }
 
-  /** Accounts (users and organizations) that are not public, optionally among `ids`. */
-  nonPublic(ids?: readonly number[]): Array<{ id: number; type: 'user' | 'org'; visibility: AccountVisibility }> {
+  /** Accounts (users and organizations) that are not public, optionally among `ids` (all of them: one shared list). */
+  nonPublic(ids?: readonly number[]): ReadonlyArray<{ id: number; type: 'user' | 'org'; visibility: AccountVisibility }> {
     const out: Array<{ id: number; type: 'user' | 'org'; visibility: AccountVisibility }> = [];
     const one = (id: number) => {
       const org = this.hiddenOrgs.get(id);
@@ -151,12 +156,14 @@ export class UserIndex {
       for (const id of new Set(ids)) one(id);
       return out;
     }
+    if (this.nonPublicAll) return this.nonPublicAll;
     for (const [id, visibility] of this.hiddenOrgs) out.push({ id, type: 'org', visibility });
     for (const s of ['limited', 'private'] as const) {
       const p = this.sides[s].all;
       for (let i = 0; i < p.size; i++) out.push({ id: p.at(i), type: 'user', visibility: s });
     }
-    return out;
+    this.nonPublicAll = Object.freeze(out.map((row) => Object.freeze(row)));
+    return this.nonPublicAll;
   }
 
   /** The exact posting of a query on one side (empty query: every user of the side). */

@@ -646,8 +646,8 @@ export class Users implements UsersService {
   }
 
   async nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>> {
-    // From memory: repository access asks on every request.
-    return this.index.nonPublic(ids);
+    // From memory: repository access asks on every request (a copy: callers may keep or change what they get).
+    return [...this.index.nonPublic(ids)];
   }
 
   async verifyLogin(login: string, password: string, client?: SignInClient): Promise<Caller | null> {
