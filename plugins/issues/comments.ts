@@ -5,7 +5,7 @@ import type { Reply } from '../../core/plugin.js';
 import { toRfc3339 } from '../../core/time.js';
 import type { CommentRecord, IssueRecord } from '../../schemas/contracts/issues.js';
 import type { Filter } from '../../core/store/port.js';
-import { canWrite, changeContext, issueOf, refuseArchived, repoOf, service, window, type Rc, type RepoAccess } from './handlers.js';
+import { canWrite, changeContext, issueOf, readableKinds, refuseArchived, repoOf, service, window, type Rc, type RepoAccess } from './handlers.js';
 import { REACTION_CONTENTS } from './service.js';
 
 type IssuePath = { owner: string; repo: string; index: number };
@@ -43,9 +43,14 @@ export async function listIssueComments(rc: Rc<IssuePath, { since?: string; befo
 
 /** GET /repos/{owner}/{repo}/issues/comments: every comment of the repository, oldest first, paged. */
 export async function listRepoComments(rc: Rc<{ owner: string; repo: string }, { since?: string; before?: string }>): Promise<Reply> {
-  const found = await repoOf(rc);
+  const { found, issues: canIssues, pulls: canPulls } = await readableKinds(rc);
   const s = service(rc);
   const filter: Filter = { repoId: found.repo.id };
+  // A caller who reads only one kind (a team's units_map) sees only the comments of that kind.
+  if (canIssues !== canPulls) {
+    const pullIds = (await s.issues.find({ repoId: found.repo.id, isPull: true }, { projection: { id: 1 } })).map((i) => i.id);
+    filter.issueId = canPulls ? { $in: pullIds } : { $nin: pullIds };
+  }
   const range = timeRange(rc.query ?? {});
   if (range) filter.updatedAt = range;
   const win = window(rc);

@@ -35,6 +35,18 @@ async function readableRepo(rc: Rc<{ owner: string; repo: string }>) {
 }
 
 /**
+ * Which kinds the caller may read in the repository (Gitea's ListRepoIssueComments): both, issues only or pull
+ * requests only; 404 when neither (or the repository's issues are switched off).
+ */
+export async function readableKinds(rc: Rc<{ owner: string; repo: string }>): Promise<{ found: RepoAccess; issues: boolean; pulls: boolean }> {
+  const readable = await readableRepo(rc);
+  const issues = readable.unitMode('issues') >= ACCESS.read;
+  const pulls = readable.unitMode('pulls') >= ACCESS.read;
+  if (!issues && !pulls) throw fail.notFound();
+  return { found: withUnit(readable, issues ? 'issues' : 'pulls', ACCESS.read), issues, pulls };
+}
+
+/**
  * The caller's mode on the issues (or, for a pull request, the pulls) unit: a team whose units_map leaves it out gets
  * 404 (Gitea's mustEnableIssuesOrPulls / CanReadIssuesOrPulls), below `minimum` 403.
  */

@@ -192,15 +192,17 @@ export async function download(rc: RequestContext<{ uuid: string }>): Promise<Re
   if (!UUID.test(uuid)) throw fail.notFound();
   const asset = await s.attachmentByUuid(uuid);
   if (!asset) throw fail.notFound();
-  const repo = await repos(rc).byId(asset.repoId);
-  if (!repo) throw fail.notFound();
-  const mode = await repos(rc).accessMode(rc.caller, repo);
-  if (mode < ACCESS.read) throw fail.notFound();
+  const stored = await repos(rc).byId(asset.repoId);
+  const owner = stored ? await rc.app.services.get('users').byId(stored.ownerId) : null;
+  if (!stored || !owner) throw fail.notFound();
+  // The unit the file belongs to decides (Gitea's attachment download): releases, or the issue's issues/pulls unit.
+  const { repo, unitMode } = await repos(rc).resolve(rc.caller, owner.login, stored.name, ACCESS.read);
   if (asset.releaseId) {
     // A draft's files are for writers only.
-    const release = await s.releases.findOne({ id: asset.releaseId });
+    const mode = unitMode('releases');
+    const release = mode >= ACCESS.read ? await s.releases.findOne({ id: asset.releaseId }) : null;
     if (!release || (release.isDraft && mode < ACCESS.write)) throw fail.notFound();
-  } else if (!(await issueAssetReadable(rc, repo, asset))) {
+  } else if (!(await issueAssetReadable(rc, repo, asset, unitMode))) {
     throw fail.notFound();
   }
   const size = await s.files.size(asset.uuid);

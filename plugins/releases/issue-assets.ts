@@ -131,7 +131,9 @@ export const issueAssets = { list: list('issue'), get: get('issue'), upload: upl
 export const commentAssets = { list: list('comment'), get: get('comment'), upload: upload('comment'), edit: edit('comment'), remove: remove('comment') };
 
 /** The download of an issue's or comment's file: the repository is readable (checked by the caller), issues are on, it still exists. */
-export async function issueAssetReadable(rc: RequestContext<any>, repo: RepoRecord, asset: AttachmentRecord): Promise<boolean> {
+export async function issueAssetReadable(rc: RequestContext<any>, repo: RepoRecord, asset: AttachmentRecord,
+  unitMode: (unit: 'issues' | 'pulls') => AccessMode): Promise<boolean> {
   if (!asset.issueId || repo.hasIssues === false || !rc.app.services.has('issues')) return false;
-  return (await rc.app.services.get('issues').byId(asset.issueId)) !== null;
+  const issue = await rc.app.services.get('issues').byId(asset.issueId);
+  return issue !== null && unitMode(issue.isPull ? 'pulls' : 'issues') >= ACCESS.read;
 }

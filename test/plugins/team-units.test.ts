@@ -103,6 +103,45 @@ t.test('team units', async (t) => {
     t.same(await titles(coder.token), { titles: ['owner issue'], total: '1' });
   });
 
+  t.test("the repository's comment list shows the kinds the caller's units read (Gitea's ListRepoIssueComments)", async (t) => {
+    const base = (await ok(f.request('GET', R, { token: owner.token }), 200)).json.default_branch;
+    await ok(f.request('POST', `${R}/contents/unit-change.txt`, { token: owner.token, json: { content: Buffer.from('x\n').toString('base64'), new_branch: 'unit-change', branch: base } }), 201);
+    const pull = (await ok(f.request('POST', `${R}/pulls`, { token: owner.token, json: { head: 'unit-change', base, title: 'a change' } }), 201)).json;
+    await ok(f.request('POST', `${R}/issues/1/comments`, { token: owner.token, json: { body: 'on the issue' } }), 201);
+    await ok(f.request('POST', `${R}/issues/${pull.number}/comments`, { token: owner.token, json: { body: 'on the pull request' } }), 201);
+    const bodies = async (token: string) => {
+      const res = await f.request('GET', `${R}/issues/comments`, { token });
+      return res.status === 200 ? { bodies: res.json.map((c: any) => c.body), total: res.headers.get('x-total-count') } : res.status;
+    };
+    t.same(await bodies(coder.token), { bodies: ['on the issue', 'on the pull request'], total: '2' }, 'issues and pulls: both');
+    t.same(await bodies(tracker.token), { bodies: ['on the issue'], total: '1' }, 'issues only: the issue comment');
+    t.same(await bodies(reviewer.token), { bodies: ['on the pull request'], total: '1' }, 'pulls only: the pull request comment');
+    t.equal(await bodies(codeOnly.token), 404, 'neither: 404');
+  });
+
+  t.test('attachment downloads follow the unit of what they are attached to', async (t) => {
+    const upload = async (url: string, name: string) => {
+      const boundary = `----units${Math.random().toString(16).slice(2)}`;
+      const body = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="attachment"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        Buffer.from(`contents of ${name}`), Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const res = await fetch(`${f.api}${url}`, { method: 'POST', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, Authorization: `token ${owner.token}` }, body: new Uint8Array(body) });
+      if (res.status !== 201) throw new Error(`setup: upload ${res.status} ${await res.text()}`);
+      return (await res.json()).browser_download_url as string;
+    };
+    const issueFile = await upload(`${R}/issues/1/assets`, 'issue.log');
+    await ok(f.request('POST', `${R}/releases`, { token: owner.token, json: { tag_name: 'v1.0', name: 'one' } }), 201);
+    const release = (await ok(f.request('GET', `${R}/releases/tags/v1.0`, { token: owner.token }), 200)).json;
+    const releaseFile = await upload(`${R}/releases/${release.id}/assets`, 'app.bin');
+    const status = async (url: string, token: string) => (await fetch(url, { headers: { Authorization: `token ${token}` } })).status;
+    t.equal(await status(issueFile, tracker.token), 200, 'issues unit: the issue file');
+    t.equal(await status(issueFile, reviewer.token), 404, 'no issues unit: not the issue file');
+    t.equal(await status(releaseFile, coder.token), 200, 'releases unit: the release file');
+    t.equal(await status(releaseFile, tracker.token), 404, 'no releases unit: not the release file');
+    t.equal(await status(releaseFile, owner.token), 200, 'the owner: every file');
+  });
+
   t.test('a public repository gives read on every unit to everyone', async (t) => {
     t.equal((await f.request('GET', '/repos/uorg/open/contents', { token: tracker.token })).status, 200);
     t.equal((await f.request('GET', '/repos/uorg/open/issues', { token: codeOnly.token })).status, 200);
