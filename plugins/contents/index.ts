@@ -7,7 +7,7 @@ import type { BranchProtectionRule, ContentsService } from '../../schemas/contra
 import { ACCESS, type Account, type RepoRecord } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import * as w from './handlers-write.js';
-import { PROTECTIONS, Protections, type ProtectionRecord } from './protection.js';
+import { PROTECTION_RENAMES, PROTECTIONS, Protections, type ProtectionRecord } from './protection.js';
 import {
   CONTENTS_SCHEMAS, changeFilesBody, createBranchBody, createFileBody, createProtectionBody, createTagBody, deleteFileBody,
   editProtectionBody, renameBranchBody, updateFileBody,
@@ -149,16 +149,21 @@ export default definePlugin<ContentsPluginService, ContentsSettings>({
   dependencies: ['users', 'repos', 'git'],
   optionalDependencies: ['gpg-keys', 'releases', 'orgs'],
   settings: SETTINGS_SCHEMA,
-  collections: [{ name: PROTECTIONS, indexes: [{ fields: { repoId: 1, rule_name: 1 }, unique: true }] }],
+  collections: [
+    { name: PROTECTIONS, indexes: [{ fields: { repoId: 1, rule_name: 1 }, unique: true }] },
+    { name: PROTECTION_RENAMES, indexes: [{ fields: { uid: 1 }, unique: true }] },
+  ],
   schemas: CONTENTS_SCHEMAS,
   routes,
-  start(ctx) {
+  async start(ctx) {
     const contents = new Contents(ctx);
     contents.verifier = makeVerifier(ctx);
     const protections = new Protections(ctx);
-    ctx.events.on('account.renamed', async ({ account, from }) => {
-      await protections.renameUser(from, account.login);
-    });
+    // Rules name users by login: a rename rewrites them as a rename participant, recorded before the account row
+    // changes, so a crash in between is finished at the next start (the old name must grant nothing to its next owner).
+    const users = ctx.services.get('users');
+    users.addRenameParticipant(protections.renameParticipant());
+    await protections.finishRenames((id) => users.byId(id));
     const writer = new Writer(contents);
     const git = ctx.services.get('git');
     git.addPushGuard((attempt) => protections.guard(

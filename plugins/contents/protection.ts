@@ -5,10 +5,12 @@ import type { Collection } from '../../core/store/port.js';
 import { DuplicateKeyError } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { ZERO_SHA, type PushAttempt } from '../../schemas/contracts/git.js';
-import { ACCESS, type Account, type RepoRecord } from '../../schemas/services.js';
+import { ACCESS, type Account, type RenameParticipant, type RepoRecord } from '../../schemas/services.js';
 import type { PluginContext } from '../../core/plugin.js';
 
 export const PROTECTIONS = 'branch_protections';
+/** Account renames in progress (`{uid, from, to}`), written before the account row changes: finished at start. */
+export const PROTECTION_RENAMES = 'branch_protection_renames';
 
 export interface ProtectionRecord {
   [key: string]: unknown;
@@ -118,6 +120,42 @@ export class Protections {
       changed++;
     }
     return changed;
+  }
+
+  /**
+   * The users plugin's rename participant: `prepare` records the rename before the account row changes, `commit`
+   * rewrites the lists and drops the record, `abort` drops it. A record left by a crash is finished by `finishRenames`.
+   */
+  renameParticipant(): RenameParticipant {
+    const pending = this.ctx.store.collection<{ uid: number; from: string; to: string }>(PROTECTION_RENAMES);
+    return {
+      prepare: async (account, from, to) => {
+        await pending.updateOne({ uid: account.id }, { $set: { uid: account.id, from, to } }, { upsert: true });
+        return null;
+      },
+      commit: async (account, from, to) => {
+        await this.renameUser(from, to);
+        await pending.deleteMany({ uid: account.id });
+      },
+      abort: async (account) => {
+        await pending.deleteMany({ uid: account.id });
+      },
+    };
+  }
+
+  /** Start: renames a crash interrupted — the lists follow the name the account has now (either one). */
+  async finishRenames(accountById: (id: number) => Promise<Account | null>): Promise<number> {
+    const pending = this.ctx.store.collection<{ uid: number; from: string; to: string }>(PROTECTION_RENAMES);
+    let finished = 0;
+    for (const row of await pending.find({})) {
+      const account = await accountById(row.uid);
+      if (account && account.login.toLowerCase() === row.to.toLowerCase()) {
+        await this.renameUser(row.from, account.login);
+        finished++;
+      }
+      await pending.deleteMany({ uid: row.uid });
+    }
+    return finished;
   }
 
   get(repoId: number, name: string): Promise<ProtectionRecord | null> {

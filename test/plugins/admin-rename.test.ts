@@ -113,6 +113,10 @@ t.test('SIGKILL between the steps of a rename leaves nothing half-renamed', asyn
   for (const name of names) {
     const u = await setup.createUser({ username: name });
     t.equal((await setup.request('POST', '/user/repos', { token: u.token, json: { name: 'r', auto_init: true } })).status, 201);
+    const rule = await setup.request('POST', `/repos/${name}/r/branch_protections`, {
+      token: u.token, json: { rule_name: 'master', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: [name] },
+    });
+    t.equal(rule.status, 201, `${name}: a rule naming the account`);
   }
   await setup.close();
   const post = async (api: string, token: string, from: string, to: string) =>
@@ -134,6 +138,11 @@ t.test('SIGKILL between the steps of a rename leaves nothing half-renamed', asyn
     t.match(await lsRemote(`${f.url}/${to}/r.git`, home), /refs\/heads\/master/, `${to}/r is served from its new directory`);
     t.notOk(await exists(path.join(dataDir, 'repositories', from)), `no directory under ${from}`);
   }
+  for (const [to] of [['crash-a2'], ['crash-b2'], ['crash-c']] as const) {
+    const rule = await f.request('GET', `/repos/${to}/r/branch_protections/master`, { token: f.admin.token });
+    t.same(rule.json.push_whitelist_usernames, [to], `${to}: the branch protection list names the account's login`);
+  }
+  t.equal(await f.forge.store.collection('branch_protection_renames').count({}), 0, 'no protection rename left recorded');
   t.equal(await f.forge.store.collection('git_owner_moves').count({}), 0, 'no move left recorded');
   const report = await checkConsistency({ store: f.forge.store, dataDir, collections: builtinPlugins.flatMap((p) => p.collections ?? []) });
   t.same(report.problems.map((p) => p.message), [], 'the consistency pass finds nothing');
