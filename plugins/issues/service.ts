@@ -663,7 +663,7 @@ export class Issues implements IssuesService {
   /**
    * The store filter `list` runs. For a `q` of 3+ characters: when the rarest trigram has more than a few issues,
    * the candidates are the intersection of the rarest trigrams' posting lists (ids read through the index, a hash
-   * intersection), and the store looks those up by id with the other filters and the remaining trigrams. Otherwise
+   * intersection), and the store looks those up by id with the other filters (the literal check decides). Otherwise
    * the store walks the rarest trigram's postings and checks each issue's other trigrams: with ~100 trigrams per
    * issue that check dominated a search whose rarest piece has thousands of issues.
    */
@@ -684,10 +684,9 @@ export class Issues implements IssuesService {
       ids = next;
       used++;
     }
-    const filter = this.filterOf({ ...q, q: undefined, ids: [...ids!] });
-    const rest = ranked.slice(used, 16).map((r) => ({ grams: r.g }));
-    if (rest.length) filter.$and = [...((filter.$and as Filter[] | undefined) ?? []), ...rest];
-    return filter;
+    // The other trigrams are not checked in the store: the literal check that follows decides anyway (a comment match
+    // through `commentGrams`), and it costs less than scanning each candidate's ~100 trigrams for each of them.
+    return this.filterOf({ ...q, q: undefined, ids: [...ids!] });
   }
 
   /** The query's trigrams with their issue counts (index counts, no documents read), rarest first. */
