@@ -59,6 +59,11 @@ export interface RecordedResponse {
   body: Buffer;
 }
 
+/** A recorded response's header (`name` lower case), as the checks read it. */
+export function header(res: RecordedResponse, name: string): string | undefined {
+  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
+}
+
 export interface BenchCase {
   /** Unique kebab-case name, e.g. `repos-search-common`. `--case <text>` runs cases whose name or group contains it. */
   name: string;

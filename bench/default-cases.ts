@@ -1,6 +1,7 @@
 // The issue's table of cases: one request shape each. A case file in bench/cases/ with the same name or the same
 // request shape replaces the one here (the capability's engineer knows its hot path best).
 import type { BenchCase, BenchFixture, RecordedResponse } from './case.js';
+import { header } from './case.js';
 
 function json(res: RecordedResponse): any {
   try {
@@ -8,10 +9,6 @@ function json(res: RecordedResponse): any {
   } catch {
     return undefined;
   }
-}
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
 /** The body is a JSON array of exactly `n` items. */

@@ -177,6 +177,8 @@ export interface UsersService {
   commitIdentity(account: Account): { name: string; email: string };
   /** The API User shape for a viewer: email only for the account itself and site admins. */
   toApi(account: Account, viewer: Caller | null): ApiUser;
+  /** Whether `viewer` sees the account's email in its User object (what makes two renderings of it differ). */
+  seesEmail(account: Account, viewer: Caller | null): boolean;
   /**
    * The UTF-8 JSON of a UserList as `viewer` sees it (what `toApi` gives), built from pieces serialised once per
    * account version and view: for list replies with `type: 'json-text'` (the same convention as repos' `toJsonList`).

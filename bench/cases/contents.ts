@@ -12,17 +12,14 @@ import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BenchCase, BenchClient, RecordedResponse } from '../case.js';
+import type { BenchCase, BenchClient } from '../case.js';
+import { header } from '../case.js';
 
 // `--quick` (the smoke test in npm test) uses a smaller history so the suite stays short.
 const QUICK = process.argv.includes('--quick');
 const COMMITS = QUICK ? 500 : 10_000;
 const BRANCHES = QUICK ? 100 : 1_000;
 const DIR_ENTRIES = 100;
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
 
 function pkt(text: string): Buffer {
   const data = Buffer.from(text, 'utf8');

@@ -11,6 +11,7 @@ import { COLLECTIONS, COMMENTS, ISSUES, LABELS, MILESTONES, NUMBERS } from '../.
 import { gramsOf, textGrams } from '../../plugins/issues/text.js';
 import type { BenchCase, PlannedRepo, RecordedResponse, SeedContext } from '../case.js';
 import { REPO_WORDS } from '../words.js';
+import { header } from '../case.js';
 
 const EPOCH = Date.UTC(2025, 0, 1);
 const CHUNK = 2000;
@@ -174,10 +175,6 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
     await repos.updateOne({ id: repoId }, { $set: { numIssues: n, numOpenIssues: openCount.get(repoId) ?? 0 } });
   }
   ctx.log(`${size.total} issues (${large.length} repositories with ${size.large}), ${size.comments} comments, ${labelDocs.length} labels, ${milestoneDocs.length} milestones`);
-}
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
 function json(res: RecordedResponse): any {

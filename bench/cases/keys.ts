@@ -2,10 +2,7 @@
 // through /users/{username}/keys, and the GPG list (primaries with their subkeys). The harness seeds the `keys` account
 // with `sizes.sshKeys` SSH keys and `sizes.gpgKeys` GPG keys (bench/seed.ts).
 import type { BenchCase, BenchFixture, RecordedResponse } from '../case.js';
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
+import { header } from '../case.js';
 
 /** The body is a JSON array of `expected(fx)` items, each with `fields`, and X-Total-Count is `total(fx)`. */
 function page(expected: (fx: BenchFixture) => number, total: (fx: BenchFixture) => number, fields: string[]) {

@@ -4,6 +4,7 @@
 // each thread and (user, repository) pair; the plugin's start repair checks every pair when it boots on this data).
 import type { BenchCase, BenchFixture, RecordedResponse, SeedContext } from '../case.js';
 import { NOTIFICATION_INDEXES, NOTIFICATION_REPO_INDEXES, NOTIFICATION_REPOS, NOTIFICATIONS } from '../../plugins/notifications/service.js';
+import { header } from '../case.js';
 
 const EPOCH = Date.UTC(2025, 0, 1);
 const CHUNK = 1000;
@@ -47,10 +48,6 @@ export async function seedNotifications(ctx: SeedContext): Promise<void> {
   const repoRows = ctx.store.collection(NOTIFICATION_REPOS);
   await repoRows.insertMany([...publicRepos, ...hiddenRepos].map((r) => ({ userId: user.id, repoId: r.id, ownerId: r.ownerId, hidden: r.private })));
   ctx.log(`${total} notifications of ${user.login} (${visible} readable, 2000 in private repositories it cannot read)`);
-}
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
 function threadPage(size: number, total: (fx: BenchFixture) => number) {

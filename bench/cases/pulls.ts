@@ -2,15 +2,12 @@
 // (one branch and commit each, written with the contents API) and one pull request changing 300 files.
 //   pulls-list-50      GET /repos/{o}/{r}/pulls?limit=50          (a full page: issue halves, branches, repositories)
 //   pulls-files-300    GET /repos/{o}/{r}/pulls/{n}/files?limit=50 (git diff --name-status/--numstat of 300 files)
-import type { BenchCase, BenchClient, RecordedResponse } from '../case.js';
+import type { BenchCase, BenchClient } from '../case.js';
+import { header } from '../case.js';
 
 const QUICK = process.argv.includes('--quick');
 const PULLS = QUICK ? 20 : 50;
 const FILES = 300;
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 let ready: Promise<{ base: string; filesPull: number }> | null = null;

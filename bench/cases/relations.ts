@@ -7,6 +7,7 @@ import { REPOS } from '../../plugins/repos/service.js';
 import { USERS } from '../../plugins/users/service.js';
 import { STAR_INDEXES, STARS } from '../../plugins/stars/service.js';
 import { WATCH_INDEXES, WATCHES } from '../../plugins/watch/service.js';
+import { header } from '../case.js';
 
 /** A repository as a relation row needs it. */
 export interface RelationTarget {
@@ -101,10 +102,6 @@ export async function seedRelations(ctx: SeedContext): Promise<void> {
   const watches = pickPublic(ctx.repos, starrer, ctx.sizes.watches, ctx.random);
   watched = await insertRelations(ctx.store, 'watches', watches.map((repo) => ({ uid: starrer, repo })));
   ctx.log(`${watched} watches of ${ctx.fixture.accounts.starrer.login}`);
-}
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
 /** A full page of `size` repositories and the exact total in X-Total-Count. */

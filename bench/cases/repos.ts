@@ -4,10 +4,7 @@
 // (plugins/repos/memory-index.ts), so no seeder is exported here. Each check also verifies what a fast wrong answer
 // would get wrong: name order, the term really in every name, no private repository for anonymous callers.
 import type { BenchCase, BenchFixture, RecordedResponse } from '../case.js';
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
+import { header } from '../case.js';
 
 function body(res: RecordedResponse): any {
   try {

@@ -3,8 +3,9 @@
 // callers. The seed is printed while seeding (`FORGEKIT_BENCH_SEED=<n>` repeats a run); the per-family median and
 // worst ratio and p99 are computed from the result file by bench/families.ts. Each request is checked: status 200,
 // an exact total header, and no private repository for anonymous callers.
-import type { BenchCase, BenchRole, RecordedResponse, SeedContext } from '../case.js';
+import type { BenchCase, BenchRole, SeedContext } from '../case.js';
 import { prng } from '../dataset.js';
+import { header } from '../case.js';
 
 export const SEARCH_SEED = Number(process.env.FORGEKIT_BENCH_SEED ?? 0) || (Date.now() % 2_147_483_647);
 const QUICK = process.argv.includes('--quick');
@@ -37,10 +38,6 @@ const FAMILIES: Family[] = [
   { key: 'uid', extra: () => `&uid=${ownerId}&exclusive=true` },
   { key: 'sorted', extra: (r) => ['&sort=stars&order=desc', '&sort=created', '&sort=id&order=desc'][Math.floor(r() * 3)]! },
 ];
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
 
 const drawn = new Map<string, string>();
 

@@ -6,12 +6,13 @@
 // caller sees a different set. The seed is printed while seeding (`FORGEKIT_BENCH_SEED=<n>` repeats a run); bench/families.ts
 // summarises the family (median and worst ratio, p99). Each request is checked: status 200, an exact total, and
 // no limited or private account for an anonymous caller.
-import type { BenchCase, BenchRole, RecordedResponse, SeedContext } from '../case.js';
+import type { BenchCase, BenchRole, SeedContext } from '../case.js';
 import { prng } from '../dataset.js';
 import { SEARCH_SEED } from './search-random.js';
 import type { Doc } from '../../core/store/port.js';
 import { gramsOf } from '../../plugins/lib/grams.js';
 import { FIRST_NAMES, LAST_NAMES } from '../words.js';
+import { header } from '../case.js';
 
 const QUICK = process.argv.includes('--quick');
 const PER_FAMILY = QUICK ? 1 : 6;
@@ -56,10 +57,6 @@ interface Family {
 }
 
 const FAMILIES: Family[] = [{ key: 'anon' }, { key: 'member', as: 'member' }, { key: 'admin', as: 'admin' }];
-
-function header(res: RecordedResponse, name: string): string | undefined {
-  return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
-}
 
 const drawn = new Map<string, string>();
 

@@ -66,6 +66,8 @@ export class Renderer {
     this.commentJson = new CommentJsonCache(serializers.comment, capacity);
   }
 
+  private readonly seesEmail = (account: Account, viewer: Caller | null): boolean => this.service.users.seesEmail(account, viewer);
+
   private get urls() {
     return this.service.ctx.urls;
   }
@@ -116,7 +118,7 @@ export class Renderer {
     const users = new Map<number, ApiUser>();
     const pieces = list.map((issue) => {
       const where = repos.get(issue.repoId)!;
-      const key = this.json.keyOf(issue, where, parts, viewer);
+      const key = this.json.keyOf(issue, where, parts, viewer, this.seesEmail);
       return this.json.piece(issue, key, () => this.issue(issue, where, parts, users, viewer));
     });
     return joinPieces(pieces);
@@ -188,7 +190,7 @@ export class Renderer {
     const users = new Map<number, ApiUser>();
     return joinPieces(list.map((comment) => {
       const parent = issue instanceof Map ? issue.get(comment.issueId) : issue;
-      const key = this.commentJson.keyOf(parent, fullName, accounts.get(comment.posterId), assets.comments.get(comment.id), viewer);
+      const key = this.commentJson.keyOf(parent, fullName, accounts.get(comment.posterId), assets.comments.get(comment.id), viewer, this.seesEmail);
       return this.commentJson.piece(comment, key, () => this.comment(comment, parent, fullName, accounts, assets.comments, users, viewer));
     }));
   }

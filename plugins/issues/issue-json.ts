@@ -11,8 +11,7 @@
 import type { Caller } from '../../core/plugin.js';
 import type { CommentRecord, IssueRecord } from '../../schemas/contracts/issues.js';
 import type { Account } from '../../schemas/services.js';
-import { seesEmail } from '../users/convert.js';
-import { listPiece } from '../lib/doc-json.js';
+import { dropOldestTenth, listPiece } from '../lib/doc-json.js';
 import type { IssueParts, RepoAndOwner } from './convert.js';
 
 type Serialize = (value: unknown) => string;
@@ -38,7 +37,7 @@ export class PieceCache<R extends { id: number }> {
     this.builds++;
     const piece = listPiece(this.serialize(build()));
     if (this.capacity > 0) {
-      if (entry === undefined && this.entries.size >= this.capacity) this.evict();
+      if (entry === undefined && this.entries.size >= this.capacity) dropOldestTenth(this.entries, this.capacity);
       this.entries.set(record.id, { record, key, piece });
     }
     return piece;
@@ -48,18 +47,13 @@ export class PieceCache<R extends { id: number }> {
     return this.entries.size;
   }
 
-  /** Drops the oldest tenth (insertion order): cheaper than an exact LRU order on every hit. */
-  private evict(): void {
-    let n = Math.max(1, Math.floor(this.capacity / 10));
-    for (const id of this.entries.keys()) {
-      this.entries.delete(id);
-      if (--n === 0) break;
-    }
-  }
 }
 
+/** Whether a viewer sees an account's email (the users service's rule). */
+export type EmailView = (account: Account, viewer: Caller | null) => boolean;
+
 /** The account and whether this viewer sees its email: what a User object in the text depends on. */
-function pushAccount(key: unknown[], account: Account | undefined, viewer: Caller | null): void {
+function pushAccount(key: unknown[], account: Account | undefined, viewer: Caller | null, seesEmail: EmailView): void {
   key.push(account, account !== undefined && seesEmail(account, viewer));
 }
 
@@ -73,10 +67,10 @@ export class IssueJsonCache extends PieceCache<IssueRecord> {
    * Everything besides the issue record that its text depends on, as a flat list compared element by element
    * (identity for stored objects). Accounts come with their email view: `true` when this caller sees the address.
    */
-  keyOf(issue: IssueRecord, { repo, owner }: RepoAndOwner, parts: IssueParts, viewer: Caller | null): unknown[] {
+  keyOf(issue: IssueRecord, { repo, owner }: RepoAndOwner, parts: IssueParts, viewer: Caller | null, seesEmail: EmailView): unknown[] {
     const key: unknown[] = [repo.id, repo.name, owner.login];
-    pushAccount(key, parts.accounts.get(issue.posterId), viewer);
-    for (const id of issue.assigneeIds) pushAccount(key, parts.accounts.get(id), viewer);
+    pushAccount(key, parts.accounts.get(issue.posterId), viewer, seesEmail);
+    for (const id of issue.assigneeIds) pushAccount(key, parts.accounts.get(id), viewer, seesEmail);
     for (const id of issue.labelIds) key.push(parts.labels.get(id));
     key.push(issue.milestoneId ? parts.milestones.get(issue.milestoneId) : undefined);
     key.push(assetsKey(parts.assets.get(issue.id)));
@@ -86,9 +80,10 @@ export class IssueJsonCache extends PieceCache<IssueRecord> {
 
 export class CommentJsonCache extends PieceCache<CommentRecord> {
   /** What a comment's text depends on besides the comment: its poster (and email view), issue and repository. */
-  keyOf(parent: IssueRecord | undefined, fullName: string, poster: Account | undefined, assets: unknown[] | undefined, viewer: Caller | null): unknown[] {
+  keyOf(parent: IssueRecord | undefined, fullName: string, poster: Account | undefined, assets: unknown[] | undefined, viewer: Caller | null,
+    seesEmail: EmailView): unknown[] {
     const key: unknown[] = [fullName, parent?.number ?? 0, parent?.isPull === true];
-    pushAccount(key, poster, viewer);
+    pushAccount(key, poster, viewer, seesEmail);
     key.push(assetsKey(assets));
     return key;
   }

@@ -8,6 +8,7 @@
 // read-only object per stored version; an adapter that returns fresh copies simply never hits) and the exact
 // owner JSON: any change to either rebuilds the entry. Forks whose parent is shown are serialised whole, uncached.
 import { ACCESS, type AccessMode, type Account, type ApiRepository, type ApiUser, type RepoRecord } from '../../schemas/services.js';
+import { dropOldestTenth } from '../lib/doc-json.js';
 import { permissionsOf } from './access.js';
 
 type Serialize = (value: unknown) => string;
@@ -95,7 +96,7 @@ export class RepoJsonCache {
       kept.push(fresh);
       this.entries.set(repo.id, kept);
     } else {
-      if (this.entries.size >= this.capacity) this.evict();
+      if (this.entries.size >= this.capacity) dropOldestTenth(this.entries, this.capacity);
       this.entries.set(repo.id, [fresh]);
     }
     this.push(out, first, fresh, mode);
@@ -153,12 +154,4 @@ export class RepoJsonCache {
     return this.entries.size;
   }
 
-  /** Drops the oldest tenth (insertion order): cheaper than keeping an exact LRU order on every hit. */
-  private evict(): void {
-    let n = Math.max(1, Math.floor(this.capacity / 10));
-    for (const id of this.entries.keys()) {
-      this.entries.delete(id);
-      if (--n === 0) break;
-    }
-  }
 }

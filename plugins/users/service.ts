@@ -163,6 +163,10 @@ export class Users implements UsersService {
     return toApiUser(account, viewer, this.ctx.urls.root);
   }
 
+  seesEmail(account: Account, viewer: Caller | null): boolean {
+    return seesEmail(account, viewer);
+  }
+
   toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer {
     return this.userJson.list(accounts, (account) => (seesEmail(account, viewer) ? 1 : 0));
   }
