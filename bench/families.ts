@@ -1,4 +1,4 @@
-// Per-family summary of randomized cases (bench/cases/search-random.ts, users-search-random.ts, mixed.ts) from a result file: for each family the
+// Per-family summary of randomized cases (bench/cases/search-random.ts, users-search-random.ts, list-random.ts, mixed.ts) from a result file: for each family the
 // median and worst request's ratio (throughput and CPU) and the worst p99, as issue 20 asks.
 //   node dist/bench/families.js bench/results/<file>.json
 import { readFileSync } from 'node:fs';
@@ -14,10 +14,11 @@ function median(xs: number[]): number {
 export function families(cases: Case[]): string {
   const groups = new Map<string, Case[]>();
   for (const c of cases) {
-    // search-rnd-<family>-<k> (repository search: the family alone), users-rnd-<caller>-<k>, mixed-<k>.
-    const m = /^(search-rnd|users-rnd|mixed)-(?:(.+)-)?\d+$/.exec(c.name);
+    // search-rnd-<family>-<k> (repository search: the family alone), users-rnd-<caller>-<k>, list-rnd-<family>-<k>
+    // (as list-<family>), mixed-<k>.
+    const m = /^(search-rnd|users-rnd|list-rnd|mixed)-(?:(.+)-)?\d+$/.exec(c.name);
     if (!m || !c.forgekit || !c.bare) continue;
-    const family = m[1] === 'search-rnd' ? m[2]! : m[2] ? `${m[1]}-${m[2]}` : m[1]!;
+    const family = m[1] === 'search-rnd' ? m[2]! : m[1] === 'list-rnd' ? `list-${m[2]}` : m[2] ? `${m[1]}-${m[2]}` : m[1]!;
     const list = groups.get(family) ?? [];
     list.push(c);
     groups.set(family, list);
