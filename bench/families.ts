@@ -1,4 +1,4 @@
-// Per-family summary of randomized cases (bench/cases/search-random.ts, users-search-random.ts, mixed.ts) from a result file: for each family the
+// Per-family summary of randomized cases (bench/cases/search-random.ts, users-search-random.ts, list-random.ts, mixed.ts) from a result file: for each family the
 // median and worst request's ratio (throughput and CPU) and the worst p99, as issue 20 asks.
 //   node dist/bench/families.js bench/results/<file>.json
 import { readFileSync } from 'node:fs';
@@ -13,10 +13,11 @@ function median(xs: number[]): number {
 
 /** The randomized family a case belongs to, or null for a hand-picked case. */
 export function familyOf(name: string): string | null {
-  // search-rnd-<family>-<k> (repository search: the family alone), users-rnd-<caller>-<k>, mixed-<k>.
-  const m = /^(search-rnd|users-rnd|mixed)-(?:(.+)-)?\d+$/.exec(name);
+  // search-rnd-<family>-<k> (repository search: the family alone), users-rnd-<caller>-<k>, list-rnd-<family>-<k>
+  // (as list-<family>), mixed-<k>.
+  const m = /^(search-rnd|users-rnd|list-rnd|mixed)-(?:(.+)-)?\d+$/.exec(name);
   if (!m) return null;
-  return m[1] === 'search-rnd' ? m[2]! : m[2] ? `${m[1]}-${m[2]}` : m[1]!;
+  return m[1] === 'search-rnd' ? m[2]! : m[1] === 'list-rnd' ? `list-${m[2]}` : m[2] ? `${m[1]}-${m[2]}` : m[1]!;
 }
 
 export function families(cases: Case[]): string {

@@ -487,7 +487,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     }
     if (matchesFilter(c, group, opts.filter, allNames)) selected.push({ loadedCase, group });
   }
-  const fromFiles = new Set(selected.map((s) => s.loadedCase.from));
+  const fromFiles = new Set(selected.flatMap((s) => [s.loadedCase.from, ...neededFiles(s.loadedCase.case)]));
   const extraSeeders = opts.filter.length === 0 || fromFiles.has('harness')
     ? loaded.seeders
     : loaded.seeders.filter((s) => fromFiles.has(s.from));
@@ -531,6 +531,13 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
 
     for (const { loadedCase, group } of selected) {
       const c = loadedCase.case;
+      const unseeded = neededFiles(c).filter((f) => opts.skipSeeders.some((skip) => f.includes(skip)));
+      if (unseeded.length) {
+        const why = `needs the seeder of ${unseeded.join(', ')} (left out by --skip-seeder)`;
+        cases.push(baseResult(c, loadedCase, group, undefined, 'skipped', why));
+        out(`${c.name}: skipped (${why})`);
+        continue;
+      }
       const missing = (c.plugins ?? []).filter((p) => !enabled.has(p));
       if (missing.length) {
         const known = new Set(builtinPlugins.map((p) => p.name));
@@ -626,6 +633,11 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     if (!opts.keepData) await rm(tmp, { recursive: true, force: true });
     else out(`data kept in ${tmp}`);
   }
+}
+
+/** The case files whose seeders a case reads besides its own (`BenchCase.needs`). */
+function neededFiles(c: BenchCase): string[] {
+  return (c.needs ?? []).map((n) => `bench/cases/${n}.ts`);
 }
 
 function baseResult(c: BenchCase, loaded: { from: string; replaces?: string }, group: string, req: PreparedRequest | undefined,
