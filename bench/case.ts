@@ -86,6 +86,11 @@ export interface BenchCase {
   body?: unknown;
   /** Plugins the case needs; a case whose plugin is not enabled is skipped and the reason printed. */
   plugins?: string[];
+  /**
+   * Other case files whose seeders this case reads (`issues` for bench/cases/issues.ts): a run selecting the case
+   * seeds them too, and `--skip-seeder` leaving one out skips the case with the reason.
+   */
+  needs?: string[];
   /** The status the recorded response must have (default 200); anything else fails the case instead of timing an error. */
   status?: number;
   /** Extra check of the recorded response (e.g. "the page is full"): a problem description, or null. */

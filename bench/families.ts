@@ -1,23 +1,30 @@
-// Per-family summary of randomized cases (bench/cases/search-random.ts, users-search-random.ts, mixed.ts) from a result file: for each family the
+// Per-family summary of randomized cases (bench/cases/search-random.ts, users-search-random.ts, list-random.ts, mixed.ts) from a result file: for each family the
 // median and worst request's ratio (throughput and CPU) and the worst p99, as issue 20 asks.
 //   node dist/bench/families.js bench/results/<file>.json
 import { readFileSync } from 'node:fs';
 
-interface Side { reqPerSec: number; p99Ms: number; cpuUsPerRequest: number }
-interface Case { name: string; path: string; forgekit?: Side; bare?: Side; ratio?: number; cpuRatio?: number }
+export interface Side { reqPerSec: number; p99Ms: number; cpuUsPerRequest: number }
+export interface Case { name: string; path: string; forgekit?: Side; bare?: Side; ratio?: number; cpuRatio?: number }
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor((s.length - 1) / 2)]! : NaN;
 }
 
+/** The randomized family a case belongs to, or null for a hand-picked case. */
+export function familyOf(name: string): string | null {
+  // search-rnd-<family>-<k> (repository search: the family alone), users-rnd-<caller>-<k>, list-rnd-<family>-<k>
+  // (as list-<family>), mixed-<k>.
+  const m = /^(search-rnd|users-rnd|list-rnd|mixed)-(?:(.+)-)?\d+$/.exec(name);
+  if (!m) return null;
+  return m[1] === 'search-rnd' ? m[2]! : m[1] === 'list-rnd' ? `list-${m[2]}` : m[2] ? `${m[1]}-${m[2]}` : m[1]!;
+}
+
 export function families(cases: Case[]): string {
   const groups = new Map<string, Case[]>();
   for (const c of cases) {
-    // search-rnd-<family>-<k> (repository search: the family alone), users-rnd-<caller>-<k>, mixed-<k>.
-    const m = /^(search-rnd|users-rnd|mixed)-(?:(.+)-)?\d+$/.exec(c.name);
-    if (!m || !c.forgekit || !c.bare) continue;
-    const family = m[1] === 'search-rnd' ? m[2]! : m[2] ? `${m[1]}-${m[2]}` : m[1]!;
+    const family = familyOf(c.name);
+    if (!family || !c.forgekit || !c.bare) continue;
     const list = groups.get(family) ?? [];
     list.push(c);
     groups.set(family, list);

@@ -19,7 +19,7 @@ import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
 import { resolvePlugins } from '../core/loader.js';
 import { createStore } from '../core/store/index.js';
 import { builtinPlugins } from '../plugins/index.js';
-import { resolvePath, type BenchCase, type BenchClient, type BenchFixture, type RecordedResponse } from './case.js';
+import { resolvePath, type BenchCase, type BenchClient, type BenchFixture, type DatasetSizes, type RecordedResponse } from './case.js';
 import { FULL_SIZES, QUICK_SIZES, planDataset } from './dataset.js';
 import { loadCases, type LoadedCase } from './load-cases.js';
 import { commitInfo, hasTaskset, machineInfo, pin } from './machine.js';
@@ -49,11 +49,13 @@ export interface BenchOptions {
   logLevel: 'info' | 'silent';
   /** Case-file seeders left out (their file name contains one of these): a partial run that needs none of their data. */
   skipSeeders: string[];
+  /** Repositories in the dataset instead of the mode's default (growth runs: 10k, 100k, 1M); null: the default. */
+  repos: number | null;
 }
 
 const USAGE = `usage: node dist/bench/run.js [--quick] [--case <text>]... [--connections N] [--duration S]
        [--warmup S] [--settle S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]
-       [--skip-seeder <file text>]...`;
+       [--skip-seeder <file text>]... [--repos N]`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -72,6 +74,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'no-results-md': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       'skip-seeder': { type: 'string', multiple: true, default: [] },
+      repos: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -105,6 +108,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     resultsMd: values['no-results-md'] !== true && !quick,
     logLevel,
     skipSeeders: (values['skip-seeder'] as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
+    repos: values.repos === undefined ? null : Math.floor(num(values.repos, 0, 'repos', 1_000)),
   };
 }
 
@@ -431,6 +435,17 @@ export function benchMongoUri(uri: string): string {
 
 // ---------------------------------------------------------------------------------------------- main
 
+/**
+ * The dataset's sizes: the mode's, with `--repos` changing only the number of repositories (everything else, accounts
+ * included, stays as it is, so a growth series measures the same callers over more repositories). The owner role keeps
+ * its share of at most a tenth of them.
+ */
+export function datasetSizes(opts: Pick<BenchOptions, 'quick' | 'repos'>): DatasetSizes {
+  const base = opts.quick ? QUICK_SIZES : FULL_SIZES;
+  if (opts.repos === null || opts.repos === base.repos) return base;
+  return { ...base, repos: opts.repos, ownerRepos: Math.min(base.ownerRepos, Math.floor(opts.repos / 10)) };
+}
+
 export async function runBench(opts: BenchOptions, out: (line: string) => void = console.log): Promise<BenchResult> {
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
@@ -442,7 +457,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
   const config = loadConfig({ env: process.env, overrides: { dataDir, mongodbUri } });
   const plugins = resolvePlugins(builtinPlugins, config.disabledPlugins);
   const enabled = new Set(plugins.map((p) => p.name));
-  const sizes = opts.quick ? QUICK_SIZES : FULL_SIZES;
+  const sizes = datasetSizes(opts);
   const plan = planDataset(sizes);
   const fixture = fixtureOf(plan, config.apiPrefix, opts.quick);
   const problems: string[] = [];
@@ -472,7 +487,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     }
     if (matchesFilter(c, group, opts.filter, allNames)) selected.push({ loadedCase, group });
   }
-  const fromFiles = new Set(selected.map((s) => s.loadedCase.from));
+  const fromFiles = new Set(selected.flatMap((s) => [s.loadedCase.from, ...neededFiles(s.loadedCase.case)]));
   const extraSeeders = opts.filter.length === 0 || fromFiles.has('harness')
     ? loaded.seeders
     : loaded.seeders.filter((s) => fromFiles.has(s.from));
@@ -516,6 +531,13 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
 
     for (const { loadedCase, group } of selected) {
       const c = loadedCase.case;
+      const unseeded = neededFiles(c).filter((f) => opts.skipSeeders.some((skip) => f.includes(skip)));
+      if (unseeded.length) {
+        const why = `needs the seeder of ${unseeded.join(', ')} (left out by --skip-seeder)`;
+        cases.push(baseResult(c, loadedCase, group, undefined, 'skipped', why));
+        out(`${c.name}: skipped (${why})`);
+        continue;
+      }
       const missing = (c.plugins ?? []).filter((p) => !enabled.has(p));
       if (missing.length) {
         const known = new Set(builtinPlugins.map((p) => p.name));
@@ -611,6 +633,11 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     if (!opts.keepData) await rm(tmp, { recursive: true, force: true });
     else out(`data kept in ${tmp}`);
   }
+}
+
+/** The case files whose seeders a case reads besides its own (`BenchCase.needs`). */
+function neededFiles(c: BenchCase): string[] {
+  return (c.needs ?? []).map((n) => `bench/cases/${n}.ts`);
 }
 
 function baseResult(c: BenchCase, loaded: { from: string; replaces?: string }, group: string, req: PreparedRequest | undefined,

@@ -180,6 +180,12 @@ export interface UsersService {
   /** Whether `viewer` sees the account's email in its User object (what makes two renderings of it differ). */
   seesEmail(account: Account, viewer: Caller | null): boolean;
   /**
+   * The JSON text of `toApi(account, viewer)` (the User schema's serialisation), made once per stored account
+   * version and view: for replies that embed an owner in each item (repository lists). The same string object is
+   * returned while the account is unchanged, so callers may compare texts by identity first.
+   */
+  jsonText(account: Account, viewer: Caller | null): string;
+  /**
    * The UTF-8 JSON of a UserList as `viewer` sees it (what `toApi` gives), built from pieces serialised once per
    * account version and view: for list replies with `type: 'json-text'` (the same convention as repos' `toJsonList`).
    */

@@ -90,7 +90,7 @@ export class RepoRender {
       } else {
         let ownerText = ownerJson.get(owner.id);
         if (ownerText === undefined) {
-          ownerText = this.json.ownerText(owner, this.users.toApi(owner, caller));
+          ownerText = this.users.jsonText(owner, caller);
           ownerJson.set(owner.id, ownerText);
         }
         this.json.append(out, first, repo, ownerText, grants.units ? permissionMode(grants, repo) : mode, () => render(repo, null)!);
@@ -120,7 +120,7 @@ export class RepoRender {
       }
       let ownerText = ownerJson.get(owner.id);
       if (ownerText === undefined) {
-        ownerText = this.json.ownerText(owner, this.users.toApi(owner, caller));
+        ownerText = this.users.jsonText(owner, caller);
         ownerJson.set(owner.id, ownerText);
       }
       const out: Buffer[] = [];

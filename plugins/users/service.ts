@@ -99,6 +99,9 @@ export class Users implements UsersService {
   beforeVerdict: (() => Promise<void>) | null = null;
   /** User JSON per stored account version, in two views: 0 without the email, 1 with it (its owner, site admins). */
   private readonly userJson: DocJson<Account>;
+  /** The same texts as strings (`jsonText`), per stored account version: [without the email, with it]. */
+  private readonly userText = new WeakMap<Account, [string | undefined, string | undefined]>();
+  private readonly serializeUser: (value: unknown) => string;
   /** Users' search postings and every account's visibility (search-index.ts), loaded by `loadIndex` at start. */
   readonly index = new UserIndex();
 
@@ -110,6 +113,7 @@ export class Users implements UsersService {
     this.accounts = ctx.store.collection<Account>(USERS);
     this.emails = ctx.store.collection<EmailDoc>(EMAILS);
     const serialize = ctx.serializer({ $ref: 'forgekit/User' });
+    this.serializeUser = serialize;
     this.userJson = new DocJson<Account>((account, view) => serialize(toApiUserShown(account, view === 1, ctx.urls.root)));
   }
 
@@ -165,6 +169,17 @@ export class Users implements UsersService {
 
   seesEmail(account: Account, viewer: Caller | null): boolean {
     return seesEmail(account, viewer);
+  }
+
+  jsonText(account: Account, viewer: Caller | null): string {
+    const view = seesEmail(account, viewer) ? 1 : 0;
+    let texts = this.userText.get(account);
+    if (texts === undefined) {
+      texts = [undefined, undefined];
+      // Only frozen documents are the store's one object per version (doc-json.ts); a mutable object is not kept.
+      if (Object.isFrozen(account)) this.userText.set(account, texts);
+    }
+    return (texts[view] ??= this.serializeUser(toApiUserShown(account, view === 1, this.ctx.urls.root)));
   }
 
   toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer {

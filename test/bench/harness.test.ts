@@ -15,6 +15,7 @@ import { fixtureOf } from '../../bench/seed.js';
 import { categoryOf, formatSummary, moduleOf, summarise } from '../../bench/profile.js';
 import { combine, median, percentile, ratioOf, runStats } from '../../bench/stats.js';
 import { inferGroup, judge } from '../../bench/targets.js';
+import { families } from '../../bench/families.js';
 
 const plan = planDataset(QUICK_SIZES);
 const fx: BenchFixture = fixtureOf(plan, '/api/v1', true);
@@ -361,4 +362,24 @@ t.test('the bare server replays the recorded response exactly, after reading the
   }
   agent.destroy();
   t.equal(sockets.size, 1, 'one connection served both requests');
+});
+
+t.test('families: one row per randomized family (list-rnd as list-<family>), other cases left out', async (t) => {
+  const side = (reqPerSec: number, p99Ms: number) => ({ reqPerSec, p99Ms, cpuUsPerRequest: 100 });
+  const c = (name: string, ratio: number) => ({ name, path: `/api/v1/${name}`, forgekit: side(ratio * 1000, 5), bare: side(1000, 1) });
+  const table = families([
+    c('search-rnd-q-anon-0', 0.5), c('search-rnd-q-anon-1', 0.3),
+    c('users-rnd-member-0', 0.4),
+    c('list-rnd-user-repos-0', 0.2), c('list-rnd-user-repos-1', 0.6), c('list-rnd-user-repos-2', 0.4),
+    c('list-rnd-issues-list-0', 0.1),
+    c('mixed-0', 0.3),
+    c('version', 0.9),
+  ]);
+  const rows = table.split('\n').slice(2).map((line) => line.split('|').map((x) => x.trim()));
+  t.same(rows.map((r) => r[1]), ['q-anon', 'users-rnd-member', 'list-user-repos', 'list-issues-list', 'mixed']);
+  const userRepos = rows.find((r) => r[1] === 'list-user-repos')!;
+  t.equal(userRepos[2], '3', 'three requests');
+  t.equal(userRepos[3], '0.40', 'median ratio');
+  t.equal(userRepos[4], '0.20', 'worst ratio');
+  t.equal(userRepos[8], '`/list-rnd-user-repos-0`', 'the worst request named');
 });

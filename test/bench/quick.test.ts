@@ -99,6 +99,13 @@ t.test('npm run bench -- --quick runs every case and writes well-formed results'
     }
   });
 
+  t.test('the randomized list families ran, one request each, their checks passed', async (t) => {
+    const list = result.cases.filter((c) => c.name.startsWith('list-rnd-'));
+    const keys = list.map((c) => c.name.replace(/^list-rnd-(.+)-\d+$/, '$1'));
+    t.same(keys, ['user-repos', 'owner-repos-anon', 'owner-repos-signed', 'org-repos', 'starred', 'subscriptions', 'org-members', 'issues-list', 'issues-search']);
+    for (const c of list) t.equal(c.status, 'ok', `${c.name}: ${c.reason ?? 'measured'}`);
+  });
+
   t.test('the table is printed and RESULTS.md is left alone', async (t) => {
     t.match(stdout, /case\s+forgekit req\/s\s+p50\s+p99\s+bare req\/s/);
     t.match(stdout, /\nversion\s+[\d,]+/);
@@ -106,4 +113,20 @@ t.test('npm run bench -- --quick runs every case and writes well-formed results'
     const mdAfter = await stat(resultsMd).then((s) => s.mtimeMs, () => null);
     t.equal(mdAfter, mdBefore);
   });
+});
+
+t.test('a case needing a seeder that --skip-seeder leaves out is skipped with the reason', async (t) => {
+  const out = await mkdtemp(path.join(os.tmpdir(), 'forgekit-bench-skip-'));
+  t.teardown(() => rm(out, { recursive: true, force: true }));
+  const { code, stdout, stderr } = await run(['--quick', '--case', 'list-rnd-issues', '--skip-seeder', 'issues', '--duration', '0.1', '--warmup', '0', '--out', out]);
+  t.equal(code, 0, `the harness exits 0\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+  const files = await readdir(out);
+  const result = JSON.parse(await readFile(path.join(out, files[0]!), 'utf8')) as BenchResult;
+  t.same(result.cases.map((c) => c.name), ['list-rnd-issues-list-0', 'list-rnd-issues-search-0']);
+  for (const c of result.cases) {
+    t.equal(c.status, 'skipped');
+    t.match(c.reason, /needs the seeder of bench\/cases\/issues\.ts/);
+  }
+  t.notOk(result.dataset.seed.steps.some((s) => s.name.includes('issues.ts')), 'the issues seeder did not run');
+  t.ok(result.dataset.seed.steps.some((s) => s.name.includes('list-random.ts')), 'the case file\'s own seeder ran');
 });
