@@ -227,6 +227,11 @@ export interface UsersService {
   setAvatar(uid: number, image: string | null): Promise<void>;
   /** The accounts that are not public (limited or private), optionally among `ids`: index-backed, usually few. */
   nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>>;
+  /**
+   * The same accounts' ids as shared sets, from memory: the same objects (never changed) until a non-public account
+   * comes, goes or changes visibility, so callers may derive answers once per object (repository access does).
+   */
+  nonPublicOwners(): NonPublicOwners;
   /** Replaces a user's password (422 naming `password` when too short); signs out cached password checks. */
   setPassword(account: Account, password: string): Promise<void>;
   /**
@@ -445,6 +450,13 @@ export interface ReposService {
   hiddenOwnerIds(caller: Caller | null): Promise<number[]>;
   /** The Permission object for an access mode: `{admin: >=admin, push: >=write, pull: >=read}`. */
   permissionsOf(mode: AccessMode): { admin: boolean; push: boolean; pull: boolean };
+}
+
+/** Ids of the accounts (users and organizations) that are not public, by visibility, and both together. */
+export interface NonPublicOwners {
+  readonly limited: ReadonlySet<number>;
+  readonly private: ReadonlySet<number>;
+  readonly all: ReadonlySet<number>;
 }
 
 /** Events emitted by the repos plugin, payload `{ repo, owner, creatorId }` / `{ repo, owner }`. */

@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type NonPublicOwners, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -662,6 +662,10 @@ export class Users implements UsersService {
     if (!type) throw fail.validation('image', 'must be a PNG, JPEG, GIF or WebP image');
     const doc: AvatarDoc = { uid, type, data: bytes.toString('base64'), updatedAt: nowRfc3339() };
     await avatars.updateOne({ uid }, { $set: doc }, { upsert: true });
+  }
+
+  nonPublicOwners(): NonPublicOwners {
+    return this.index.nonPublicSets();
   }
 
   async nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>> {
