@@ -165,6 +165,8 @@ export class RepoIndex {
     const y = this.entries.get(b)!.lowerName;
     return x < y ? -1 : x > y ? 1 : a - b;
   };
+  /** Name order backwards (names descending, ties by id descending). */
+  private readonly reverseOrder: IdOrder = (a, b) => this.order(b, a);
   private pub = new Side(this.order);
   private priv = new Side(this.order);
   /** Exact postings of queries longer than a gram, per family (`n` name, `a` name or description) and side. */
@@ -178,7 +180,10 @@ export class RepoIndex {
   private readonly orders = new Map<SortKey, Posting>();
   /** Scratch marks by id for a sorted walk (sorted pages run synchronously, one at a time): cleared after each use. */
   private marks = new Uint8Array(0);
-  /** How sorted pages are planned: by cost (`auto`), or one plan always (tests compare the two). */
+  /**
+   * How sorted pages are planned: by cost (`auto`), or one plan always (tests compare them). `collect` is also the
+   * reference for search.ts: name order backwards and `priority_owner_id` then collect and sort every match.
+   */
   sortPlan: 'auto' | 'walk' | 'collect' = 'auto';
 
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
@@ -519,10 +524,10 @@ export class RepoIndex {
   private ownerGen = 0;
 
   /**
-   * The first `n` matches (name order) and the exact total, over the public side, plus the private side for
+   * The first `n` matches (name order, or backwards with `desc`) and the exact total, over the public side, plus the private side for
    * `privateAll` (site admins) or the given readable private ids (anyone else: a small set).
    */
-  search(query: IndexQuery, vis: Visibility, n: number): { head: number[]; total: number } {
+  search(query: IndexQuery, vis: Visibility, n: number, desc = false): { head: number[]; total: number } {
     const parts: OrderedIds[] = [];
     const accepts: Array<(id: number) => boolean> = [];
     let total = 0;
@@ -556,9 +561,9 @@ export class RepoIndex {
       parts.push(arraySource(granted));
       accepts.push(() => true);
     }
-    // Each part carries its own side's check: a merge over (part, accept) pairs.
-    const tagged = parts.map((p, i) => ({ size: p.size, at: p.at.bind(p), accept: accepts[i]! }));
-    const head = mergeFiltered(tagged, this.order, n);
+    // Each part carries its own side's check: a merge over (part, accept) pairs; descending, each part from its end.
+    const tagged = parts.map((p, i) => ({ size: p.size, at: desc ? (j: number) => p.at(p.size - 1 - j) : p.at.bind(p), accept: accepts[i]! }));
+    const head = mergeFiltered(tagged, desc ? this.reverseOrder : this.order, n);
     return { head, total };
   }
 
