@@ -180,6 +180,12 @@ export interface UsersService {
   /** Whether `viewer` sees the account's email in its User object (what makes two renderings of it differ). */
   seesEmail(account: Account, viewer: Caller | null): boolean;
   /**
+   * The JSON text of `toApi(account, viewer)` (the User schema's serialisation), made once per stored account
+   * version and view: for replies that embed an owner in each item (repository lists). The same string object is
+   * returned while the account is unchanged, so callers may compare texts by identity first.
+   */
+  jsonText(account: Account, viewer: Caller | null): string;
+  /**
    * The UTF-8 JSON of a UserList as `viewer` sees it (what `toApi` gives), built from pieces serialised once per
    * account version and view: for list replies with `type: 'json-text'` (the same convention as repos' `toJsonList`).
    */
@@ -221,6 +227,11 @@ export interface UsersService {
   setAvatar(uid: number, image: string | null): Promise<void>;
   /** The accounts that are not public (limited or private), optionally among `ids`: index-backed, usually few. */
   nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>>;
+  /**
+   * The same accounts' ids as shared sets, from memory: the same objects (never changed) until a non-public account
+   * comes, goes or changes visibility, so callers may derive answers once per object (repository access does).
+   */
+  nonPublicOwners(): NonPublicOwners;
   /** Replaces a user's password (422 naming `password` when too short); signs out cached password checks. */
   setPassword(account: Account, password: string): Promise<void>;
   /**
@@ -439,6 +450,13 @@ export interface ReposService {
   hiddenOwnerIds(caller: Caller | null): Promise<number[]>;
   /** The Permission object for an access mode: `{admin: >=admin, push: >=write, pull: >=read}`. */
   permissionsOf(mode: AccessMode): { admin: boolean; push: boolean; pull: boolean };
+}
+
+/** Ids of the accounts (users and organizations) that are not public, by visibility, and both together. */
+export interface NonPublicOwners {
+  readonly limited: ReadonlySet<number>;
+  readonly private: ReadonlySet<number>;
+  readonly all: ReadonlySet<number>;
 }
 
 /** Events emitted by the repos plugin, payload `{ repo, owner, creatorId }` / `{ repo, owner }`. */

@@ -1,8 +1,12 @@
 // Runs the system git: argument arrays only (never a shell), a controlled environment, timeouts, and a registry of
-// live processes so shutdown can wait for them or kill them.
+// live processes so shutdown can wait for them or kill them. This is the one place git processes are started:
+// `run` (a command to completion) goes through the spawn helper process (spawn-helper.ts) when it is up, so the
+// server does not fork its large address space on its main thread; `spawn` (a streamed transfer or a long-lived
+// reader) and every run while the helper is down start git here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { SpawnHelper } from './spawn-helper.js';
 
 export interface GitRunnerOptions {
   binary: string;
@@ -10,6 +14,8 @@ export interface GitRunnerOptions {
   home: string;
   timeoutMs: number;
   log: Logger;
+  /** Start `run` commands from the spawn helper process (default true); false: always from this process. */
+  spawnHelper?: boolean;
 }
 
 export interface RunOptions {
@@ -49,15 +55,23 @@ const DEFAULT_MAX_STDOUT = 16 * 1024 * 1024;
 export class GitRunner {
   private readonly live = new Set<ChildProcess>();
   private stopping = false;
+  private readonly helper: SpawnHelper | null;
 
-  constructor(private readonly opts: GitRunnerOptions) {}
+  constructor(private readonly opts: GitRunnerOptions) {
+    this.helper = opts.spawnHelper === false ? null : new SpawnHelper(opts.log);
+  }
 
   get timeoutMs(): number {
     return this.opts.timeoutMs;
   }
 
   async start(): Promise<void> {
-    await mkdir(this.opts.home, { recursive: true, mode: 0o700 });
+    await Promise.all([mkdir(this.opts.home, { recursive: true, mode: 0o700 }), this.helper?.start()]);
+  }
+
+  /** The spawn helper's process id while `run` goes through it (tests). */
+  get helperPid(): number | undefined {
+    return this.helper?.available ? this.helper.pid : undefined;
   }
 
   /**
@@ -113,6 +127,29 @@ export class GitRunner {
 
   /** Runs git to completion, collecting output; rejects with GitError on a non-zero exit or a timeout. */
   run(args: string[], options: RunOptions = {}): Promise<RunResult> {
+    if (this.stopping) return Promise.reject(new GitError('git is shutting down', null, '', false));
+    const viaHelper = this.helper?.run({
+      binary: this.opts.binary,
+      args,
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      env: this.env(options.env),
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      timeoutMs: options.timeoutMs ?? this.opts.timeoutMs,
+      maxStdout: options.maxStdout ?? DEFAULT_MAX_STDOUT,
+      stderrKeep: STDERR_KEEP,
+    });
+    if (viaHelper) {
+      return viaHelper.then((r) => {
+        if (r.spawnError !== undefined) throw new GitError(`cannot run git: ${r.spawnError}`, null, '', false);
+        const stderr = r.stderr.slice(0, STDERR_KEEP);
+        if (r.timedOut) throw new GitError(`git ${args[0]} timed out`, r.code, stderr, true);
+        if (r.overflow) throw new GitError(`git ${args[0]} produced too much output`, r.code, stderr, false);
+        if (r.code !== 0) throw new GitError(`git ${args[0]} failed (exit ${r.code})`, r.code, stderr, false);
+        return { stdout: Buffer.from(r.stdout.buffer, r.stdout.byteOffset, r.stdout.byteLength).toString('utf8'), stderr };
+      }, (err: Error) => {
+        throw new GitError(`git ${args[0]}: ${err.message}`, null, '', false);
+      });
+    }
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
@@ -153,22 +190,27 @@ export class GitRunner {
     });
   }
 
-  /** How many git processes are running (tests, shutdown). */
+  /** How many git processes are running (tests, shutdown), the spawn helper's included. */
   get running(): number {
-    return this.live.size;
+    return this.live.size + (this.helper?.size ?? 0);
   }
 
   /** Refuses new processes, waits up to `graceMs` for running ones, then kills what is left. */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
     const deadline = Date.now() + graceMs;
-    while (this.live.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (this.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const left = [...this.live];
+    const helperLeft = this.helper?.size ?? 0;
     for (const child of left) killGroup(child);
+    this.helper?.killAll();
     await Promise.all(left.map((child) => (child.exitCode !== null || child.signalCode !== null)
       ? undefined
       : new Promise<void>((resolve) => child.once('close', () => resolve()))));
-    if (left.length) this.opts.log.warn({ killed: left.length }, 'killed git processes at shutdown');
+    // Killed helper jobs answer once their process has closed; stopping the helper settles any that cannot.
+    while ((this.helper?.size ?? 0) > 0 && Date.now() < deadline + 5000) await new Promise((r) => setTimeout(r, 20));
+    await this.helper?.stop();
+    if (left.length + helperLeft) this.opts.log.warn({ killed: left.length + helperLeft }, 'killed git processes at shutdown');
   }
 }
 

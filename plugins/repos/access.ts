@@ -17,7 +17,7 @@ export interface Grants {
    * for non-members): their public repositories give no read access; only an explicit grant (a collaboration)
    * does. Absent = none hidden.
    */
-  hiddenOwners?: ReadonlySet<number>;
+  hiddenOwners?: IdSet;
   /**
    * A restricted account (Gitea's IsRestricted): a public repository gives it nothing by itself, only its grants
    * (own account, teams, collaborations) do.
@@ -30,6 +30,36 @@ export interface Grants {
    * its overall mode, as Gitea does).
    */
   units?: { owners: Map<number, UnitModes>; repos: Map<number, UnitModes>; collaborations: Set<number> };
+}
+
+/**
+ * A set of ids as the access rules read it: a Set, or a shared set less a few of its members (`Minus`) — the owners
+ * hidden from a caller are the shared non-public set less the caller's own account and organizations.
+ */
+export interface IdSet extends Iterable<number> {
+  readonly size: number;
+  has(id: number): boolean;
+}
+
+/** `base` without `except` (few): built without copying `base`. */
+export class Minus implements IdSet {
+  readonly size: number;
+  readonly except: ReadonlySet<number>;
+
+  constructor(readonly base: ReadonlySet<number>, except: Iterable<number>) {
+    const out = new Set<number>();
+    for (const id of except) if (base.has(id)) out.add(id);
+    this.except = out;
+    this.size = base.size - out.size;
+  }
+
+  has(id: number): boolean {
+    return this.base.has(id) && !this.except.has(id);
+  }
+
+  *[Symbol.iterator](): Iterator<number> {
+    for (const id of this.base) if (!this.except.has(id)) yield id;
+  }
 }
 
 /** Access per repository unit (absent: none). */

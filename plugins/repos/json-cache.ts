@@ -7,7 +7,7 @@
 // Entries are valid only for the exact stored document they were made from (the embedded store hands out one
 // read-only object per stored version; an adapter that returns fresh copies simply never hits) and the exact
 // owner JSON: any change to either rebuilds the entry. Forks whose parent is shown are serialised whole, uncached.
-import { ACCESS, type AccessMode, type Account, type ApiRepository, type ApiUser, type RepoRecord } from '../../schemas/services.js';
+import { ACCESS, type AccessMode, type ApiRepository, type RepoRecord } from '../../schemas/services.js';
 import { dropOldestTenth } from '../lib/doc-json.js';
 import { permissionsOf } from './access.js';
 
@@ -40,15 +40,11 @@ export class RepoJsonCache {
   private readonly marker: string;
   /** Texts serialised from scratch (a test and a benchmark read it to see the reuse happen). */
   builds = 0;
-  /** Owner User texts per stored account version (read-only, like repositories), one per distinct User object. */
-  private readonly owners = new WeakMap<Account, Array<{ api: ApiUser; text: string }>>();
 
+  /** Owner texts come from the users service (`UsersService.jsonText`: one string per account version and view). */
   constructor(
     private readonly serializeRepo: Serialize,
     serializePermission: Serialize,
-    private readonly serializeUser: Serialize,
-    /** The User schema's properties: the fields that make its text (equal on these, equal text). */
-    private readonly userFields: readonly string[],
     /** Entries kept at most; the oldest are dropped first. 0 disables the cache. */
     private readonly capacity: number,
   ) {
@@ -114,34 +110,6 @@ export class RepoJsonCache {
     const out: Buffer[] = [];
     this.append(out, true, repo, ownerJson, mode, build);
     return Buffer.concat(out).toString('utf8');
-  }
-
-  /**
-   * The JSON of `api`, the User object `account` shows a caller, reused while the account's stored version is the
-   * same and the object is equal on every serialised field (the email differs between callers: up to two texts).
-   */
-  ownerText(account: Account, api: ApiUser): string {
-    let seen = this.owners.get(account);
-    if (seen) {
-      for (const entry of seen) if (this.sameUser(entry.api, api)) return entry.text;
-    } else {
-      seen = [];
-      this.owners.set(account, seen);
-    }
-    const text = this.serializeUser(api);
-    if (seen.length >= MAX_VARIANTS) seen.shift();
-    seen.push({ api, text });
-    return text;
-  }
-
-  private sameUser(a: ApiUser, b: ApiUser): boolean {
-    const x = a as unknown as Record<string, unknown>;
-    const y = b as unknown as Record<string, unknown>;
-    for (let i = 0; i < this.userFields.length; i++) {
-      const key = this.userFields[i]!;
-      if (x[key] !== y[key]) return false;
-    }
-    return true;
   }
 
   /** Whole-object serialisation (with its list comma unless first), for repositories shown with their parent. */

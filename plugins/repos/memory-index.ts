@@ -12,6 +12,7 @@
 // before the request that made the change is answered. One process owns a store (as the other in-process caches).
 import type { RepoRecord } from '../../schemas/services.js';
 import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
+import { Minus, type IdSet } from './access.js';
 import { arraySource, countAccepted, mergeFiltered, mergeHead, Posting, type IdOrder, type OrderedIds } from '../lib/postings.js';
 
 export interface Entry {
@@ -143,7 +144,7 @@ export interface IndexQuery {
   /** Owners excluded (`priority_owner_id`'s second part). */
   notOwner?: number;
   /** Owners excluded as a set (the public side of owners the caller may not see: limited/private accounts). */
-  notOwners?: ReadonlySet<number>;
+  notOwners?: IdSet;
   flags?: Partial<Record<Flag, boolean>>;
 }
 
@@ -164,6 +165,8 @@ export class RepoIndex {
     const y = this.entries.get(b)!.lowerName;
     return x < y ? -1 : x > y ? 1 : a - b;
   };
+  /** Name order backwards (names descending, ties by id descending). */
+  private readonly reverseOrder: IdOrder = (a, b) => this.order(b, a);
   private pub = new Side(this.order);
   private priv = new Side(this.order);
   /** Exact postings of queries longer than a gram, per family (`n` name, `a` name or description) and side. */
@@ -177,7 +180,10 @@ export class RepoIndex {
   private readonly orders = new Map<SortKey, Posting>();
   /** Scratch marks by id for a sorted walk (sorted pages run synchronously, one at a time): cleared after each use. */
   private marks = new Uint8Array(0);
-  /** How sorted pages are planned: by cost (`auto`), or one plan always (tests compare the two). */
+  /**
+   * How sorted pages are planned: by cost (`auto`), or one plan always (tests compare them). `collect` is also the
+   * reference for search.ts: name order backwards and `priority_owner_id` then collect and sort every match.
+   */
   sortPlan: 'auto' | 'walk' | 'collect' = 'auto';
 
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
@@ -185,6 +191,7 @@ export class RepoIndex {
     this.entries.clear();
     this.long.clear();
     this.orders.clear();
+    this.ownerGen++;
     this.pub = new Side(this.order);
     this.priv = new Side(this.order);
     const all: Entry[] = [];
@@ -220,6 +227,7 @@ export class RepoIndex {
     if (prev) this.detach(prev);
     this.entries.set(next.id, next);
     this.reorder(next.id);
+    if (!this.side(next).owner.get(next.ownerId)?.size) this.ownerGen++;
     for (const p of this.side(next).postingsOf(next, true)) p.insert(next.id);
     for (const l of this.long.values()) if (this.textMatch(next, l.q, l.desc)) (next.private ? l.priv : l.pub).insert(next.id);
   }
@@ -456,7 +464,9 @@ export class RepoIndex {
       // The other constraints only exclude (flags set false, hidden or de-prioritised owners): the count is the
       // driver's size minus its members among the excluded postings, when those are the smaller walk.
       const excluded = FLAGS.filter((f) => query.flags?.[f] === false);
-      const owners = [...(query.notOwners ?? []), ...(query.notOwner !== undefined ? [query.notOwner] : [])];
+      // Excluded owners: only those with repositories on this side matter (hidden owners: a list kept per shared set).
+      const owners = query.notOwners ? this.ownersWithRepos(side, query.notOwners) : [];
+      if (query.notOwner !== undefined) owners.push(query.notOwner);
       if (excluded.length === 0 && owners.length === 0) return driver.size;
       const ownerPostings = [...new Set(owners)].map((o) => s.owner.get(o)).filter((p): p is Posting => p !== undefined);
       const excludedWalk = excluded.reduce((n, f) => n + s.flag[f].size, 0) + ownerPostings.reduce((n, p) => n + p.size, 0);
@@ -493,10 +503,31 @@ export class RepoIndex {
   }
 
   /**
-   * The first `n` matches (name order) and the exact total, over the public side, plus the private side for
+   * The owners of `set` that own repositories on a side (a new array). For a shared set (the non-public accounts) the
+   * answer is kept until an owner gets its first repository on that side, so a request pays for the hidden owners that
+   * own something, not for every hidden account; a caller's `Minus` of a shared set filters the kept answer.
+   */
+  private ownersWithRepos(side: 'pub' | 'priv', set: IdSet): number[] {
+    if (set instanceof Minus) return this.ownersWithRepos(side, set.base).filter((o) => !set.except.has(o));
+    const s = side === 'pub' ? this.pub : this.priv;
+    const key = set as object;
+    const kept = this.ownersKept.get(key);
+    if (kept && kept.gen === this.ownerGen && kept.side === side) return [...kept.owners];
+    const owners: number[] = [];
+    for (const o of set) if (s.owner.get(o)?.size) owners.push(o);
+    this.ownersKept.set(key, { gen: this.ownerGen, side, owners });
+    return [...owners];
+  }
+
+  /** `ownersWithRepos` answers by set; `ownerGen` counts owners' first repositories on a side (answers older are stale). */
+  private readonly ownersKept = new WeakMap<object, { gen: number; side: 'pub' | 'priv'; owners: number[] }>();
+  private ownerGen = 0;
+
+  /**
+   * The first `n` matches (name order, or backwards with `desc`) and the exact total, over the public side, plus the private side for
    * `privateAll` (site admins) or the given readable private ids (anyone else: a small set).
    */
-  search(query: IndexQuery, vis: Visibility, n: number): { head: number[]; total: number } {
+  search(query: IndexQuery, vis: Visibility, n: number, desc = false): { head: number[]; total: number } {
     const parts: OrderedIds[] = [];
     const accepts: Array<(id: number) => boolean> = [];
     let total = 0;
@@ -530,9 +561,9 @@ export class RepoIndex {
       parts.push(arraySource(granted));
       accepts.push(() => true);
     }
-    // Each part carries its own side's check: a merge over (part, accept) pairs.
-    const tagged = parts.map((p, i) => ({ size: p.size, at: p.at.bind(p), accept: accepts[i]! }));
-    const head = mergeFiltered(tagged, this.order, n);
+    // Each part carries its own side's check: a merge over (part, accept) pairs; descending, each part from its end.
+    const tagged = parts.map((p, i) => ({ size: p.size, at: desc ? (j: number) => p.at(p.size - 1 - j) : p.at.bind(p), accept: accepts[i]! }));
+    const head = mergeFiltered(tagged, desc ? this.reverseOrder : this.order, n);
     return { head, total };
   }
 
@@ -606,7 +637,7 @@ export interface Visibility {
    * Owners whose public repositories the caller may not see (limited accounts for anonymous callers, private ones
    * for non-members: Gitea's HasOrgOrUserVisible). Absent or empty: none.
    */
-  hiddenOwners?: ReadonlySet<number>;
+  hiddenOwners?: IdSet;
   /** Every private repository (a site admin's search). */
   privateAll: boolean;
   /** Otherwise: the private repositories the caller reads (absent or empty: none). */

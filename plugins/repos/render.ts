@@ -3,7 +3,6 @@
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection } from '../../core/store/port.js';
 import { ACCESS, type ApiRepository, type JsonListOptions, type RepoRecord, type UsersService } from '../../schemas/services.js';
-import { UserSchema } from '../../schemas/resources.js';
 import { modeOf, permissionMode, type Grants } from './access.js';
 import { toApiRepo, type RepoUrls } from './convert.js';
 import { recordsByIds, type RepoAccess } from './repo-access.js';
@@ -26,8 +25,6 @@ export class RepoRender {
     this.json = new RepoJsonCache(
       ctx.serializer({ $ref: 'forgekit/Repository' }),
       ctx.serializer({ $ref: 'forgekit/Permission' }),
-      ctx.serializer({ $ref: 'forgekit/User' }),
-      Object.keys(UserSchema.properties),
       ctx.settings.jsonCacheEntries as number,
     );
   }
@@ -90,7 +87,7 @@ export class RepoRender {
       } else {
         let ownerText = ownerJson.get(owner.id);
         if (ownerText === undefined) {
-          ownerText = this.json.ownerText(owner, this.users.toApi(owner, caller));
+          ownerText = this.users.jsonText(owner, caller);
           ownerJson.set(owner.id, ownerText);
         }
         this.json.append(out, first, repo, ownerText, grants.units ? permissionMode(grants, repo) : mode, () => render(repo, null)!);
@@ -120,7 +117,7 @@ export class RepoRender {
       }
       let ownerText = ownerJson.get(owner.id);
       if (ownerText === undefined) {
-        ownerText = this.json.ownerText(owner, this.users.toApi(owner, caller));
+        ownerText = this.users.jsonText(owner, caller);
         ownerJson.set(owner.id, ownerText);
       }
       const out: Buffer[] = [];

@@ -3,8 +3,8 @@
 import { fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection, Filter } from '../../core/store/port.js';
-import { ACCESS, type AccessMode, type Account, type OrgsService, type RepoRecord, type RepoUnit, type TeamRecord, type UsersService } from '../../schemas/services.js';
-import { ANONYMOUS, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants } from './access.js';
+import { ACCESS, type AccessMode, type Account, type NonPublicOwners, type OrgsService, type RepoRecord, type RepoUnit, type TeamRecord, type UsersService } from '../../schemas/services.js';
+import { ANONYMOUS, Minus, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants, type IdSet } from './access.js';
 import type { Light } from './listing.js';
 
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
@@ -55,17 +55,14 @@ export class RepoAccess {
    * answer is needed for a few repositories only; the rule applied afterwards (`modeOf`) is the same.
    */
   async grants(caller: Caller | null, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
-    if (!caller) {
-      const hiddenOwners = await this.hiddenOwners(null, new Set(), scope?.ownerIds);
-      return hiddenOwners.size ? { ...ANONYMOUS, hiddenOwners } : ANONYMOUS;
-    }
+    if (!caller) return this.anonymous();
     const grants: Grants = { userId: caller.id, admin: caller.isAdmin, ownerModes: new Map(), repoModes: new Map() };
     if (caller.restricted === true && !caller.isAdmin) grants.restricted = true;
     grants.ownerModes.set(caller.id, ACCESS.owner);
     const teams = await this.orgs.teamsOf(caller.id, scope?.ownerIds);
     if (!caller.isAdmin) {
-      const hidden = await this.hiddenOwners(caller, new Set(teams.map((t) => t.orgId)), scope?.ownerIds);
-      if (hidden.size) grants.hiddenOwners = hidden;
+      const hidden = this.hiddenFrom(caller, teams.map((t) => t.orgId));
+      if (hidden) grants.hiddenOwners = hidden;
     }
     // Per-unit access only matters when some team sets units other than its permission (units_map): then every
     // team's units are kept, per owner and per listed repository (unitModeOf).
@@ -99,22 +96,38 @@ export class RepoAccess {
   }
 
   /**
-   * The owners (among `ownerIds`, or all) whose repositories the caller may not see at all: limited accounts for
-   * anonymous and restricted callers; private ones unless the caller is the account or a member of the organization
-   * (`memberOf`; limited ones too for restricted callers).
-   * One index lookup that finds nothing while every account is public.
+   * The owners whose repositories the caller may not see at all (Gitea's HasOrgOrUserVisible): limited and private
+   * accounts for anonymous callers; private ones for signed-in callers, except their own account and organizations
+   * they are a member of (`memberOf`); for restricted callers limited ones too, with the same exceptions. Site
+   * admins: none. Undefined when none.
+   * Bounded by the caller, not by how many accounts are hidden: the users service keeps the non-public ids as
+   * shared sets; a caller gets one of them as it is, or less its own few exceptions (`Minus`, no copy).
    */
-  async hiddenOwners(caller: Caller | null, memberOf: ReadonlySet<number>, ownerIds?: number[]): Promise<Set<number>> {
-    const hidden = new Set<number>();
-    if (caller?.isAdmin) return hidden;
-    for (const row of await this.users.nonPublicAccounts(ownerIds)) {
-      if (row.id === caller?.id) continue;
-      // A restricted caller sees limited owners only as members, like private ones (Gitea's HasOrgOrUserVisible).
-      const member = row.type === 'org' && memberOf.has(row.id);
-      if (row.visibility === 'limited' ? caller === null || (caller.restricted === true && !member) : !member) hidden.add(row.id);
-    }
-    return hidden;
+  hiddenFrom(caller: Caller | null, memberOf: Iterable<number>): IdSet | undefined {
+    if (caller?.isAdmin) return undefined;
+    const np = this.users.nonPublicOwners();
+    // A restricted caller sees limited owners only as members, like private ones (Gitea's HasOrgOrUserVisible).
+    const base = caller === null || caller.restricted === true ? np.all : np.private;
+    if (base.size === 0) return undefined;
+    if (caller === null) return base;
+    let except: number[] | null = base.has(caller.id) ? [caller.id] : null;
+    for (const id of memberOf) if (base.has(id)) (except ??= []).push(id);
+    if (!except) return base;
+    const hidden = new Minus(base, except);
+    return hidden.size ? hidden : undefined;
   }
+
+  /** An anonymous caller's grants: one object for as long as the non-public accounts stay the same. */
+  private anonymous(): Grants {
+    const np = this.users.nonPublicOwners();
+    if (this.anonymousGrants?.from !== np) {
+      const grants = np.all.size ? Object.freeze({ ...ANONYMOUS, hiddenOwners: np.all }) as Grants : ANONYMOUS;
+      this.anonymousGrants = { from: np, grants };
+    }
+    return this.anonymousGrants.grants;
+  }
+
+  private anonymousGrants: { from: NonPublicOwners; grants: Grants } | null = null;
 
   async accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode> {
     return (await this.modes(caller, repo)).mode;

@@ -1,7 +1,8 @@
 // `GET /repos/search` over the in-memory index (memory-index.ts): the caller's visibility as a small set of private
 // ids (public repositories are a side of their own), Gitea's filters as index constraints, and the page as a merge
-// that stops after `skip + limit`. Name order (ties by id) is the index's own order; other orders are the index's
-// sorted pages (few matches sorted, many: a kept order walked until the page is full).
+// that stops after `skip + limit`. Name order (ties by id) is the index's own order, backwards the same merge from
+// the postings' ends; other orders are the index's sorted pages (few matches sorted, many: a kept order walked until
+// the page is full). `priority_owner_id`: that owner's part first, then the rest without it, each stopping at the page.
 import type { Caller } from '../../core/plugin.js';
 import { ACCESS } from '../../schemas/services.js';
 import { modeOf, type Grants } from './access.js';
@@ -136,20 +137,33 @@ export class RepoSearch {
     };
     const sort = opts.sort ?? 'alpha';
     const desc = opts.order === 'desc';
-    if (sort === 'alpha' && !desc) {
-      const { ids, total } = this.byName(query, vis, opts.priorityOwnerId, page);
-      return { ...(await this.pages.pageOfIds({ ids, total })), grants };
+    const priority = opts.priorityOwnerId;
+    if (this.index.sortPlan === 'collect' && (priority !== undefined || (sort === 'alpha' && desc))) {
+      // The reference plan (tests compare the others with it): every match, sorted.
+      return { ...(await this.pages.pageOfIds(this.collected(query, vis, sort, desc, priority, page))), grants };
     }
-    if (sort !== 'alpha' && opts.priorityOwnerId === undefined) {
-      // The index's sorted page: the matches sorted when few, else its kept order walked until the page is full.
-      const { head, total } = this.index.sorted(query, vis, sort === 'git_size' ? 'size' : sort, desc, page.skip + page.limit);
-      return { ...(await this.pages.pageOfIds({ ids: head.slice(page.skip), total })), grants };
+    const n = page.skip + page.limit;
+    // Name order (either way): the index's merge. Other orders: its sorted pages (the matches sorted when few, else
+    // its kept order walked until the page is full). A priority owner's matches come first: that owner's part of the
+    // order, then the rest of it without that owner, each stopping once the page is full; the total is both totals.
+    const part = (q: IndexQuery, want: number) => (sort === 'alpha'
+      ? this.index.search(q, vis, want, desc)
+      : this.index.sorted(q, vis, sort === 'git_size' ? 'size' : sort, desc, want));
+    if (priority === undefined) {
+      const { head, total } = part(query, n);
+      return { ...(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total })), grants };
     }
-    // Other orders: every match, sorted (priority owner first, then the key, ties by id in the same direction).
+    const first = part({ ...query, owners: query.owners ? query.owners.filter((o) => o === priority) : [priority] }, n);
+    const rest = part({ ...query, notOwner: priority }, Math.max(0, n - first.head.length));
+    const head = [...first.head, ...rest.head];
+    return { ...(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total: first.total + rest.total })), grants };
+  }
+
+  /** Every match, sorted (priority owner first, then the key, ties by id in the same direction): the reference plan. */
+  private collected(query: IndexQuery, vis: Visibility, sort: SearchSort, desc: boolean, p: number | undefined, page: PageRequest): { ids: number[]; total: number } {
     const matches = this.index.all(query, vis).map((id) => this.index.entries.get(id)!);
     const dir = desc ? -1 : 1;
     const key = sort === 'alpha' ? null : SORT_KEY[sort];
-    const p = opts.priorityOwnerId;
     matches.sort((a, b) => {
       if (p !== undefined && (a.ownerId === p) !== (b.ownerId === p)) return a.ownerId === p ? -1 : 1;
       if (key) {
@@ -159,22 +173,7 @@ export class RepoSearch {
       }
       return this.index.order(a.id, b.id) * dir;
     });
-    const ids = matches.slice(page.skip, page.skip + page.limit).map((e) => e.id);
-    return { ...(await this.pages.pageOfIds({ ids, total: matches.length })), grants };
-  }
-
-  /** Name order: a merge that stops after the page; with a priority owner, that owner's matches come first. */
-  private byName(query: IndexQuery, vis: Visibility, priority: number | undefined, page: PageRequest): { ids: number[]; total: number } {
-    const n = page.skip + page.limit;
-    if (priority === undefined) {
-      const { head, total } = this.index.search(query, vis, n);
-      return { ids: head.slice(page.skip, n), total };
-    }
-    const firstOwners = query.owners ? query.owners.filter((o) => o === priority) : [priority];
-    const first = this.index.search({ ...query, owners: firstOwners }, vis, n);
-    const rest = this.index.search({ ...query, notOwner: priority }, vis, Math.max(0, n - first.head.length));
-    const head = [...first.head, ...rest.head];
-    return { ids: head.slice(page.skip, n), total: first.total + rest.total };
+    return { ids: matches.slice(page.skip, page.skip + page.limit).map((e) => e.id), total: matches.length };
   }
 
   private ownedIds(ownerId: number): number[] {

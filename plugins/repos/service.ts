@@ -523,8 +523,8 @@ export class Repos implements ReposService {
 
   async hiddenOwnerIds(caller: Caller | null): Promise<number[]> {
     if (caller?.isAdmin) return [];
-    const memberOf = caller ? new Set(await this.ctx.services.get('orgs').orgIdsOf(caller.id)) : new Set<number>();
-    return [...(await this.access.hiddenOwners(caller, memberOf))];
+    const memberOf = caller ? await this.ctx.services.get('orgs').orgIdsOf(caller.id) : [];
+    return [...(this.access.hiddenFrom(caller, memberOf) ?? [])];
   }
 
   /** The team's repositories the caller reads, in name order (all of the org's for `includes_all_repositories` teams). */

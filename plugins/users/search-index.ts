@@ -10,7 +10,7 @@
 // their visibility is kept: the non-public accounts (users and organizations) are answered from memory.
 // Built from the store at start; every change of an account goes through the Users service, which updates the
 // index before the request that made the change is answered. One process owns a store.
-import type { Account, AccountVisibility } from '../../schemas/services.js';
+import type { Account, AccountVisibility, NonPublicOwners } from '../../schemas/services.js';
 
 /** What the index reads of an account. */
 export type IndexedAccount = Pick<Account, 'id' | 'type' | 'lowerName' | 'fullName'> & { visibility?: unknown };
@@ -79,13 +79,15 @@ export class UserIndex {
   private readonly hiddenOrgs = new Map<number, AccountVisibility>();
   private sides: Record<SideName, Side> = { public: new Side(), limited: new Side(), private: new Side() };
   private readonly long = new Map<string, LongPosting>();
-  /** Every non-public account, as `nonPublic()` answers it (repository access asks on every request); null: stale. */
+  /** Every non-public account, as `nonPublic()` answers it; null: stale (a non-public account came, went or changed). */
   private nonPublicAll: ReadonlyArray<{ id: number; type: 'user' | 'org'; visibility: AccountVisibility }> | null = null;
+  /** The same as shared sets (`nonPublicSets`); null: stale. */
+  private nonPublicShared: NonPublicOwners | null = null;
   /** Long-query postings built (tests read it). */
   longBuilds = 0;
 
   load(accounts: Iterable<IndexedAccount>): void {
-    this.nonPublicAll = null;
+    this.stale();
     this.entries.clear();
     this.hiddenOrgs.clear();
     this.long.clear();
@@ -112,15 +114,17 @@ export class UserIndex {
 
   /** Adds or refreshes an account (users: searched; organizations: their visibility only). */
   upsert(a: IndexedAccount): void {
-    this.nonPublicAll = null;
     if (a.type === 'org') {
       const v = visibilityOf(a);
+      if (v === (this.hiddenOrgs.get(a.id) ?? 'public')) return;
+      this.stale();
       if (v === 'public') this.hiddenOrgs.delete(a.id);
       else this.hiddenOrgs.set(a.id, v);
       return;
     }
     const next = entryOf(a);
     const prev = this.entries.get(a.id);
+    if ((prev?.visibility ?? 'public') !== next.visibility) this.stale();
     if (prev && prev.lowerName === next.lowerName && prev.lowerFull === next.lowerFull && prev.visibility === next.visibility) return;
     if (prev) this.detach(prev);
     this.entries.set(next.id, next);
@@ -129,10 +133,10 @@ export class UserIndex {
   }
 
   remove(id: number): void {
-    this.nonPublicAll = null;
-    this.hiddenOrgs.delete(id);
+    if (this.hiddenOrgs.delete(id)) this.stale();
     const prev = this.entries.get(id);
     if (!prev) return;
+    if (prev.visibility !== 'public') this.stale();
     this.detach(prev);
     this.entries.delete(id);
   }
@@ -140,6 +144,29 @@ export class UserIndex {
   private detach(e: UserEntry): void {
     for (const p of this.sides[e.visibility].postingsOf(e, false)) p.remove(e.id);
     for (const l of this.long.values()) l[e.visibility].remove(e.id);
+  }
+
+  /** The non-public answers are rebuilt when next asked (only a change of a non-public account, or to/from one). */
+  private stale(): void {
+    this.nonPublicAll = null;
+    this.nonPublicShared = null;
+  }
+
+  /**
+   * The non-public accounts as shared sets: the same objects until a non-public account comes, goes or changes
+   * visibility (callers may derive and keep things per object). Rebuilt on the first call after such a change.
+   */
+  nonPublicSets(): NonPublicOwners {
+    if (this.nonPublicShared) return this.nonPublicShared;
+    const limited = new Set<number>();
+    const hidden = new Set<number>();
+    const all = new Set<number>();
+    for (const row of this.nonPublic()) {
+      (row.visibility === 'limited' ? limited : hidden).add(row.id);
+      all.add(row.id);
+    }
+    this.nonPublicShared = Object.freeze({ limited, private: hidden, all });
+    return this.nonPublicShared;
   }
 
   /** Accounts (users and organizations) that are not public, optionally among `ids` (all of them: one shared list). */

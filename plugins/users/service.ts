@@ -4,7 +4,7 @@ import type { Caller, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type NonPublicOwners, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -99,6 +99,9 @@ export class Users implements UsersService {
   beforeVerdict: (() => Promise<void>) | null = null;
   /** User JSON per stored account version, in two views: 0 without the email, 1 with it (its owner, site admins). */
   private readonly userJson: DocJson<Account>;
+  /** The same texts as strings (`jsonText`), per stored account version: [without the email, with it]. */
+  private readonly userText = new WeakMap<Account, [string | undefined, string | undefined]>();
+  private readonly serializeUser: (value: unknown) => string;
   /** Users' search postings and every account's visibility (search-index.ts), loaded by `loadIndex` at start. */
   readonly index = new UserIndex();
 
@@ -110,6 +113,7 @@ export class Users implements UsersService {
     this.accounts = ctx.store.collection<Account>(USERS);
     this.emails = ctx.store.collection<EmailDoc>(EMAILS);
     const serialize = ctx.serializer({ $ref: 'forgekit/User' });
+    this.serializeUser = serialize;
     this.userJson = new DocJson<Account>((account, view) => serialize(toApiUserShown(account, view === 1, ctx.urls.root)));
   }
 
@@ -165,6 +169,17 @@ export class Users implements UsersService {
 
   seesEmail(account: Account, viewer: Caller | null): boolean {
     return seesEmail(account, viewer);
+  }
+
+  jsonText(account: Account, viewer: Caller | null): string {
+    const view = seesEmail(account, viewer) ? 1 : 0;
+    let texts = this.userText.get(account);
+    if (texts === undefined) {
+      texts = [undefined, undefined];
+      // Only frozen documents are the store's one object per version (doc-json.ts); a mutable object is not kept.
+      if (Object.isFrozen(account)) this.userText.set(account, texts);
+    }
+    return (texts[view] ??= this.serializeUser(toApiUserShown(account, view === 1, this.ctx.urls.root)));
   }
 
   toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer {
@@ -647,6 +662,10 @@ export class Users implements UsersService {
     if (!type) throw fail.validation('image', 'must be a PNG, JPEG, GIF or WebP image');
     const doc: AvatarDoc = { uid, type, data: bytes.toString('base64'), updatedAt: nowRfc3339() };
     await avatars.updateOne({ uid }, { $set: doc }, { upsert: true });
+  }
+
+  nonPublicOwners(): NonPublicOwners {
+    return this.index.nonPublicSets();
   }
 
   async nonPublicAccounts(ids?: number[]): Promise<Array<Pick<Account, 'id' | 'type'> & { visibility: AccountVisibility }>> {

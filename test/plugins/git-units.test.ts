@@ -262,6 +262,67 @@ t.test('git runner: arguments only, errors, timeouts, shutdown', async (t) => {
   await t.rejects(runner.run(['--version']), GitError, 'no new processes after stop');
 });
 
+t.test('git runner: run() goes through the spawn helper process, with the same results, and falls back without it', async (t) => {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'forgekit-helper-'));
+  t.teardown(() => rm(home, { recursive: true, force: true }));
+  const runner = new GitRunner({ binary: 'git', home: path.join(home, 'home'), timeoutMs: 20_000, log });
+  const direct = new GitRunner({ binary: 'git', home: path.join(home, 'home'), timeoutMs: 20_000, log, spawnHelper: false });
+  await Promise.all([runner.start(), direct.start()]);
+  t.teardown(() => Promise.all([runner.stop(0), direct.stop(0)]));
+  const helperPid = runner.helperPid;
+  t.ok(helperPid && helperPid !== process.pid, 'the helper runs in its own process');
+  t.equal(direct.helperPid, undefined, 'a runner made without the helper has none');
+
+  // The process that starts git is the helper: a shell as the binary prints its parent.
+  const sh = new GitRunner({ binary: 'sh', home: path.join(home, 'home'), timeoutMs: 20_000, log });
+  await sh.start();
+  t.equal((await sh.run(['-c', 'echo $PPID'])).stdout.trim(), String(sh.helperPid), 'git is started by the helper');
+  t.match((await sh.run(['-c', 'echo "$HOME|$GIT_TERMINAL_PROMPT|$EXTRA|${SECRET_OF_SERVER:-none}"'], { env: { EXTRA: 'x' } })).stdout.trim(),
+    `${path.join(home, 'home')}|0|x|none`, 'the runner\'s environment, and nothing of the server\'s');
+  t.equal((await sh.run(['-c', 'pwd'], { cwd: home })).stdout.trim(), home, 'cwd');
+
+  // Same answers as git started by the server itself: output, stdin (bytes and text), exit codes, stderr, bounds.
+  const input = Buffer.from('blob ünï\0bytes\n');
+  for (const [name, r] of [['helper', runner], ['direct', direct]] as const) {
+    t.equal((await r.run(['hash-object', '--stdin'], { input })).stdout, (await direct.run(['hash-object', '--stdin'], { input })).stdout, `${name}: stdin bytes`);
+    t.equal((await r.run(['hash-object', '--stdin'], { input: 'text\n' })).stdout, '8e27be7d6154a1f68ea9160ef0e18691d20560dc\n', `${name}: stdin text`);
+    const failed = await r.run(['--git-dir', path.join(home, 'nope'), 'rev-parse', 'HEAD']).catch((e) => e);
+    t.type(failed, GitError);
+    t.equal(failed.code, 128);
+    t.equal(failed.timedOut, false);
+    t.match(failed.message, /^git --git-dir failed \(exit 128\)$/);
+    t.match(failed.stderr, /not a git repository/);
+    t.match((await r.run(['--version'], { maxStdout: 4 }).catch((e) => e)).message, /too much output/, `${name}: stdout is bounded`);
+    t.equal((await r.run(['cat-file', '--batch'])).stdout, '', `${name}: stdin closed without input`);
+  }
+  const sleeper = new GitRunner({ binary: 'sleep', home: path.join(home, 'home'), timeoutMs: 20_000, log });
+  await sleeper.start();
+  const slow = await sleeper.run(['60'], { timeoutMs: 300 }).catch((e) => e);
+  t.equal(slow.timedOut, true, 'the timeout kills a helper job');
+  const missing = new GitRunner({ binary: path.join(home, 'no-such-git'), home: path.join(home, 'home'), timeoutMs: 20_000, log });
+  await missing.start();
+  t.match((await missing.run(['--version']).catch((e) => e)).message, /^cannot run git: /, 'a binary that cannot start');
+  await missing.stop(0);
+
+  // stop() kills what the helper still runs, then ends the helper.
+  const stuck = sleeper.run(['60']).catch((e) => e);
+  await waitFor('the helper job to be under way', () => sleeper.running === 1);
+  const sleeperHelper = sleeper.helperPid!;
+  await sleeper.stop(100);
+  t.type(await stuck, GitError, 'a killed job rejects');
+  t.equal(sleeper.running, 0);
+  await waitFor('the helper to exit', () => { try { process.kill(sleeperHelper, 0); return false; } catch { return true; } });
+
+  // The helper dies: commands under way fail, later ones are started by the server itself.
+  const pending = sh.run(['-c', 'sleep 60']).catch((e) => e);
+  await waitFor('the job to be under way', () => sh.running === 1);
+  process.kill(sh.helperPid!, 'SIGKILL');
+  t.type(await pending, GitError, 'a job of a helper that died rejects');
+  await waitFor('the runner to notice', () => sh.helperPid === undefined);
+  t.equal((await sh.run(['-c', 'echo $PPID'])).stdout.trim(), String(process.pid), 'fallback: started by the server');
+  await sh.stop(0);
+});
+
 t.test('storage: init, fast-import commit, stats, HEAD settling', async (t) => {
   const root = await mkdtemp(path.join(os.tmpdir(), 'forgekit-storage-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 // caller, and must follow every change of the repository or its owner.
 import t from 'tap';
 import { SerializerFactory } from '../../core/serialize.js';
-import { RESOURCE_SCHEMAS, UserSchema } from '../../schemas/resources.js';
+import { RESOURCE_SCHEMAS } from '../../schemas/resources.js';
 import { ACCESS, type AccessMode, type ApiRepository, type ApiUser, type RepoRecord } from '../../schemas/services.js';
 import { RepoJsonCache } from '../../plugins/repos/json-cache.js';
 import { toApiRepo, repoUrls } from '../../plugins/repos/convert.js';
@@ -18,7 +18,6 @@ const owner: ApiUser = {
   restricted: false, active: true, prohibit_login: false, location: '', website: '', description: '', visibility: 'public',
   followers_count: 0, following_count: 0, starred_repos_count: 0, username: 'alice',
 };
-const USER_FIELDS = Object.keys(UserSchema.properties);
 const serializeUserText = factory.compile({ $ref: 'forgekit/User' });
 const ownerJson = serializeUserText(owner);
 
@@ -34,7 +33,7 @@ const fresh = (repo: RepoRecord, mode: AccessMode): string => serializeRepo(toAp
 const MODES: AccessMode[] = [ACCESS.none, ACCESS.read, ACCESS.write, ACCESS.admin, ACCESS.owner];
 
 t.test('the cached text equals a fresh serialisation for every access mode', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
   const repo = record();
   let builds = 0;
   const build = (): ApiRepository => { builds++; return toApiRepo(repo, owner, ACCESS.read, urls, null); };
@@ -44,7 +43,7 @@ t.test('the cached text equals a fresh serialisation for every access mode', asy
 });
 
 t.test('a new stored version or a different owner text rebuilds the entry', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
   const v1 = record();
   cache.json(v1, ownerJson, ACCESS.read, () => toApiRepo(v1, owner, ACCESS.read, urls, null));
   const v2 = record({ description: 'changed', numStars: 3 });
@@ -56,7 +55,7 @@ t.test('a new stored version or a different owner text rebuilds the entry', asyn
 });
 
 t.test('text that looks like the permissions member inside a string value does not confuse the cut', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
   const tricky = record({ description: ',"permissions":{"admin":false,"push":false,"pull":false}} – ünïcødé ✓ 😀', website: '"permissions":' });
   for (const mode of MODES) {
     const text = cache.json(tricky, ownerJson, mode, () => toApiRepo(tricky, owner, mode, urls, null));
@@ -66,37 +65,45 @@ t.test('text that looks like the permissions member inside a string value does n
 });
 
 t.test('mirrors keep their trailing fields', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 100);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, 100);
   const mirror = record({ mirror: true, mirrorUpdated: '2026-11-22T11:00:00Z', mirrorError: 'boom' } as Partial<RepoRecord>);
   const text = cache.json(mirror, ownerJson, ACCESS.write, () => toApiRepo(mirror, owner, ACCESS.write, urls, null));
   t.equal(text, fresh(mirror, ACCESS.write));
   t.match(JSON.parse(text), { mirror_updated: '2026-11-22T11:00:00Z', mirror_error: 'boom', permissions: { admin: false, push: true, pull: true } });
 });
 
-t.test('owner texts: reused per stored account version and equal User object, never across a difference', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 10);
-  const account = { id: 7, login: 'alice', fullName: 'Alice', email: 'a@x.io' } as any;
-  const hidden = { ...owner };
-  const shown = { ...owner, email: 'a@x.io' };
-  const first = cache.ownerText(account, hidden);
-  t.equal(first, serializeUserText(hidden));
-  t.equal(cache.ownerText(account, { ...hidden }), first, 'an equal object: the kept text');
-  t.equal(cache.ownerText(account, shown), serializeUserText(shown), 'the email shown: its own text');
-  t.equal(cache.ownerText(account, { ...hidden }), first, 'both views kept');
-  const renamed = { ...hidden, full_name: 'Alice Liddell' };
-  t.equal(cache.ownerText(account, renamed), serializeUserText(renamed), 'any field that differs: a new text');
-  const newVersion = { ...account };
-  t.equal(cache.ownerText(newVersion, hidden), serializeUserText(hidden), 'another stored version: serialised again');
+t.test('owner texts (UsersService.jsonText): the User JSON toApi gives, one string per account version and view', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  await f.createUser({ username: 'alice', email: 'alice@example.com' });
+  await f.createUser({ username: 'eve' });
+  const users = f.forge.service('users');
+  const alice = (await users.byName('alice'))!;
+  const eve = (await users.byName('eve'))!;
+  const admin = { ...eve, isAdmin: true };
+  const asCaller = (a: any) => ({ id: a.id, login: a.login, isAdmin: a.isAdmin === true }) as any;
+  for (const [who, viewer] of [['anonymous', null], ['a stranger', asCaller(eve)], ['herself', asCaller(alice)], ['a site admin', asCaller(admin)]] as const) {
+    const text = users.jsonText(alice, viewer);
+    t.equal(text, serializeUserText(users.toApi(alice, viewer)), `${who}: the serialised toApi`);
+    t.equal(users.jsonText(alice, viewer), text, `${who}: the same text again`);
+  }
+  t.notOk(JSON.parse(users.jsonText(alice, null)).email, 'no email for a stranger');
+  t.equal(JSON.parse(users.jsonText(alice, asCaller(alice))).email, 'alice@example.com', 'the email for herself');
+  t.equal((await f.request('PATCH', '/admin/users/alice', { token: f.admin.token, json: { full_name: 'Alice Liddell' } })).status, 200);
+  const changed = (await users.byName('alice'))!;
+  t.not(changed, alice, 'a new stored version');
+  t.equal(JSON.parse(users.jsonText(changed, null)).full_name, 'Alice Liddell', 'the new version: its own text');
+  t.equal(JSON.parse(users.jsonText(alice, null)).full_name, alice.fullName, 'the old version keeps its text');
 });
 
 t.test('the cache is bounded; capacity 0 keeps nothing', async (t) => {
-  const cache = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 10);
+  const cache = new RepoJsonCache(serializeRepo, serializePermission, 10);
   for (let id = 1; id <= 25; id++) {
     const repo = record({ id, name: `r${id}`, lowerName: `r${id}` });
     t.equal(cache.json(repo, ownerJson, ACCESS.read, () => toApiRepo(repo, owner, ACCESS.read, urls, null)), fresh(repo, ACCESS.read));
   }
   t.ok(cache.size <= 10, `at most 10 entries (${cache.size})`);
-  const off = new RepoJsonCache(serializeRepo, serializePermission, serializeUserText, USER_FIELDS, 0);
+  const off = new RepoJsonCache(serializeRepo, serializePermission, 0);
   const repo = record();
   t.equal(off.json(repo, ownerJson, ACCESS.admin, () => toApiRepo(repo, owner, ACCESS.admin, urls, null)), fresh(repo, ACCESS.admin));
   t.equal(off.size, 0);

@@ -2,7 +2,8 @@
 // order of every repository until the page is full (memory-index.ts `sorted`). Both plans must give the same page
 // and total for every caller, sort, direction and page — and keep giving it after the changes the kept orders must
 // follow: stars and unstars (a counter), an edit (update time), a repository made private, one deleted, one created.
-// Each plan is forced in turn through the index's `sortPlan` (the collect plan, the old one, is the reference).
+// Each plan is forced in turn through the index's `sortPlan` (the collect plan, the old one, is the reference: for name
+// order backwards and `priority_owner_id` it also makes the search collect and sort every match, as it used to).
 import t, { type Test } from 'tap';
 import { startForge } from '../helpers/forge.js';
 
@@ -29,7 +30,11 @@ t.test('sorted search: the walk agrees with sorting every match', async (t) => {
   }
   const index = (f.forge.service('repos') as any).index;
   const callers = { anonymous: undefined, ann: ann.token, bob: bob.token, admin: f.admin.token } as Record<string, string | undefined>;
-  const sorts = ['sort=stars&order=desc', 'sort=stars', 'sort=created', 'sort=id&order=desc', 'sort=updated&order=desc', 'sort=size'];
+  const sorts = ['sort=stars&order=desc', 'sort=stars', 'sort=created', 'sort=id&order=desc', 'sort=updated&order=desc', 'sort=size',
+    // Name order backwards; a priority owner first in several orders (pages of 5 and 3 cross from its part to the rest).
+    'sort=alpha&order=desc', `priority_owner_id=${bob.id}`, `priority_owner_id=${bob.id}&sort=alpha&order=desc`,
+    `priority_owner_id=${bob.id}&sort=stars&order=desc`, `priority_owner_id=${ann.id}&sort=created`, `priority_owner_id=${ann.id}&sort=id&order=desc`,
+    `priority_owner_id=${bob.id}&sort=updated`];
   const answers = async () => {
     const out: string[] = [];
     for (const [who, token] of Object.entries(callers)) {
