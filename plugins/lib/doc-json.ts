@@ -20,16 +20,22 @@ export function listPiece(json: string): Buffer {
   return Buffer.from(`,${json}`);
 }
 
-/** A JSON array of `listPiece`s, in order. */
-export function joinPieces(pieces: readonly Buffer[]): Buffer {
-  if (pieces.length === 0) return Buffer.from('[]');
-  let length = 1; // `[` and `]`, minus the first item's comma
+const NOTHING = Buffer.alloc(0);
+
+/**
+ * A JSON array of `listPiece`s, in order; with `before`/`after`, the array inside that envelope (e.g.
+ * `{"ok":true,"data":` … `}`), in the same single buffer: one allocation and one copy per reply.
+ */
+export function joinPieces(pieces: readonly Buffer[], before: Buffer = NOTHING, after: Buffer = NOTHING): Buffer {
+  let length = before.length + 2 + after.length; // `[` and `]`
   for (let i = 0; i < pieces.length; i++) length += pieces[i]!.length;
+  if (pieces.length > 0) length--; // the first item's comma
   const out = Buffer.allocUnsafe(length);
-  out[0] = OPEN;
-  let at = 1;
+  let at = before.copy(out, 0);
+  out[at++] = OPEN;
   for (let i = 0; i < pieces.length; i++) at += pieces[i]!.copy(out, at, i === 0 ? 1 : 0);
-  out[at] = CLOSE;
+  out[at++] = CLOSE;
+  after.copy(out, at);
   return out;
 }
 
@@ -71,14 +77,17 @@ export class DocJson<D extends object> {
     return this.piece(doc, view).toString('utf8', 1);
   }
 
-  /** A JSON array (UTF-8) of documents, each in the view `viewOf` gives (the same view for all when omitted). */
-  list(docs: readonly D[], viewOf?: (doc: D) => number): Buffer {
+  /**
+   * A JSON array (UTF-8) of documents, each in the view `viewOf` gives (the same view for all when omitted), inside
+   * `envelope` when given (see `joinPieces`).
+   */
+  list(docs: readonly D[], viewOf?: (doc: D) => number, envelope?: { before: Buffer; after: Buffer }): Buffer {
     const pieces = new Array<Buffer>(docs.length);
     for (let i = 0; i < docs.length; i++) {
       const doc = docs[i]!;
       pieces[i] = this.piece(doc, viewOf ? viewOf(doc) : 0);
     }
-    return joinPieces(pieces);
+    return envelope ? joinPieces(pieces, envelope.before, envelope.after) : joinPieces(pieces);
   }
 }
 

@@ -24,11 +24,9 @@ export async function getUser(rc: RequestContext<{ username: string }>): Promise
 }
 
 /** `{"ok":true,"data":[User…]}` around a JSON list of Users (what Gitea returns and every Gitea client decodes). */
-const ENVELOPE_BEFORE = Buffer.from('{"ok":true,"data":');
-const ENVELOPE_AFTER = Buffer.from('}');
+const ENVELOPE = { before: Buffer.from('{"ok":true,"data":'), after: Buffer.from('}') };
 function searchReply(rc: RequestContext, page: readonly Account[], total: number, win: ReturnType<typeof pageWindow>): Reply {
-  const list = users(rc).toJsonList(page, rc.caller);
-  return { status: 200, type: 'json-text', body: Buffer.concat([ENVELOPE_BEFORE, list, ENVELOPE_AFTER]), headers: pageHeaders(rc, total, win) };
+  return { status: 200, type: 'json-text', body: users(rc).toJsonList(page, rc.caller, ENVELOPE), headers: pageHeaders(rc, total, win) };
 }
 
 export async function searchUsers(rc: RequestContext<unknown, { q?: string; page?: number; limit?: number }>): Promise<Reply> {

@@ -182,8 +182,9 @@ export class Users implements UsersService {
     return (texts[view] ??= this.serializeUser(toApiUserShown(account, view === 1, this.ctx.urls.root)));
   }
 
-  toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer {
-    return this.userJson.list(accounts, (account) => (seesEmail(account, viewer) ? 1 : 0));
+  /** `envelope`: the list inside it, in the same buffer (user search's `{"ok":true,"data":…}`). */
+  toJsonList(accounts: readonly Account[], viewer: Caller | null, envelope?: { before: Buffer; after: Buffer }): Buffer {
+    return this.userJson.list(accounts, (account) => (seesEmail(account, viewer) ? 1 : 0), envelope);
   }
 
   checkName(name: string): string | null {

@@ -39,6 +39,11 @@ t.test('joinPieces: list pieces into one JSON array', async (t) => {
   t.equal(joinPieces([listPiece('"€"'), listPiece('{}'), listPiece('null')]).toString(), '["€",{},null]');
   const big = 'x'.repeat(5000);
   t.same(JSON.parse(joinPieces([listPiece(JSON.stringify(big)), listPiece('2')]).toString()), [big, 2], 'beyond the small-buffer pool');
+  const before = Buffer.from('{"ok":true,"data":');
+  const after = Buffer.from('}');
+  t.equal(joinPieces([], before, after).toString(), '{"ok":true,"data":[]}', 'an empty list in an envelope');
+  t.equal(joinPieces([listPiece('"€"'), listPiece('2')], before, after).toString(), '{"ok":true,"data":["€",2]}', 'in an envelope');
+  t.same(JSON.parse(joinPieces([listPiece(JSON.stringify(big))], before, after).toString()), { ok: true, data: [big] }, 'a large list in an envelope');
 });
 
 t.test('through HTTP', async (t) => {
