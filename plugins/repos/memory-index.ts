@@ -230,9 +230,11 @@ const LONG_QUERIES_MAX = 2048;
 
 export class RepoIndex {
   readonly entries = new Map<number, Entry>();
+  /** The same entries by id (a dense array: the hot loops read it instead of the map). */
+  private byId: Array<Entry | undefined> = [];
   readonly order: IdOrder = (a, b) => {
-    const x = this.entries.get(a)!.lowerName;
-    const y = this.entries.get(b)!.lowerName;
+    const x = this.byId[a]!.lowerName;
+    const y = this.byId[b]!.lowerName;
     return x < y ? -1 : x > y ? 1 : a - b;
   };
   /** Name order backwards (names descending, ties by id descending). */
@@ -266,6 +268,7 @@ export class RepoIndex {
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
   load(records: Iterable<RepoRecord>): void {
     this.entries.clear();
+    this.byId = [];
     this.long.clear();
     this.orders.clear();
     this.ownerGen++;
@@ -275,7 +278,7 @@ export class RepoIndex {
     for (const r of records) {
       const e = entryOf(r);
       this.entries.set(e.id, e);
-      this.setBits(e);
+      this.setEntry(e);
       all.push(e);
     }
     all.sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
@@ -293,7 +296,11 @@ export class RepoIndex {
     return e.private ? this.priv : this.pub;
   }
 
-  private setBits(e: Entry): void {
+  /** Puts an entry in `byId` and its flag bits in `bits`. */
+  private setEntry(e: Entry): void {
+    // Grown one by one, the array stays a fast (holey) one; one made at a large length would be a dictionary.
+    while (this.byId.length <= e.id) this.byId.push(undefined);
+    this.byId[e.id] = e;
     if (e.id >= this.bits.length) {
       const grown = new Uint8Array(Math.max(e.id + 1, this.bits.length * 2));
       grown.set(this.bits);
@@ -314,7 +321,7 @@ export class RepoIndex {
     }
     if (prev) this.detach(prev);
     this.entries.set(next.id, next);
-    this.setBits(next);
+    this.setEntry(next);
     this.reorder(next.id);
     const s = this.side(next);
     if (!s.owner.get(next.ownerId)?.size) this.ownerGen++;
@@ -339,6 +346,7 @@ export class RepoIndex {
     if (!prev) return;
     this.detach(prev);
     this.entries.delete(id);
+    this.byId[id] = undefined;
   }
 
   /** Takes an entry out of the kept sort orders (before a sort key of it changes, or it goes). */
@@ -425,7 +433,7 @@ export class RepoIndex {
       if (i > budget + n) return null;
       const id = order.at(desc ? order.size - 1 - i : i);
       if (onlyMarked && this.marks[id] !== 1) continue;
-      if (accept(id, this.entries.get(id)!)) head.push(id);
+      if (accept(id, this.byId[id]!)) head.push(id);
     }
     return head;
   }
@@ -489,7 +497,7 @@ export class RepoIndex {
       ls.byOwner.clear();
       for (let i = 0; i < ls.all.size; i++) {
         const id = ls.all.at(i);
-        const o = this.entries.get(id)!.ownerId;
+        const o = this.byId[id]!.ownerId;
         if (s.ownerName.has(o)) this.longOwner(ls, o).push(id);
       }
       ls.gen = s.bigGen;
@@ -523,13 +531,21 @@ export class RepoIndex {
         for (const p of second.parts) for (let i = 0; i < p.size; i++) this.buildMarks[p.at(i)] = 1;
       }
       try {
-        const accept = (id: number) => (!narrow || this.buildMarks[id] === 1) && this.textMatch(this.entries.get(id)!, q, desc);
+        const marks = this.buildMarks;
+        const byId = this.byId;
+        const accept = (id: number) => (!narrow || marks[id] === 1) && this.textMatch(byId[id]!, q, desc);
         // The candidates' union in order (the parts are disjoint), kept when the text really contains q.
-        for (const id of mergeHead(best.parts, this.order, Infinity, accept)) {
+        const split = s.ownerName.size > 0;
+        const keep = (id: number) => {
           out.all.push(id);
-          const o = this.entries.get(id)!.ownerId;
+          if (!split) return;
+          const o = byId[id]!.ownerId;
           if (s.ownerName.has(o)) this.longOwner(out, o).push(id);
-        }
+        };
+        if (best.parts.length === 1) {
+          const p = best.parts[0]!;
+          for (let i = 0; i < p.size; i++) if (accept(p.at(i))) keep(p.at(i));
+        } else for (const id of mergeHead(best.parts, this.order, Infinity, accept)) keep(id);
       } finally {
         if (narrow) for (const p of second.parts) for (let i = 0; i < p.size; i++) this.buildMarks[p.at(i)] = 0;
       }
@@ -593,7 +609,7 @@ export class RepoIndex {
     const sources = this.sources(side, query);
     let driver = all;
     for (const src of sources) if (driver === all || src.size < driver.size) driver = src;
-    const accept = (id: number) => this.matches(this.entries.get(id)!, query);
+    const accept = (id: number) => this.matches(this.byId[id]!, query);
     const walk = () => driver.parts.reduce((n, p) => n + countAccepted(p, accept), 0);
     const count = (): number => {
       if (driver.size === 0) return 0;

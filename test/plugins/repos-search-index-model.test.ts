@@ -182,7 +182,7 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
       else upsert(make(owner()));
     }
     // Owner 3 grows past the threshold on both sides (its gram postings are made while long queries are kept).
-    for (let i = 0; i < 25; i++) upsert(make(3));
+    for (let i = 0; i < 60; i++) upsert(make(3));
     check(`after round ${round + 1} of changes`);
     if (round === 2) t.ok(big('pub', 3) && big('priv', 3), 'owner 3 became big by creates');
   }
