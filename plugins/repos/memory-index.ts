@@ -72,7 +72,7 @@ function flagTest(flags: IndexQuery['flags']): (bits: number) => boolean {
  * side's), so a text query of that owner (`uid`, a private side read by owner) is a posting of its own: its page a
  * walk that stops, its total counted per flag. A smaller owner's repositories are few enough to check one by one.
  */
-export const BIG_OWNER = 512;
+export const BIG_OWNER = 1024;
 
 export function entryOf(r: RepoRecord): Entry {
   return {
