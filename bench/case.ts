@@ -107,6 +107,12 @@ export interface BenchCase {
    * the load sends the items in order, round-robin over the connections, cycling. `path` only names the case.
    */
   stream?: (fx: BenchFixture) => BenchStream;
+  /**
+   * Runs only when a `--case` filter matches its name (never in a run of every case, nor through its group): for
+   * cases that build a dataset of their own through the API in `setup` (bench/cases/api-built.ts), minutes of work
+   * meant for a run on an empty base (`--repos 0`).
+   */
+  explicit?: boolean;
 }
 
 /** One request of a stream. `{n}` in the path or body becomes a counter that grows with every send (creates stay creates). */

@@ -15,9 +15,12 @@ function median(xs: number[]): number {
 export function familyOf(name: string): string | null {
   // search-rnd-<family>-<k> (repository search: the family alone), users-rnd-<caller>-<k>, list-rnd-<family>-<k>
   // (as list-<family>), mixed-<k>.
-  const m = /^(search-rnd|users-rnd|list-rnd|mixed)-(?:(.+)-)?\d+$/.exec(name);
+  // api-rnd-<caller>-<k> (the API-built dataset, bench/cases/api-built.ts) as api-<caller>.
+  const m = /^(search-rnd|users-rnd|list-rnd|api-rnd|mixed)-(?:(.+)-)?\d+$/.exec(name);
   if (!m) return null;
-  return m[1] === 'search-rnd' ? m[2]! : m[1] === 'list-rnd' ? `list-${m[2]}` : m[2] ? `${m[1]}-${m[2]}` : m[1]!;
+  if (m[1] === 'search-rnd') return m[2]!;
+  if (m[1] === 'list-rnd' || m[1] === 'api-rnd') return `${m[1].slice(0, -4)}-${m[2]}`;
+  return m[2] ? `${m[1]}-${m[2]}` : m[1]!;
 }
 
 export function families(cases: Case[]): string {

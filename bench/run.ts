@@ -108,7 +108,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     resultsMd: values['no-results-md'] !== true && !quick,
     logLevel,
     skipSeeders: (values['skip-seeder'] as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
-    repos: values.repos === undefined ? null : Math.floor(num(values.repos, 0, 'repos', 1_000)),
+    // 0: no seeded repositories, for a dataset a case file builds through the API (bench/cases/api-built.ts).
+    repos: values.repos === undefined ? null : values.repos.trim() === '0' ? 0 : Math.floor(num(values.repos, 0, 'repos', 1_000)),
   };
 }
 
@@ -412,8 +413,9 @@ function load1(): number {
 
 /** A filter term that is exactly a case name selects that case only; any other term matches names and groups. */
 export function matchesFilter(c: BenchCase, group: string, filter: string[], allNames: ReadonlySet<string> = new Set()): boolean {
-  if (filter.length === 0) return true;
-  return filter.some((f) => (allNames.has(f) ? c.name === f : c.name.includes(f) || group.includes(f)));
+  // An explicit case runs only when a filter names it (its name, not its group): it builds its own data.
+  if (filter.length === 0) return !c.explicit;
+  return filter.some((f) => (allNames.has(f) ? c.name === f : c.name.includes(f) || (!c.explicit && group.includes(f))));
 }
 
 const quiet = { info() {}, warn() {}, error(...args: unknown[]) { console.error(...args); } };
