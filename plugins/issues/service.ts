@@ -44,7 +44,11 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
       { fields: { isClosed: 1, id: -1 } },
       { fields: { repoPrivate: 1, isClosed: 1, isPull: 1 } },
       { fields: { repoOwnerId: 1, isClosed: 1, id: -1 } },
-      // Filters (array fields are multikey: looked up, never walked).
+      // A repository's list with one label, newest first, per state: covered walks and exact counts (`labelIds` is
+      // multikey, fixed to one value by the filter, so each range holds an issue once and pages jump by rank).
+      { fields: { repoId: 1, labelIds: 1, id: -1 } },
+      { fields: { repoId: 1, labelIds: 1, isClosed: 1, id: -1 } },
+      // Filters (array fields are multikey: looked up, walked only when fixed to one value).
       { fields: { labelIds: 1, isClosed: 1 } },
       { fields: { milestoneId: 1, isClosed: 1 } },
       { fields: { posterId: 1, isClosed: 1 } },

@@ -513,6 +513,75 @@ export function storeContract(name: string, harness: StoreHarness): void {
       t.equal((await named.findOne({ ownerId: 2 }, { sort: { lowerName: 1 } }))!.lowerName, 'AAA-first', 'a renamed document moves in name order');
     });
 
+    t.test('an array field fixed to one value in a compound index: repeated values, counts, pages, skips, updates', async (t) => {
+      // `{g, tags: v}` over `{g, tags, id}`: each document at most once in the range, whatever its array holds.
+      await store.ensureCollection({
+        name: 'tagged',
+        indexes: [{ fields: { id: 1 }, unique: true }, { fields: { g: 1, tags: 1, id: -1 } }, { fields: { g: 1, tags: 1, open: 1, id: -1 } }],
+      });
+      const tagged = store.collection('tagged');
+      let seed = 20261128;
+      const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+      type Row = { id: number; g: number; open: boolean; tags?: number[] | number };
+      const rows: Row[] = [];
+      for (let i = 0; i < 900; i++) {
+        const row: Row = { id: i + 1, g: i % 3, open: random() < 0.7 };
+        const kind = random();
+        // Arrays with repeated values, empty ones, a scalar, and no field at all.
+        if (kind < 0.8) row.tags = Array.from({ length: Math.floor(random() * 5) }, () => Math.floor(random() * 6));
+        else if (kind < 0.9) row.tags = Math.floor(random() * 6);
+        rows.push(row);
+      }
+      await tagged.insertMany(rows.map((r) => ({ ...r })));
+      t.ok(rows.some((r) => Array.isArray(r.tags) && new Set(r.tags).size < r.tags.length), 'some arrays repeat a value');
+      const has = (r: Row, v: number) => (Array.isArray(r.tags) ? r.tags.includes(v) : r.tags === v);
+      const check = async (label: string) => {
+        for (const g of [0, 2]) {
+          for (const v of [0, 3, 5, 9]) {
+            for (const open of [undefined, true, false]) {
+              const filter: Record<string, unknown> = open === undefined ? { g, tags: v } : { g, open, tags: v };
+              const want = rows.filter((r) => r.g === g && has(r, v) && (open === undefined || r.open === open)).map((r) => r.id).sort((a, b) => b - a);
+              const name = `${label}: ${JSON.stringify(filter)}`;
+              t.equal(await tagged.count(filter), want.length, `${name} count`);
+              // The same matches through a two-valued $in (a document may be met under both values: deduplicated).
+              t.equal(await tagged.count({ ...filter, tags: { $in: [v, 99] } }), want.length, `${name} count, as an $in of two`);
+              const last = Math.max(0, want.length - 7);
+              for (const [skip, limit] of [[0, 10], [13, 10], [last, 10], [want.length, 10], [0, 0]] as const) {
+                const page = want.slice(skip, limit ? skip + limit : undefined);
+                t.same(ids(await tagged.find(filter, { sort: { id: -1 }, skip, limit })), page, `${name} skip ${skip} limit ${limit}`);
+                t.same(ids(await tagged.find({ ...filter, tags: { $in: [v, 99] } }, { sort: { id: -1 }, skip, limit })), page, `${name} skip ${skip}, as an $in of two`);
+              }
+              t.same(ids(await tagged.find(filter, { sort: { id: 1 }, skip: 3, limit: 8 })), [...want].reverse().slice(3, 11), `${name} oldest first`);
+              t.same(sorted(await tagged.find(filter)), [...want].sort((a, b) => a - b), `${name} unsorted`);
+            }
+          }
+        }
+      };
+      await check('as inserted');
+
+      // Updates that add and remove values (repeats included), replace the array, make it a scalar or remove it.
+      const set = async (id: number, update: Record<string, unknown>, apply: (r: Row) => void) => {
+        await tagged.updateOne({ id }, update);
+        apply(rows[id - 1]!);
+      };
+      const arr = (r: Row) => (Array.isArray(r.tags) ? r.tags : r.tags === undefined ? [] : [r.tags]);
+      for (let k = 0; k < 60; k++) {
+        const id = 1 + Math.floor(random() * rows.length);
+        const v = Math.floor(random() * 6);
+        const cur = rows[id - 1]!;
+        const op = k % 6;
+        if (op === 0 && Array.isArray(cur.tags)) await set(id, { $push: { tags: v } }, (r) => void (r.tags = [...arr(r), v]));
+        else if (op === 1 && cur.tags !== undefined && !Array.isArray(cur.tags)) await set(id, { $set: { tags: [cur.tags, cur.tags, v] } }, (r) => void (r.tags = [r.tags as number, r.tags as number, v]));
+        else if ((op === 1 || op === 2) && (Array.isArray(cur.tags) || cur.tags === undefined)) await set(id, { $addToSet: { tags: v } }, (r) => void (r.tags = arr(r).includes(v) ? arr(r) : [...arr(r), v]));
+        else if (op === 3 && Array.isArray(cur.tags)) await set(id, { $pull: { tags: v } }, (r) => void (r.tags = arr(r).filter((x) => x !== v)));
+        else if (op === 4) await set(id, { $set: { tags: [v, v], open: !cur.open } }, (r) => { r.tags = [v, v]; r.open = !r.open; });
+        else await set(id, { $unset: { tags: 1 } }, (r) => void delete r.tags);
+      }
+      await tagged.deleteMany({ id: { $in: [5, 6, 7, 8] } });
+      rows.splice(4, 4);
+      await check('after updates');
+    });
+
     t.test('drop removes every document and keeps the indexes', async (t) => {
       const items = await seeded(true);
       await store.nextId('keep');

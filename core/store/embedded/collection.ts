@@ -137,8 +137,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   /** Query shapes by the first field name of their filter (`''` for none), in the order they were first seen. */
   private shapes = new Map<string, QueryShape[]>();
   private shapeCount = 0;
-  /** Indexes flagged multikey when the plans were made: one more makes them stale. */
-  private multikeyIndexes = 0;
+  /** Index fields flagged multikey when the plans were made: one more makes them stale. */
+  private multikeyFields = 0;
 
   constructor(
     readonly name: string,
@@ -383,14 +383,14 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   private forgetPlans(): void {
     this.shapes.clear();
     this.shapeCount = 0;
-    this.multikeyIndexes = this.indexList.reduce((n, index) => n + Number(index.multikey), 0);
+    this.multikeyFields = this.indexList.reduce((n, index) => n + index.multikeyCount, 0);
   }
 
-  /** Keys of a new version were just computed: an index that met its first array or object is now multikey. */
+  /** Keys of a new version were just computed: an index field that met its first array or object is now multikey. */
   private noteMultikey(): void {
     let n = 0;
-    for (const index of this.indexList) if (index.multikey) n++;
-    if (n !== this.multikeyIndexes) this.forgetPlans();
+    for (const index of this.indexList) n += index.multikeyCount;
+    if (n !== this.multikeyFields) this.forgetPlans();
   }
 
   /**

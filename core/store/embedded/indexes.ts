@@ -122,8 +122,14 @@ export class OrderedIndex {
   /**
    * Some document holds an array or an object under an indexed path: it may sit under several keys (or under an
    * object), so the index cannot be walked for a sort, and a range over it may yield a document more than once.
+   * Which fields did is kept too (`multikeyFrom`): a range whose multikey fields are all fixed to one value each holds
+   * every document at most once, and can be counted, walked in order and skipped by rank.
    */
   multikey = false;
+  /** Per field: some document held an array or an object under it (never cleared, as MongoDB's flag). */
+  private readonly multikeyFields: boolean[];
+  /** Number of fields flagged multikey: when it changes, plans made before are stale. */
+  multikeyCount = 0;
   private tree: BTree<unknown>;
   /** Single-field indexes: the posting of every scalar key, for lookups without a tree search. */
   private readonly map: Map<unknown, Posting> | null;
@@ -135,6 +141,7 @@ export class OrderedIndex {
     this.sparse = def.sparse;
     this.compound = def.fields.length > 1;
     this.paths = def.fields.map((f) => f.split('.'));
+    this.multikeyFields = def.fields.map(() => false);
     this.name = indexName({ fields: Object.fromEntries(def.fields.map((f, i) => [f, def.dirs[i]!])) });
     this.key = nedbIndexKey(def.fields);
     this.tree = this.compound ? new BTree<unknown>(tupleCompare(def.dirs) as (a: unknown, b: unknown) => number) : new BTree<unknown>(compareKey);
@@ -146,6 +153,31 @@ export class OrderedIndex {
     return this.tree.size;
   }
 
+  /** Whether field `f` (declared order) has met an array or an object. */
+  multikeyField(f: number): boolean {
+    return this.multikeyFields[f]!;
+  }
+
+  /**
+   * Whether a field from the `k`-th on (declared order) has met an array or an object. When none has, a range whose
+   * first `k` fields are each fixed to one value holds each document at most once: a document sits under every
+   * combination of its fields' values (`keysOf`), and there is only one combination of one value per multikey field
+   * and the single values of the others; the tree keeps a document once per key (a value repeated in an array, or a
+   * tuple repeated by it, adds nothing).
+   */
+  multikeyFrom(k: number): boolean {
+    for (let f = k; f < this.multikeyFields.length; f++) if (this.multikeyFields[f]) return true;
+    return false;
+  }
+
+  private flagMultikey(f: number): void {
+    this.multikey = true;
+    if (!this.multikeyFields[f]) {
+      this.multikeyFields[f] = true;
+      this.multikeyCount++;
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------- keys
 
   /** The value of field `f`: one value, Many, or `undefined` when missing. Flags the index multikey on the way. */
@@ -154,22 +186,22 @@ export class OrderedIndex {
     let v: unknown = doc;
     for (let i = 0; i < parts.length; i++) {
       if (typeof v !== 'object' || v === null) return undefined;
-      if (Array.isArray(v)) return this.general(doc, parts);
+      if (Array.isArray(v)) return this.general(doc, f);
       v = (v as Stored)[parts[i]!];
     }
     if (typeof v !== 'object' || v === null) return v;
-    this.multikey = true;
+    this.flagMultikey(f);
     if (!Array.isArray(v)) return v;
     // An array at the end of the path: its elements are the keys (the stored array itself, read only; a repeated
-    // element is harmless: a document is added under a key once).
+    // element is harmless: a posting holds a document once, so the document is added under that key once).
     if (v.length === 0) return undefined;
     return v.length === 1 ? v[0] : new Many(v);
   }
 
-  private general(doc: Stored, parts: string[]): unknown {
-    this.multikey = true;
+  private general(doc: Stored, f: number): unknown {
+    this.flagMultikey(f);
     const out: unknown[] = [];
-    leaves(doc, parts, 0, out);
+    leaves(doc, this.paths[f]!, 0, out);
     return distinct(out);
   }
 

@@ -12,7 +12,7 @@ import type { Stored } from './stored.js';
 /** Candidates for a query from one index (or from several, for a top-level `$or`). */
 export interface Access {
   index: string;
-  /** Documents it yields (an upper bound when a document can sit under several of the keys read). */
+  /** Documents it yields (an upper bound when a document can sit under several of the keys read: then it dedupes). */
   size: number;
   /** Every document it yields matches the filter and `size` is their number: nothing is left to check. */
   exact: boolean;
@@ -195,7 +195,12 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
   return { open, mayBeExact: pure };
 }
 
-/** A compound index serves equality on a prefix of its fields (all of them: a point lookup). */
+/**
+ * A compound index serves equality on a prefix of its fields (all of them: a point lookup). The prefix's fields are
+ * fixed to one value each, so the range holds a document at most once unless a field after the prefix is multikey
+ * (`multikeyFrom`): `{repoId, labelIds: 5}` over `{repoId, labelIds, id}` is counted from its size, exactly, and read
+ * without a dedupe set, as over any other index.
+ */
 function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix: IndexableCondition[]): Candidate {
   const covers = onlyPrefix(index, filter, prefix.length);
   const residual = residualOf(filter, index.fields.slice(0, prefix.length));
@@ -208,7 +213,8 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
       return { index: name, size: posting?.length ?? 0, exact: covers, residual, each: eachOfPostings(posting ? [posting] : [], false) };
     }
     const [start, end] = index.prefixRange(values);
-    return { index: name, size: end - start, exact: covers && !index.multikey, residual, each: eachOfRange(index, start, end, index.multikey) };
+    const dedupe = index.multikeyFrom(prefix.length);
+    return { index: name, size: end - start, exact: covers && !dedupe, residual, each: eachOfRange(index, start, end, dedupe) };
   };
   return { open, mayBeExact: covers };
 }
@@ -216,11 +222,12 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
 /**
  * A compound index whose first field the filter fixes by an `$in` of several values, and its next fields by one-valued
  * equalities: one prefix range per value (e.g. `{repoId: {$in: ids}, isClosed: false}` over `{repoId, isClosed, …}`:
- * a count is the sum of the ranges' sizes, no document read). Not for multikey indexes (a document in two ranges).
+ * a count is the sum of the ranges' sizes, no document read). Not when the first field is multikey (a document in two
+ * ranges), nor when a field after the one-valued ones is (a document twice in a range).
  */
 function inPrefixCandidate(index: OrderedIndex, filter: PlannableFilter, first: IndexableCondition): Candidate | null {
   // A sparse index lacks the documents without the field, which an `$in` with null matches.
-  if (index.multikey || index.sparse || !first.eq?.list) return null;
+  if (index.multikeyField(0) || index.sparse || !first.eq?.list) return null;
   const tail: IndexableCondition[] = [];
   for (const field of index.fields.slice(1)) {
     const cond = filter.indexable.get(field);
@@ -228,6 +235,7 @@ function inPrefixCandidate(index: OrderedIndex, filter: PlannableFilter, first: 
     tail.push(cond);
   }
   const k = 1 + tail.length;
+  if (index.multikeyFrom(k)) return null;
   const covers = onlyPrefix(index, filter, k);
   const residual = residualOf(filter, index.fields.slice(0, k));
   const name = index.name;
@@ -258,20 +266,23 @@ function inPrefixCandidate(index: OrderedIndex, filter: PlannableFilter, first: 
 
 /**
  * An index whose fields, after a prefix the filter fixes by equality, continue with the sort's fields in the
- * index's directions (or all reversed). Not for multikey indexes (a document under several keys, or under an
- * object), nor for a sparse one without an equality prefix (it lacks the documents without the field).
+ * index's directions (or all reversed). Fields after the prefix must not be multikey (a document under several
+ * keys, or under an object); prefix fields may be, each fixed to one value (`multikeyFrom`: the range holds a
+ * document once). Not for a sparse index without an equality prefix (it lacks the documents without the field).
  */
 function walkCandidate(index: OrderedIndex, filter: PlannableFilter, sort: SortFields): WalkCandidate | null {
-  if (index.multikey) return null;
   const { fields, dirs } = index;
   const prefix = equalityPrefix(index, filter);
   const k = prefix.length;
+  if (index.multikeyFrom(k)) return null;
   if (index.sparse && k === 0) return null;
-  // Sort fields the prefix holds constant do not order anything.
+  // Sort fields the prefix holds constant do not order anything; a multikey one is not constant (an array sorts by
+  // its smallest or largest element, which differs between the documents holding the prefix's value).
   const paths = sort.map((s) => s.parts.join('.'));
   const rest: number[] = [];
   for (let s = 0; s < sort.length; s++) {
     const at = fields.indexOf(paths[s]!);
+    if (at >= 0 && at < k && index.multikeyField(at)) return null;
     if (at < 0 || at >= k) rest.push(s);
   }
   if (rest.length === 0 || k + rest.length > fields.length) return null;
