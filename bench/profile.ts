@@ -16,7 +16,7 @@ import type { Store } from '../core/store/port.js';
 import type { SeedContext } from './case.js';
 import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, type DatasetPlan } from './dataset.js';
 import { loadCases } from './load-cases.js';
-import { benchClient, prepareRequest, streamRequest, type StreamLoad } from './run.js';
+import { benchClient, prepareRequest, SETUP_PASSWORD, streamRequest, type StreamLoad } from './run.js';
 import { fixtureOf } from './seed.js';
 
 interface ProfileNode {
@@ -150,10 +150,14 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '50' },
       quick: { type: 'boolean', default: false },
       top: { type: 'string', default: '25' },
+      // A request of the case's shape with another path (e.g. one a setup-built case drew), signed in as `login`
+      // (a token is made with the password bench/run.ts's setup users get): no setup runs.
+      path: { type: 'string' },
+      login: { type: 'string' },
     },
   });
   if (!values.data || (!values.case && !values.boot)) {
-    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> | --boot) [--seconds 10] [--quick]');
+    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> [--path P [--login L]] | --boot) [--seconds 10] [--quick]');
     process.exit(2);
   }
   const dataDir = path.resolve(values.data);
@@ -188,7 +192,21 @@ async function main(): Promise<void> {
     // The case file's seeders run again against a store that keeps nothing: randomized cases draw their requests
     // from what their seeder saw (the data dir already holds what it wrote).
     for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
-    const made = found.case.setup ? await found.case.setup(benchClient(ready.url, fx)) : {};
+    const client = benchClient(ready.url, fx);
+    let made: { token?: string; path?: string } | undefined;
+    if (values.path) {
+      made = { path: values.path };
+      if (values.login) {
+        const tok = await client.request('POST', `/users/${encodeURIComponent(values.login)}/tokens`, {
+          headers: { authorization: `Basic ${Buffer.from(`${values.login}:${SETUP_PASSWORD}`).toString('base64')}` },
+          json: { name: `profile-${Date.now()}`, scopes: ['all'] },
+        });
+        if (tok.status !== 201) throw new Error(`a token for ${values.login}: ${tok.status} ${tok.text.slice(0, 200)}`);
+        made.token = tok.json.sha1;
+      }
+    } else {
+      made = found.case.setup ? await found.case.setup(client) : {};
+    }
     let opts: Record<string, unknown>;
     if (found.case.stream) {
       const spec = found.case.stream(fx);

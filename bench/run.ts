@@ -233,6 +233,8 @@ export function prepareRequest(c: BenchCase, fx: BenchFixture, prepared: { token
 }
 
 let setupUsers = 0;
+/** The password of users a case's setup creates (bench/profile.js signs in as one with it). */
+export const SETUP_PASSWORD = 'bench-setup-password';
 
 /** The client `setup` functions get: plain HTTP on the running server, users created by the seeded site admin. */
 export function benchClient(baseUrl: string, fx: BenchFixture): BenchClient {
@@ -260,7 +262,7 @@ export function benchClient(baseUrl: string, fx: BenchFixture): BenchClient {
     request,
     async createUser(input = {}) {
       const username = input.username ?? `bench-setup-${++setupUsers}`;
-      const password = input.password ?? 'bench-setup-password';
+      const password = input.password ?? SETUP_PASSWORD;
       const email = input.email ?? `${username}@example.com`;
       const made = await request('POST', '/admin/users', { token: fx.accounts.admin.token, json: { username, password, email } });
       if (made.status !== 201) throw new Error(`setup: creating user ${username} answered ${made.status} ${made.text.slice(0, 200)}`);

@@ -76,27 +76,36 @@ export interface SearchBenchResult {
   dataset: string;
   buildMs: number;
   heapMb: number;
+  /** Bytes held by the index's postings after the run (long queries kept included). */
+  postingMb: number;
   families: Stat[];
 }
 
 /** One dataset at one size: requests per family, each timed (µs) as the page plus its exact total. */
 export function runDataset(ds: Dataset, size: number, seed: number, requests: number): SearchBenchResult {
   const recs = records(ds, size, seed);
+  // With --expose-gc the heap growth is the index's (else it includes garbage and can even be negative).
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const t0 = performance.now();
   const index = new RepoIndex();
   index.load(recs);
   const buildMs = performance.now() - t0;
+  gc?.();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
   const r = prng(seed ^ 0x5eed);
   const pool = terms(recs, r, requests);
   const ownerOfCaller = recs[Math.floor(r() * recs.length)]!.ownerId;
-  const ownerPrivate = index.privateOf(ownerOfCaller);
+  // The owner's private repositories as search.ts passes them: by owner when many, else as ids.
+  const ownerVis: Visibility = index.privateCount(ownerOfCaller) >= 64
+    ? { public: true, privateAll: false, privateOwners: [ownerOfCaller] }
+    : { public: true, privateAll: false, privateIds: index.privateOf(ownerOfCaller) };
   // A collaborator: a few private repositories of several owners.
   const collab = recs.filter((x) => x.private).slice(0, 40).map((x) => x.id);
   const callers: Array<{ name: string; vis: Visibility }> = [
     { name: 'anonymous', vis: { public: true, privateAll: false } },
-    { name: 'owner', vis: { public: true, privateAll: false, privateIds: ownerPrivate } },
+    { name: 'owner', vis: ownerVis },
     { name: 'collaborator', vis: { public: true, privateAll: false, privateIds: collab } },
     { name: 'admin', vis: { public: true, privateAll: true } },
   ];
@@ -132,7 +141,7 @@ export function runDataset(ds: Dataset, size: number, seed: number, requests: nu
     out.push(summarise(family, samples));
   }
   out.push(summarise('search q (first sight)', first));
-  return { seed, size, dataset: ds.name, buildMs, heapMb, families: out };
+  return { seed, size, dataset: ds.name, buildMs, heapMb, postingMb: index.postingBytes / 1e6, families: out };
 }
 
 function main(): void {
@@ -147,7 +156,7 @@ function main(): void {
   for (const size of sizes) {
     for (const ds of DATASETS) {
       const res = runDataset(ds, size, seed, requests);
-      console.log(`\n${ds.name} @ ${size}: build ${res.buildMs.toFixed(0)} ms, heap +${res.heapMb.toFixed(0)} MB`);
+      console.log(`\n${ds.name} @ ${size}: build ${res.buildMs.toFixed(0)} ms, heap +${res.heapMb.toFixed(0)} MB, postings ${res.postingMb.toFixed(1)} MB`);
       for (const f of res.families) {
         console.log(`  ${f.family.padEnd(24)} median ${f.median.toFixed(1).padStart(7)} µs  p99 ${f.p99.toFixed(1).padStart(8)} µs  worst ${f.worst.toFixed(1).padStart(8)} µs  (${f.worstQuery})`);
       }

@@ -37,10 +37,10 @@ export class Posting {
     return at < this.n && this.ids[at] === id;
   }
 
-  /** Inserts `id` at its place; a no-op when present. */
-  insert(id: number): void {
+  /** Inserts `id` at its place; a no-op (false) when present. */
+  insert(id: number): boolean {
     const at = this.lowerBound(id);
-    if (at < this.n && this.ids[at] === id) return;
+    if (at < this.n && this.ids[at] === id) return false;
     if (this.n === this.ids.length) {
       const grown = new Int32Array(Math.max(4, this.ids.length * 2));
       grown.set(this.ids);
@@ -49,6 +49,7 @@ export class Posting {
     this.ids.copyWithin(at + 1, at, this.n);
     this.ids[at] = id;
     this.n++;
+    return true;
   }
 
   /** Appends an id known to sort after every id present (bulk loading in order). */
@@ -78,6 +79,68 @@ export class Posting {
   /** Bytes held (reporting). */
   get bytes(): number {
     return this.ids.byteLength;
+  }
+}
+
+/** How a tagged posting learns an id's tag (a small number below `tags`, e.g. a repository's flag bits). */
+export interface Tagging {
+  readonly tags: number;
+  tagOf(id: number): number;
+}
+
+/** Below this many ids a tagged posting counts by a walk (no counters allocated: most postings are small). */
+const TAG_COUNTS_MIN = 32;
+
+/**
+ * A posting that also counts its ids per tag, kept on every change: how many of its ids carry a tag that passes a
+ * test is a sum over the few tags, not a walk. An id's tag must not change while the id is in the posting (remove it
+ * first, change the tag, insert it again).
+ */
+export class TaggedPosting extends Posting {
+  private counts: Int32Array | null = null;
+
+  constructor(order: IdOrder, private readonly tagging: Tagging, capacity?: number) {
+    super(order, capacity);
+  }
+
+  override insert(id: number): boolean {
+    if (!super.insert(id)) return false;
+    this.counted(id, 1);
+    return true;
+  }
+
+  override push(id: number): void {
+    super.push(id);
+    this.counted(id, 1);
+  }
+
+  override remove(id: number): boolean {
+    if (!super.remove(id)) return false;
+    this.counted(id, -1);
+    return true;
+  }
+
+  private counted(id: number, delta: number): void {
+    if (this.counts) this.counts[this.tagging.tagOf(id)]! += delta;
+    else if (this.size >= TAG_COUNTS_MIN) {
+      this.counts = new Int32Array(this.tagging.tags);
+      for (let i = 0; i < this.size; i++) this.counts[this.tagging.tagOf(this.at(i))]!++;
+    }
+  }
+
+  /** How many ids carry a tag that `accept` takes. */
+  count(accept: (tag: number) => boolean): number {
+    let n = 0;
+    if (this.counts) {
+      for (let t = 0; t < this.counts.length; t++) if (this.counts[t] !== 0 && accept(t)) n += this.counts[t]!;
+    } else {
+      for (let i = 0; i < this.size; i++) if (accept(this.tagging.tagOf(this.at(i)))) n++;
+    }
+    return n;
+  }
+
+  override get bytes(): number {
+    return super.bytes + (this.counts?.byteLength ?? 0);
   }
 }
 

@@ -13,7 +13,7 @@
 import type { RepoRecord } from '../../schemas/services.js';
 import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
 import { Minus, type IdSet } from './access.js';
-import { arraySource, countAccepted, mergeFiltered, mergeHead, Posting, type IdOrder, type OrderedIds } from '../lib/postings.js';
+import { arraySource, countAccepted, mergeFiltered, mergeHead, Posting, TaggedPosting, type IdOrder, type OrderedIds, type Tagging } from '../lib/postings.js';
 
 export interface Entry {
   id: number;
@@ -52,6 +52,27 @@ const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
 const SORT_COLLECT_MIN = 4096;
 const SORT_WALK_PER_MATCH = 4;
 const FLAGS: readonly Flag[] = ['fork', 'mirror', 'archived', 'template'];
+/** An entry's flags as bits (FLAGS order): the tag its postings count it by. */
+function flagBits(e: Entry): number {
+  return (e.fork ? 1 : 0) | (e.mirror ? 2 : 0) | (e.archived ? 4 : 0) | (e.template ? 8 : 0);
+}
+/** The flag bits a query's flags test for (care) and the values they must have. */
+function flagTest(flags: IndexQuery['flags']): (bits: number) => boolean {
+  let care = 0;
+  let want = 0;
+  FLAGS.forEach((f, i) => {
+    if (flags?.[f] === undefined) return;
+    care |= 1 << i;
+    if (flags[f]) want |= 1 << i;
+  });
+  return (bits) => (bits & care) === want;
+}
+/**
+ * An owner with at least this many repositories on a side also has its own name-gram postings there (kept like the
+ * side's), so a text query of that owner (`uid`, a private side read by owner) is a posting of its own: its page a
+ * walk that stops, its total counted per flag. A smaller owner's repositories are few enough to check one by one.
+ */
+export const BIG_OWNER = 1024;
 
 export function entryOf(r: RepoRecord): Entry {
   return {
@@ -90,46 +111,80 @@ function sameIndexing(a: Entry, b: Entry): boolean {
     && a.topics.length === b.topics.length && a.topics.every((t, i) => t === b.topics[i]);
 }
 
-/** One visibility side's postings. */
+/** One visibility side's postings, each counting its ids by flag bits. */
 class Side {
-  readonly all: Posting;
-  readonly name = new Map<string, Posting>();
+  readonly all: TaggedPosting;
+  readonly name = new Map<string, TaggedPosting>();
   /** Grams of the description that the name lacks: with `name`, a disjoint split of "name or description". */
-  readonly descOnly = new Map<string, Posting>();
-  readonly owner = new Map<number, Posting>();
-  readonly topic = new Map<string, Posting>();
-  readonly flag: Record<Flag, Posting>;
+  readonly descOnly = new Map<string, TaggedPosting>();
+  readonly owner = new Map<number, TaggedPosting>();
+  /** Name-gram postings of each owner with `BIG_OWNER` repositories or more on this side (once big, kept). */
+  readonly ownerName = new Map<number, Map<string, TaggedPosting>>();
+  /** Counts owners made big: the kept per-owner splits of long queries older than it are rebuilt. */
+  bigGen = 0;
+  readonly topic = new Map<string, TaggedPosting>();
+  readonly flag: Record<Flag, TaggedPosting>;
 
-  constructor(private readonly order: IdOrder) {
-    this.all = new Posting(order);
-    this.flag = { fork: new Posting(order), mirror: new Posting(order), archived: new Posting(order), template: new Posting(order) };
+  constructor(private readonly order: IdOrder, private readonly tagging: Tagging) {
+    this.all = this.posting();
+    this.flag = { fork: this.posting(), mirror: this.posting(), archived: this.posting(), template: this.posting() };
   }
 
-  private of<K>(map: Map<K, Posting>, key: K): Posting {
+  posting(): TaggedPosting {
+    return new TaggedPosting(this.order, this.tagging);
+  }
+
+  private of<K>(map: Map<K, TaggedPosting>, key: K): TaggedPosting {
     let p = map.get(key);
-    if (!p) map.set(key, (p = new Posting(this.order)));
+    if (!p) map.set(key, (p = this.posting()));
     return p;
   }
 
   /** Every posting the entry belongs to. */
-  postingsOf(e: Entry, create: boolean): Posting[] {
-    const get = <K>(map: Map<K, Posting>, key: K) => (create ? this.of(map, key) : map.get(key));
-    const out: Array<Posting | undefined> = [this.all, get(this.owner, e.ownerId)];
+  postingsOf(e: Entry, create: boolean): TaggedPosting[] {
+    const get = <K>(map: Map<K, TaggedPosting>, key: K) => (create ? this.of(map, key) : map.get(key));
+    const out: Array<TaggedPosting | undefined> = [this.all, get(this.owner, e.ownerId)];
     const nameGrams = gramsOf(e.lowerName);
     for (const g of nameGrams) out.push(get(this.name, g));
+    const own = this.ownerName.get(e.ownerId);
+    if (own) for (const g of nameGrams) out.push(get(own, g));
     if (e.lowerDesc) {
       const own = new Set(nameGrams);
       for (const g of gramsOf(e.lowerDesc)) if (!own.has(g)) out.push(get(this.descOnly, g));
     }
     for (const t of new Set(e.topics)) out.push(get(this.topic, t));
     for (const f of FLAGS) if (e[f]) out.push(this.flag[f]);
-    return out.filter((p): p is Posting => p !== undefined);
+    return out.filter((p): p is TaggedPosting => p !== undefined);
+  }
+
+  /**
+   * Makes an owner big on this side (its posting reached `BIG_OWNER`): its name-gram postings, filled from its posting
+   * in order. Entries come later through `postingsOf`.
+   */
+  promote(ownerId: number, entries: Map<number, Entry>): void {
+    if (this.ownerName.has(ownerId)) return;
+    const own = new Map<string, TaggedPosting>();
+    const p = this.owner.get(ownerId);
+    if (p) for (let i = 0; i < p.size; i++) for (const g of gramsOf(entries.get(p.at(i))!.lowerName)) this.of(own, g).push(p.at(i));
+    for (const gp of own.values()) gp.trim();
+    this.ownerName.set(ownerId, own);
+    this.bigGen++;
   }
 
   trim(): void {
     for (const map of [this.name, this.descOnly, this.owner, this.topic] as Array<Map<unknown, Posting>>) for (const p of map.values()) p.trim();
   }
 }
+
+/** One side of a long query's kept posting: its matches, and the split of them by big owner (as of `gen`). */
+interface LongSide {
+  all: TaggedPosting;
+  byOwner: Map<number, TaggedPosting>;
+  gen: number;
+}
+
+/** A shared empty posting (read only): a big owner with no match. */
+const NO_IDS: OrderedIds & { count(accept: (tag: number) => boolean): number } = { size: 0, at: () => { throw new RangeError('empty'); }, count: () => 0 };
 
 /** What a search asks for, besides visibility. Every present constraint must hold. */
 export interface IndexQuery {
@@ -148,11 +203,26 @@ export interface IndexQuery {
   flags?: Partial<Record<Flag, boolean>>;
 }
 
-/** A source of candidates in result order and whether it is exactly the constraint's matches. */
+/** The positive constraints a query may have besides flags (bits of `Source.covers`). */
+const TEXT = 1;
+const TOPIC = 2;
+const OWNERS = 4;
+const IDS = 8;
+
+/**
+ * A source of candidates in result order: disjoint parts whose union holds every match. `covers`: the constraints
+ * every id of it meets (the parts are exactly their matches); `counted`: each part counts its ids by flags.
+ */
 interface Source {
   parts: OrderedIds[];
   size: number;
-  exact: boolean;
+  covers: number;
+  counted: boolean;
+}
+
+function sourceOf(parts: Array<TaggedPosting | typeof NO_IDS | undefined>, covers: number): Source {
+  const ps = parts.filter((p): p is TaggedPosting => p !== undefined);
+  return { parts: ps, size: ps.reduce((n, p) => n + p.size, 0), covers, counted: true };
 }
 
 /** Long-query postings kept at most (each maintained on every change). */
@@ -160,17 +230,26 @@ const LONG_QUERIES_MAX = 2048;
 
 export class RepoIndex {
   readonly entries = new Map<number, Entry>();
+  /** The same entries by id (a dense array: the hot loops read it instead of the map). */
+  private byId: Array<Entry | undefined> = [];
   readonly order: IdOrder = (a, b) => {
-    const x = this.entries.get(a)!.lowerName;
-    const y = this.entries.get(b)!.lowerName;
+    const x = this.byId[a]!.lowerName;
+    const y = this.byId[b]!.lowerName;
     return x < y ? -1 : x > y ? 1 : a - b;
   };
   /** Name order backwards (names descending, ties by id descending). */
   private readonly reverseOrder: IdOrder = (a, b) => this.order(b, a);
-  private pub = new Side(this.order);
-  private priv = new Side(this.order);
+  /** Flag bits by id (the tag postings count by): set before an entry enters its postings, kept until it left them. */
+  private bits = new Uint8Array(1024);
+  private readonly tagging: Tagging = { tags: 16, tagOf: (id) => this.bits[id]! };
+  private pub = new Side(this.order, this.tagging);
+  private priv = new Side(this.order, this.tagging);
   /** Exact postings of queries longer than a gram, per family (`n` name, `a` name or description) and side. */
-  private readonly long = new Map<string, { key: string; q: string; desc: boolean; pub: Posting; priv: Posting }>();
+  private readonly long = new Map<string, { key: string; q: string; desc: boolean; pub: LongSide; priv: LongSide }>();
+  /** Scratch marks by id for building a long query's posting (cleared after each build). */
+  private buildMarks = new Uint8Array(0);
+  /** Repositories on a side from which an owner gets its own name-gram postings there (a test lowers it). */
+  bigOwner = BIG_OWNER;
   /** Long-query postings built (a test and the benchmark read it). */
   longBuilds = 0;
   /**
@@ -189,19 +268,22 @@ export class RepoIndex {
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
   load(records: Iterable<RepoRecord>): void {
     this.entries.clear();
+    this.byId = [];
     this.long.clear();
     this.orders.clear();
     this.ownerGen++;
-    this.pub = new Side(this.order);
-    this.priv = new Side(this.order);
+    this.pub = new Side(this.order, this.tagging);
+    this.priv = new Side(this.order, this.tagging);
     const all: Entry[] = [];
     for (const r of records) {
       const e = entryOf(r);
       this.entries.set(e.id, e);
+      this.setEntry(e);
       all.push(e);
     }
     all.sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
     for (const e of all) for (const p of this.side(e).postingsOf(e, true)) p.push(e.id);
+    for (const s of [this.pub, this.priv]) for (const [o, p] of s.owner) if (p.size >= this.bigOwner) s.promote(o, this.entries);
     this.pub.trim();
     this.priv.trim();
   }
@@ -212,6 +294,19 @@ export class RepoIndex {
 
   private side(e: Entry): Side {
     return e.private ? this.priv : this.pub;
+  }
+
+  /** Puts an entry in `byId` and its flag bits in `bits`. */
+  private setEntry(e: Entry): void {
+    // Grown one by one, the array stays a fast (holey) one; one made at a large length would be a dictionary.
+    while (this.byId.length <= e.id) this.byId.push(undefined);
+    this.byId[e.id] = e;
+    if (e.id >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(e.id + 1, this.bits.length * 2));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[e.id] = flagBits(e);
   }
 
   /** Adds or refreshes a repository (a no-op for what did not change). */
@@ -226,10 +321,24 @@ export class RepoIndex {
     }
     if (prev) this.detach(prev);
     this.entries.set(next.id, next);
+    this.setEntry(next);
     this.reorder(next.id);
-    if (!this.side(next).owner.get(next.ownerId)?.size) this.ownerGen++;
-    for (const p of this.side(next).postingsOf(next, true)) p.insert(next.id);
-    for (const l of this.long.values()) if (this.textMatch(next, l.q, l.desc)) (next.private ? l.priv : l.pub).insert(next.id);
+    const s = this.side(next);
+    if (!s.owner.get(next.ownerId)?.size) this.ownerGen++;
+    for (const p of s.postingsOf(next, true)) p.insert(next.id);
+    if (!s.ownerName.has(next.ownerId) && s.owner.get(next.ownerId)!.size >= this.bigOwner) s.promote(next.ownerId, this.entries);
+    for (const l of this.long.values()) {
+      if (!this.textMatch(next, l.q, l.desc)) continue;
+      const ls = next.private ? l.priv : l.pub;
+      ls.all.insert(next.id);
+      if (ls.gen === s.bigGen && s.ownerName.has(next.ownerId)) this.longOwner(ls, next.ownerId).insert(next.id);
+    }
+  }
+
+  private longOwner(ls: LongSide, ownerId: number): TaggedPosting {
+    let p = ls.byOwner.get(ownerId);
+    if (!p) ls.byOwner.set(ownerId, (p = new TaggedPosting(this.order, this.tagging)));
+    return p;
   }
 
   remove(id: number): void {
@@ -237,6 +346,7 @@ export class RepoIndex {
     if (!prev) return;
     this.detach(prev);
     this.entries.delete(id);
+    this.byId[id] = undefined;
   }
 
   /** Takes an entry out of the kept sort orders (before a sort key of it changes, or it goes). */
@@ -289,6 +399,7 @@ export class RepoIndex {
     if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && (n * this.entries.size) / total > budget) return collect();
     const order = this.sortOrder(key);
     const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
+    const readableOwners = new Set(vis.privateAll ? [] : vis.privateOwners ?? []);
     const pub = publicQuery(query, vis);
     const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
     // With a text query, its exact postings' ids are marked first when that is cheaper than checking every entry
@@ -308,7 +419,7 @@ export class RepoIndex {
     }
     try {
       return { head: this.walk(order, desc, n, marked.length > 0, budget, (id, e) => (e.private
-        ? (readable === null || readable.has(id)) && this.matches(e, query)
+        ? (readable === null || readable.has(id) || readableOwners.has(e.ownerId)) && this.matches(e, query)
         : vis.public && (this.matches(e, pub) || (granted !== null && granted.has(id) && this.matches(e, query))))) ?? collect().head, total };
     } finally {
       for (const p of marked) for (let i = 0; i < p.size; i++) this.marks[p.at(i)] = 0;
@@ -322,7 +433,7 @@ export class RepoIndex {
       if (i > budget + n) return null;
       const id = order.at(desc ? order.size - 1 - i : i);
       if (onlyMarked && this.marks[id] !== 1) continue;
-      if (accept(id, this.entries.get(id)!)) head.push(id);
+      if (accept(id, this.byId[id]!)) head.push(id);
     }
     return head;
   }
@@ -349,7 +460,10 @@ export class RepoIndex {
     // Removal searches by the entry's order, so the entry stays in `entries` until its ids are out.
     this.unorder(e.id);
     for (const p of this.side(e).postingsOf(e, false)) p.remove(e.id);
-    for (const l of this.long.values()) (e.private ? l.priv : l.pub).remove(e.id);
+    for (const l of this.long.values()) {
+      const ls = e.private ? l.priv : l.pub;
+      if (ls.all.remove(e.id)) ls.byOwner.get(e.ownerId)?.remove(e.id);
+    }
   }
 
   textMatch(e: Entry, q: string, desc: boolean): boolean {
@@ -362,16 +476,41 @@ export class RepoIndex {
   private textSource(side: 'pub' | 'priv', q: string, desc: boolean): Source {
     if (q.length <= MAX_GRAM) {
       const s = side === 'pub' ? this.pub : this.priv;
-      const parts = [s.name.get(q), desc ? s.descOnly.get(q) : undefined].filter((p): p is Posting => p !== undefined);
-      return { parts, size: parts.reduce((n, p) => n + p.size, 0), exact: true };
+      return sourceOf([s.name.get(q), desc ? s.descOnly.get(q) : undefined], TEXT);
     }
     const l = this.longPosting(q, desc);
-    const p = side === 'pub' ? l.pub : l.priv;
-    return { parts: [p], size: p.size, exact: true };
+    return sourceOf([side === 'pub' ? l.pub.all : l.priv.all], TEXT);
   }
 
-  /** The kept exact posting of a long query, built from its rarest trigram's postings when first asked. */
-  private longPosting(q: string, desc: boolean): { pub: Posting; priv: Posting } {
+  /**
+   * The exact posting of a name query within one big owner's repositories on a side (null: the owner is not big
+   * there, or the query also searches descriptions, whose grams are not kept per owner).
+   */
+  private ownerText(side: 'pub' | 'priv', ownerId: number, q: string, desc: boolean): TaggedPosting | typeof NO_IDS | null {
+    const s = side === 'pub' ? this.pub : this.priv;
+    const own = s.ownerName.get(ownerId);
+    if (!own || desc) return null;
+    if (q.length <= MAX_GRAM) return own.get(q) ?? NO_IDS;
+    const ls = this.longPosting(q, desc)[side];
+    if (ls.gen !== s.bigGen) {
+      // Owners became big since the split: split again (a walk of the query's matches on this side).
+      ls.byOwner.clear();
+      for (let i = 0; i < ls.all.size; i++) {
+        const id = ls.all.at(i);
+        const o = this.byId[id]!.ownerId;
+        if (s.ownerName.has(o)) this.longOwner(ls, o).push(id);
+      }
+      ls.gen = s.bigGen;
+    }
+    return ls.byOwner.get(ownerId) ?? NO_IDS;
+  }
+
+  /**
+   * The kept exact posting of a long query, built when first asked: the candidates are its rarest trigram's posting,
+   * narrowed (when the next rarest is not much larger) to those also in the second rarest by marks set by id, and
+   * each left is checked for the query itself on its in-memory text.
+   */
+  private longPosting(q: string, desc: boolean): { pub: LongSide; priv: LongSide } {
     const key = `${desc ? 'a' : 'n'}\u0000${q}`;
     const hit = this.long.get(key);
     if (hit) {
@@ -380,22 +519,37 @@ export class RepoIndex {
       this.long.set(key, hit);
       return hit;
     }
-    const build = (s: Side): Posting => {
-      let best: Posting[] | null = null;
-      let bestSize = Infinity;
-      for (const g of trigramsOf(q)) {
-        const parts = [s.name.get(g), desc ? s.descOnly.get(g) : undefined].filter((p): p is Posting => p !== undefined);
-        const size = parts.reduce((n, p) => n + p.size, 0);
-        if (size < bestSize) {
-          best = parts;
-          bestSize = size;
-        }
+    const build = (s: Side): LongSide => {
+      const cands = trigramsOf(q).map((g) => sourceOf([s.name.get(g), desc ? s.descOnly.get(g) : undefined], TEXT)).sort((a, b) => a.size - b.size);
+      const out: LongSide = { all: s.posting(), byOwner: new Map(), gen: s.bigGen };
+      const best = cands[0];
+      if (!best || best.size === 0) return out;
+      const second = cands[1];
+      const narrow = second !== undefined && second.size <= 16 * best.size;
+      if (narrow) {
+        if (this.buildMarks.length < this.bits.length) this.buildMarks = new Uint8Array(this.bits.length);
+        for (const p of second.parts) for (let i = 0; i < p.size; i++) this.buildMarks[p.at(i)] = 1;
       }
-      const out = new Posting(this.order);
-      if (!best || bestSize === 0) return out;
-      // The candidates' union in order (the parts are disjoint), kept when the text really contains q.
-      for (const id of mergeHead(best, this.order, Infinity, (id) => this.textMatch(this.entries.get(id)!, q, desc))) out.push(id);
-      out.trim();
+      try {
+        const marks = this.buildMarks;
+        const byId = this.byId;
+        const accept = (id: number) => (!narrow || marks[id] === 1) && this.textMatch(byId[id]!, q, desc);
+        // The candidates' union in order (the parts are disjoint), kept when the text really contains q.
+        const split = s.ownerName.size > 0;
+        const keep = (id: number) => {
+          out.all.push(id);
+          if (!split) return;
+          const o = byId[id]!.ownerId;
+          if (s.ownerName.has(o)) this.longOwner(out, o).push(id);
+        };
+        if (best.parts.length === 1) {
+          const p = best.parts[0]!;
+          for (let i = 0; i < p.size; i++) if (accept(p.at(i))) keep(p.at(i));
+        } else for (const id of mergeHead(best.parts, this.order, Infinity, accept)) keep(id);
+      } finally {
+        if (narrow) for (const p of second.parts) for (let i = 0; i < p.size; i++) this.buildMarks[p.at(i)] = 0;
+      }
+      out.all.trim();
       return out;
     };
     const made = { key, q, desc, pub: build(this.pub), priv: build(this.priv) };
@@ -410,22 +564,24 @@ export class RepoIndex {
     const s = side === 'pub' ? this.pub : this.priv;
     const out: Source[] = [];
     if (query.text) out.push(this.textSource(side, query.text.q, query.text.desc));
-    if (query.topic !== undefined) {
-      const p = s.topic.get(query.topic);
-      out.push({ parts: p ? [p] : [], size: p?.size ?? 0, exact: true });
-    }
+    if (query.topic !== undefined) out.push(sourceOf([s.topic.get(query.topic)], TOPIC));
     if (query.owners) {
-      const parts = [...new Set(query.owners)].map((o) => s.owner.get(o)).filter((p): p is Posting => p !== undefined);
-      out.push({ parts, size: parts.reduce((n, p) => n + p.size, 0), exact: true });
+      const owners = [...new Set(query.owners)];
+      out.push(sourceOf(owners.map((o) => s.owner.get(o)), OWNERS));
+      // Text within big owners: each owner's own posting of the text, when every owner asked is big.
+      if (query.text) {
+        const parts = owners.map((o) => (s.owner.get(o)?.size ? this.ownerText(side, o, query.text!.q, query.text!.desc) : NO_IDS));
+        if (parts.every((p) => p !== null)) out.push(sourceOf(parts as TaggedPosting[], TEXT | OWNERS));
+      }
     }
     if (query.ids) {
       const ids = [...query.ids].filter((id) => {
         const e = this.entries.get(id);
         return e !== undefined && e.private === (side === 'priv');
       }).sort(this.order);
-      out.push({ parts: [arraySource(ids)], size: ids.length, exact: true });
+      out.push({ parts: [arraySource(ids)], size: ids.length, covers: IDS, counted: false });
     }
-    for (const f of FLAGS) if (query.flags?.[f] === true) out.push({ parts: [s.flag[f]], size: s.flag[f].size, exact: true });
+    for (const f of FLAGS) if (query.flags?.[f] === true) out.push(sourceOf([s.flag[f]], 0));
     return out;
   }
 
@@ -442,64 +598,50 @@ export class RepoIndex {
   }
 
   /**
-   * One side's matches: the smallest positive source drives (every side's `all` when there is none), and the
-   * count is a posting size when the driver is the only constraint or the others only exclude flags whose
-   * postings are small (the count is then the size minus the excluded ones, walked from those postings).
+   * One side's matches: the smallest source drives the page (the side's `all` when there is none). The count is a
+   * sum of per-flag counters when one source is exactly every positive constraint but flags (a text, a topic, an
+   * owner, a text within big owners, or none: the whole side), less the matches of excluded owners (each counted the
+   * same way, or walked when that owner is small); otherwise a walk of the driver.
    */
   private plan(side: 'pub' | 'priv', query: IndexQuery): { driver: Source; accept: (id: number) => boolean; count: () => number } {
     const s = side === 'pub' ? this.pub : this.priv;
+    const all = sourceOf([s.all], 0);
     const sources = this.sources(side, query);
-    const all: Source = { parts: [s.all], size: s.all.size, exact: true };
     let driver = all;
-    let positives = 0;
-    for (const src of sources) {
-      positives++;
-      if (driver === all || src.size < driver.size) driver = src;
-    }
-    const accept = (id: number) => this.matches(this.entries.get(id)!, query);
+    for (const src of sources) if (driver === all || src.size < driver.size) driver = src;
+    const accept = (id: number) => this.matches(this.byId[id]!, query);
     const walk = () => driver.parts.reduce((n, p) => n + countAccepted(p, accept), 0);
     const count = (): number => {
       if (driver.size === 0) return 0;
-      if (positives > 1) return walk();
-      // The other constraints only exclude (flags set false, hidden or de-prioritised owners): the count is the
-      // driver's size minus its members among the excluded postings, when those are the smaller walk.
-      const excluded = FLAGS.filter((f) => query.flags?.[f] === false);
-      // Excluded owners: only those with repositories on this side matter (hidden owners: a list kept per shared set).
-      const owners = query.notOwners ? this.ownersWithRepos(side, query.notOwners) : [];
-      if (query.notOwner !== undefined) owners.push(query.notOwner);
-      if (excluded.length === 0 && owners.length === 0) return driver.size;
-      const ownerPostings = [...new Set(owners)].map((o) => s.owner.get(o)).filter((p): p is Posting => p !== undefined);
-      const excludedWalk = excluded.reduce((n, f) => n + s.flag[f].size, 0) + ownerPostings.reduce((n, p) => n + p.size, 0);
-      if (excludedWalk >= driver.size) return walk();
-      const inDriver = (e: Entry) => {
-        if (query.text && !this.textMatch(e, query.text.q, query.text.desc)) return false;
-        if (query.topic !== undefined && !e.topics.includes(query.topic)) return false;
-        if (query.owners && !query.owners.includes(e.ownerId)) return false;
-        if (query.ids && !query.ids.has(e.id)) return false;
-        return true;
-      };
-      let out = 0;
-      excluded.forEach((f, i) => {
-        const p = s.flag[f];
-        for (let j = 0; j < p.size; j++) {
-          const e = this.entries.get(p.at(j))!;
-          // Counted once: under the first excluded flag it carries.
-          let before = false;
-          for (let k = 0; k < i; k++) if (e[excluded[k]!]) before = true;
-          if (!before && inDriver(e)) out++;
-        }
-      });
-      // Owners' postings are disjoint from each other; a repository already counted under a flag is skipped.
-      for (const p of ownerPostings) {
-        for (let j = 0; j < p.size; j++) {
-          const e = this.entries.get(p.at(j))!;
-          if (excluded.some((f) => e[f])) continue;
-          if (inDriver(e)) out++;
-        }
-      }
-      return driver.size - out;
+      const exact = this.exactSource([all, ...sources], query);
+      if (!exact) return walk();
+      const flagsOk = flagTest(query.flags);
+      const counted = (src: Source) => src.parts.reduce((n, p) => n + (p as TaggedPosting).count(flagsOk), 0);
+      // Excluded owners: only those with repositories on this side matter (hidden owners: a list kept per shared set),
+      // and of those only the ones the query asks for.
+      const owners = new Set(query.notOwners ? this.ownersWithRepos(side, query.notOwners) : []);
+      if (query.notOwner !== undefined && s.owner.get(query.notOwner)?.size) owners.add(query.notOwner);
+      if (query.owners) for (const o of owners) if (!query.owners.includes(o)) owners.delete(o);
+      if (owners.size === 0) return counted(exact);
+      // Each excluded owner's matches: counted when it is big (or the query has no text), else its repositories walked.
+      let cost = 0;
+      const countable = (o: number) => query.topic === undefined && query.ids === undefined && (!query.text || (!query.text.desc && s.ownerName.has(o)));
+      for (const o of owners) cost += countable(o) ? 1 : s.owner.get(o)!.size;
+      if (cost >= driver.size) return walk();
+      const { notOwner: _n, notOwners: _s, ...inner } = query;
+      let out = counted(exact);
+      for (const o of owners) out -= this.plan(side, { ...inner, owners: [o] }).count();
+      return out;
     };
     return { driver, accept, count };
+  }
+
+  /** A source that is exactly the query's positive constraints but flags and counts by flags (null: none). */
+  private exactSource(sources: Source[], query: IndexQuery): Source | null {
+    const need = (query.text ? TEXT : 0) | (query.topic !== undefined ? TOPIC : 0) | (query.owners ? OWNERS : 0) | (query.ids ? IDS : 0);
+    let best: Source | null = null;
+    for (const src of sources) if (src.counted && src.covers === need && (!best || src.parts.length < best.parts.length)) best = src;
+    return best;
   }
 
   /**
@@ -546,7 +688,18 @@ export class RepoIndex {
         parts.push(part);
         accepts.push(p.accept);
       }
-    } else if (vis.privateIds && vis.privateIds.length) {
+    } else {
+      const owners = this.privateOwnersOf(query, vis);
+      if (owners.length) {
+        const p = this.plan('priv', { ...query, owners });
+        total += p.count();
+        for (const part of p.driver.parts) {
+          parts.push(part);
+          accepts.push(p.accept);
+        }
+      }
+    }
+    if (!vis.privateAll && vis.privateIds && vis.privateIds.length) {
       const mine = vis.privateIds.filter((id) => {
         const e = this.entries.get(id);
         return e !== undefined && e.private && this.matches(e, query);
@@ -577,6 +730,13 @@ export class RepoIndex {
       const p = this.plan(side, side === 'pub' ? publicQuery(query, vis) : query);
       for (const part of p.driver.parts) for (let i = 0; i < part.size; i++) if (p.accept(part.at(i))) out.push(part.at(i));
     }
+    if (!vis.privateAll) {
+      const owners = this.privateOwnersOf(query, vis);
+      if (owners.length) {
+        const p = this.plan('priv', { ...query, owners });
+        for (const part of p.driver.parts) for (let i = 0; i < part.size; i++) if (p.accept(part.at(i))) out.push(part.at(i));
+      }
+    }
     if (!vis.privateAll && vis.privateIds) {
       for (const id of vis.privateIds) {
         const e = this.entries.get(id);
@@ -587,12 +747,24 @@ export class RepoIndex {
     return out;
   }
 
+  /** The owners whose every private repository the caller reads that the query asks for (none for `privateAll`). */
+  private privateOwnersOf(query: IndexQuery, vis: Visibility): number[] {
+    if (vis.privateAll || !vis.privateOwners?.length) return [];
+    const owners = [...new Set(vis.privateOwners)];
+    return query.owners ? owners.filter((o) => query.owners!.includes(o)) : owners;
+  }
+
   /** The public repositories among `ids` that match (the caller's grants outside the public side). */
   private grantedPublic(query: IndexQuery, ids: readonly number[]): number[] {
     return ids.filter((id) => {
       const e = this.entries.get(id);
       return e !== undefined && !e.private && this.matches(e, query);
     });
+  }
+
+  /** How many private repositories an owner has. */
+  privateCount(ownerId: number): number {
+    return this.priv.owner.get(ownerId)?.size ?? 0;
   }
 
   /** The private repositories of these owners (ids), for the caller's private sets. */
@@ -608,10 +780,15 @@ export class RepoIndex {
     let n = 0;
     for (const s of [this.pub, this.priv]) {
       n += s.all.bytes;
-      for (const map of [s.name, s.descOnly, s.owner, s.topic] as Array<Map<unknown, Posting>>) for (const p of map.values()) n += p.bytes;
+      for (const map of [s.name, s.descOnly, s.owner, s.topic, ...s.ownerName.values()] as Array<Map<unknown, Posting>>) for (const p of map.values()) n += p.bytes;
       for (const f of FLAGS) n += s.flag[f].bytes;
     }
-    for (const l of this.long.values()) n += l.pub.bytes + l.priv.bytes;
+    for (const l of this.long.values()) {
+      for (const ls of [l.pub, l.priv]) {
+        n += ls.all.bytes;
+        for (const p of ls.byOwner.values()) n += p.bytes;
+      }
+    }
     return n;
   }
 }
@@ -640,8 +817,10 @@ export interface Visibility {
   hiddenOwners?: IdSet;
   /** Every private repository (a site admin's search). */
   privateAll: boolean;
-  /** Otherwise: the private repositories the caller reads (absent or empty: none). */
+  /** Otherwise: the private repositories the caller reads (absent or empty: none) besides those of `privateOwners`. */
   privateIds?: readonly number[];
+  /** Otherwise: owners whose every private repository the caller reads (searched through their postings). */
+  privateOwners?: readonly number[];
   /**
    * The public side holds only these owners' repositories (a restricted caller, which reads no public repository by
    * itself). Absent: every owner not hidden.

@@ -47,6 +47,13 @@ const SORT_KEY: Record<Exclude<SearchSort, 'alpha'>, (e: Entry) => number> = {
   forks: (e) => e.forks,
 };
 
+/**
+ * A caller's owner whose private repositories are at least this many is searched through its postings, not as a set
+ * of ids checked and sorted on every request; at most this many such owners (each is a part of the page's merge).
+ */
+const PRIVATE_OWNER_MIN = 64;
+const PRIVATE_OWNERS_MAX = 16;
+
 export class RepoSearch {
   starred: StarredSource | null = null;
 
@@ -56,16 +63,26 @@ export class RepoSearch {
     private readonly access: RepoAccess,
   ) {}
 
-  /** The private repositories the caller reads (through the index: no store reads beyond the grants). */
-  privateIds(grants: Grants): number[] {
+  /**
+   * The private repositories the caller reads (through the index: no store reads beyond the grants): owners whose
+   * every private repository it reads and that have many are searched through their postings (`privateOwners`), the
+   * rest are a set of ids.
+   */
+  privateScope(grants: Grants): { privateIds: number[]; privateOwners?: number[] } {
     const out = new Set<number>();
-    for (const [owner, mode] of grants.ownerModes) if (mode >= ACCESS.read) for (const id of this.index.privateOf(owner)) out.add(id);
+    const owners: number[] = [];
+    for (const [owner, mode] of grants.ownerModes) {
+      if (mode < ACCESS.read) continue;
+      if (this.index.privateCount(owner) >= PRIVATE_OWNER_MIN && owners.length < PRIVATE_OWNERS_MAX) owners.push(owner);
+      else for (const id of this.index.privateOf(owner)) out.add(id);
+    }
+    const whole = new Set(owners);
     for (const [id, mode] of grants.repoModes) {
       if (mode < ACCESS.read || out.has(id)) continue;
       const e = this.index.entries.get(id);
-      if (e?.private) out.add(id);
+      if (e?.private && !whole.has(e.ownerId)) out.add(id);
     }
-    return [...out];
+    return { privateIds: [...out], privateOwners: owners.length ? owners : undefined };
   }
 
   /**
@@ -132,7 +149,7 @@ export class RepoSearch {
       public: opts.isPrivate !== true,
       hiddenOwners: grants.admin ? undefined : grants.hiddenOwners,
       privateAll: signedPrivate && grants.admin && opts.isPrivate !== false,
-      privateIds: signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateIds(grants) : undefined,
+      ...(signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateScope(grants) : {}),
       ...this.publicScope(grants),
     };
     const sort = opts.sort ?? 'alpha';
