@@ -4,10 +4,13 @@
 // and posting lists (plugins/lib/postings.ts) kept in result order — name order, ties by id — per visibility side
 // (public, private): one per name gram (1..3 characters, plugins/lib/grams.ts), per description-only gram, per
 // owner, per topic, per flag (fork, mirror, archived, template), and one of everything. A page is a merge of the
-// right postings that stops after `skip + limit` accepted ids; a total is a posting size (plus the caller's few
-// readable private repositories) or a walk of the smallest posting involved. Queries longer than a gram are
-// answered by an exact posting of the query itself, built once from its rarest trigram's posting by a substring
-// check on the in-memory names, and kept (bounded, least recently used first out) and maintained on every change.
+// right postings that stops after `skip + limit` accepted ids. Every posting counts its ids per flag combination, so a
+// total is a sum of counters of the posting that is exactly the query's other constraints (flag filters included),
+// less excluded owners counted the same way, or else a walk of the smallest posting involved. Owners with many
+// repositories on a side keep their own name-gram postings there (`q` + owner is then a posting of its own).
+// Queries longer than a gram are answered by an exact posting of the query itself, built once from its rarest
+// trigram's posting (narrowed by the second rarest) by a substring check on the in-memory names, and kept
+// (bounded, least recently used first out) and maintained on every change.
 // Built from the store at start; every change of a repository goes through the Repos service, which updates it
 // before the request that made the change is answered. One process owns a store (as the other in-process caches).
 import type { RepoRecord } from '../../schemas/services.js';
