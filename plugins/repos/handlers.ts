@@ -106,6 +106,7 @@ export async function getRepoById(rc: Rc<{ id: number }>): Promise<Reply> {
 }
 
 interface EditRepoBody {
+  name?: string;
   description?: string;
   website?: string;
   private?: boolean;
@@ -117,6 +118,9 @@ interface EditRepoBody {
 /** PATCH /repos/{owner}/{repo} — admin access. */
 export async function editRepo(rc: Rc<OwnerRepo, unknown, EditRepoBody>): Promise<Reply> {
   const { repo } = await repos(rc).resolve(rc.caller, rc.params.owner, rc.params.repo, ACCESS.admin);
+  if (rc.body.name !== undefined && rc.body.name !== repo.name) {
+    throw fail.validation('name', `renaming a repository is not supported here; the name stays "${repo.name}"`);
+  }
   const updated = await repos(rc).update(repo, {
     description: rc.body.description,
     website: rc.body.website,

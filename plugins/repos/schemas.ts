@@ -22,10 +22,14 @@ export const createRepoBody: JsonSchema = {
   required: ['name'],
 };
 
-/** Gitea's EditRepoOption, without renaming (out of scope): unknown keys are ignored. */
+/**
+ * Gitea's EditRepoOption: unknown keys are ignored. Renaming is not served: a `name` other than the current one is a
+ * 422 (never a 200 that silently keeps the old name); the current name is accepted, as clients send the whole option.
+ */
 export const editRepoBody: JsonSchema = {
   type: 'object',
   properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100 },
     description: { type: 'string', maxLength: 255 },
     website: { type: 'string', maxLength: 255 },
     private: { type: 'boolean' },

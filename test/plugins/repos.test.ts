@@ -248,6 +248,15 @@ t.test('repositories', async (t) => {
     t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { allow_rebase: 'yes' } })).status, 422);
     t.equal((await f.request('GET', '/repos/alice/merge-flags')).json.allow_squash_merge, true, 'a refused PATCH changes nothing');
     t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: bob.token, json: { allow_rebase: true } })).status, 403);
+    const sameName = await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { name: 'merge-flags', description: 'named as before' } });
+    t.equal(sameName.status, 200, 'the current name in the body (clients send the whole option) is accepted');
+    t.equal(sameName.json.description, 'named as before');
+    const renamed = await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { name: 'new-name', description: 'not this' } });
+    t.equal(renamed.status, 422, 'renaming is refused, never a 200 that keeps the old name');
+    t.match(renamed.json.message, /renaming a repository is not supported/);
+    t.equal((await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { name: 'Merge-Flags' } })).status, 422, 'a case change is a rename too');
+    t.equal((await f.request('GET', '/repos/alice/new-name')).status, 404);
+    t.equal((await f.request('GET', '/repos/alice/merge-flags')).json.description, 'named as before', 'nothing of a refused PATCH is written');
     const archived = await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { archived: true, template: true } });
     t.match(archived.json, { archived: true, archived_at: String, template: true }, 'archived and template are stored');
     const unarchived = await f.request('PATCH', '/repos/alice/merge-flags', { token: alice.token, json: { archived: false } });
