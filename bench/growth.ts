@@ -61,9 +61,9 @@ export function growthReport(runs: GrowthRun[]): string {
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|');
   for (const [family, sizes] of byFamily) {
     const baseCases = base ? sizes.get(base.repos) : undefined;
-    const baseCost = baseCases ? median(baseCases.map((c) => c.forgekit!.cpuUsPerRequest)) : NaN;
+    const baseCost = baseCases ? median(baseCases.map((c) => c.forgekit!.cpuUsPerRequest ?? NaN)) : NaN;
     for (const [repos, list] of sizes) {
-      const cost = list.map((c) => c.forgekit!.cpuUsPerRequest);
+      const cost = list.map((c) => c.forgekit!.cpuUsPerRequest ?? NaN);
       const ratio = list.map((c) => c.forgekit!.reqPerSec / c.bare!.reqPerSec);
       const growth = median(cost) / baseCost;
       out.push(`| ${family} | ${size(repos)} | ${list.length} | ${median(cost).toFixed(0)} | ${Math.max(...cost).toFixed(0)} | ${median(ratio).toFixed(2)} | ${Math.min(...ratio).toFixed(2)} | ${Math.max(...list.map((c) => c.forgekit!.p99Ms)).toFixed(1)} | ${Number.isFinite(growth) ? `${growth.toFixed(2)}×` : '—'} |`);

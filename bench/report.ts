@@ -5,6 +5,7 @@ import type { Verdict } from './targets.js';
 import type { DatasetSizes } from './case.js';
 import type { SeedReport } from './seed.js';
 import { FULL_SIZES, QUICK_SIZES } from './dataset.js';
+import { families } from './families.js';
 
 export const RESULT_SCHEMA = 'forgekit-bench/1';
 
@@ -207,8 +208,16 @@ export function markdownReport(result: BenchResult): string {
     '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | forgekit CPU µs/req | bare CPU µs/req | CPU ratio | core busy forgekit / bare | judged on | target | verdict |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
     ...rows,
+    ...familySection(result),
     ...(result.problems.length ? ['', 'Problems reported by the run:', ...result.problems.map((p) => `- ${p}`)] : []),
   ].join('\n');
+}
+
+/** The randomized families (issue 20): per family the median and worst request, judged against its target. */
+function familySection(result: BenchResult): string[] {
+  const table = families(result.cases.filter((c) => c.status === 'ok'));
+  if (table.split('\n').length <= 2) return [];
+  return ['', '**Per family** (randomized cases; ratios are forgekit ÷ bare req/s over all rounds, CPU ratios bare ÷ forgekit; the target column uses each case\'s judged ratio):', '', table];
 }
 
 export function resultFileName(result: Pick<BenchResult, 'startedAt' | 'commit' | 'mode'> & { settings?: { filter: string[] }; dataset?: { sizes: { repos: number } } }): string {
@@ -234,4 +243,17 @@ export function spliceResults(existing: string | null, generated: string): strin
     return existing.slice(0, start) + block + existing.slice(end);
   }
   return `# forgekit benchmark results\n\n## Latest run\n\n${block}\n${existing ? `\n${existing}` : ''}`;
+}
+
+// `node dist/bench/report.js <result.json>` rewrites the generated block of RESULTS.md from a result file (a run made
+// with --no-results-md, or an older file after the report changed).
+if (process.argv[1]?.endsWith('report.js')) {
+  const file = process.argv[2];
+  if (!file) throw new Error('usage: node dist/bench/report.js <result.json>');
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const md = fileURLToPath(new URL('../../bench/RESULTS.md', import.meta.url));
+  const result = JSON.parse(readFileSync(file, 'utf8')) as BenchResult;
+  writeFileSync(md, spliceResults(readFileSync(md, 'utf8'), markdownReport(result)));
+  console.log(`table of ${file} written to ${md}`);
 }

@@ -382,4 +382,15 @@ t.test('families: one row per randomized family (list-rnd as list-<family>), oth
   t.equal(userRepos[3], '0.40', 'median ratio');
   t.equal(userRepos[4], '0.20', 'worst ratio');
   t.equal(userRepos[8], '`/list-rnd-user-repos-0`', 'the worst request named');
+  t.equal(userRepos[9], 'MISSED (median 0.40; worst 0.20)', 'the family target judged on median and worst');
+});
+
+t.test('families: the target column uses the ratios the cases were judged on, and the worst p99', async (t) => {
+  const side = (reqPerSec: number, p99Ms: number) => ({ reqPerSec, p99Ms, cpuUsPerRequest: null });
+  // req/s ratios 0.2 (the bare server was not at its limit) but judged on CPU ratios 0.6 and 0.7: met.
+  const judged = (name: string, judgedRatio: number, p99Ms = 5) => ({ name, path: `/${name}`, forgekit: side(200, p99Ms), bare: side(1000, 1), verdict: { judgedRatio } });
+  const rows = families([judged('search-rnd-a-0', 0.6), judged('search-rnd-a-1', 0.7), judged('search-rnd-b-0', 0.6, 30)])
+    .split('\n').slice(2).map((line) => line.split('|').map((x) => x.trim()));
+  t.same(rows.map((r) => [r[1], r[9]]), [['a', 'met'], ['b', 'MISSED (p99 30.0 ms)']]);
+  t.equal(rows[0]![5], '', 'no CPU ratio where none was measured');
 });
