@@ -652,7 +652,7 @@ export class RepoIndex {
    * answer is kept until an owner gets its first repository on that side, so a request pays for the hidden owners that
    * own something, not for every hidden account; a caller's `Minus` of a shared set filters the kept answer.
    */
-  private ownersWithRepos(side: 'pub' | 'priv', set: IdSet): number[] {
+  ownersWithRepos(side: 'pub' | 'priv', set: IdSet): number[] {
     if (set instanceof Minus) return this.ownersWithRepos(side, set.base).filter((o) => !set.except.has(o));
     const s = side === 'pub' ? this.pub : this.priv;
     const key = set as object;

@@ -521,10 +521,17 @@ export class Repos implements ReposService {
     return (await this.teamRepos.find({ teamId: team.id }, { projection: { repoId: 1 } })).map((r) => r.repoId);
   }
 
+  /**
+   * The owners the caller may not see (limited/private accounts) that own public repositories: what a list of
+   * public rows must leave out. Only those: an account with no public repository has no public row to hide, and
+   * the hidden accounts are many (every limited or private user) where the owning ones are few; the index keeps
+   * that answer per shared set until a hidden account gets its first public repository.
+   */
   async hiddenOwnerIds(caller: Caller | null): Promise<number[]> {
     if (caller?.isAdmin) return [];
     const memberOf = caller ? await this.ctx.services.get('orgs').orgIdsOf(caller.id) : [];
-    return [...(this.access.hiddenFrom(caller, memberOf) ?? [])];
+    const hidden = this.access.hiddenFrom(caller, memberOf);
+    return hidden ? this.index.ownersWithRepos('pub', hidden) : [];
   }
 
   /** The team's repositories the caller reads, in name order (all of the org's for `includes_all_repositories` teams). */

@@ -372,3 +372,51 @@ t.test('GPG keys: verified when an identity is a verified address of the owner',
   r = await f.request('GET', '/users/gv-carol/gpg_keys');
   t.equal(r.json[0].verified, false);
 });
+
+// Lists of stars and watches leave out the public repositories of owners the caller may not see. The repos service
+// answers only the hidden owners that own public repositories (kept per shared set): a hidden account's first public
+// repository, created or made public after that answer was kept, must still be left out.
+t.test('starred and subscription lists hide public repositories of hidden owners, also ones that became public later', async (t) => {
+  const f = await startForge({ extraPlugins: [visibilitySetter] });
+  t.teardown(() => f.close());
+  const fan = await f.createUser({ username: 'sv-fan' });
+  const open = await f.createUser({ username: 'sv-open' });
+  const shy = await f.createUser({ username: 'sv-shy' });
+  const late = await f.createUser({ username: 'sv-late' });
+  for (const [u, name] of [[open, 'plaza'], [shy, 'den']] as const) {
+    t.equal((await f.request('POST', '/user/repos', { token: u.token, json: { name } })).status, 201);
+  }
+  await setUserVisibility(f, shy, 'limited');
+  await setUserVisibility(f, late, 'private');
+  const lists = ['/users/sv-fan/starred', '/users/sv-fan/subscriptions'];
+  const check = async (want: { anon: string[]; fan: string[] }, what: string) => {
+    for (const list of lists) {
+      const anon = await f.request('GET', list);
+      t.same(anon.json.map((r: any) => r.full_name).sort(), want.anon, `${what}: ${list} anonymous`);
+      t.equal(anon.headers.get('x-total-count'), String(want.anon.length), `${what}: ${list} anonymous total`);
+      const own = await f.request('GET', list, { token: fan.token });
+      t.same(own.json.map((r: any) => r.full_name).sort(), want.fan, `${what}: ${list} as the fan`);
+      t.equal(own.headers.get('x-total-count'), String(want.fan.length), `${what}: ${list} fan total`);
+    }
+  };
+  for (const repo of ['sv-open/plaza', 'sv-shy/den']) {
+    t.equal((await f.request('PUT', `/user/starred/${repo}`, { token: fan.token })).status, 204);
+    t.equal((await f.request('PUT', `/repos/${repo}/subscription`, { token: fan.token })).status, 200);
+  }
+  // Anonymous callers cannot see the limited owner; the fan (signed in) can.
+  await check({ anon: ['sv-open/plaza'], fan: ['sv-open/plaza', 'sv-shy/den'] }, 'before');
+  // The private account's first repository: private, with the fan as a collaborator, then made public.
+  t.equal((await f.request('POST', '/user/repos', { token: late.token, json: { name: 'attic', private: true } })).status, 201);
+  t.equal((await f.request('PUT', '/repos/sv-late/attic/collaborators/sv-fan', { token: late.token, json: { permission: 'read' } })).status, 204);
+  t.equal((await f.request('PUT', '/user/starred/sv-late/attic', { token: fan.token })).status, 204);
+  t.equal((await f.request('PUT', '/repos/sv-late/attic/subscription', { token: fan.token })).status, 200);
+  await check({ anon: ['sv-open/plaza'], fan: ['sv-late/attic', 'sv-open/plaza', 'sv-shy/den'] }, 'private repository of a private owner');
+  t.equal((await f.request('PATCH', '/repos/sv-late/attic', { token: late.token, json: { private: false } })).status, 200);
+  await check({ anon: ['sv-open/plaza'], fan: ['sv-late/attic', 'sv-open/plaza', 'sv-shy/den'] }, 'made public, owner still private');
+  // A third account, seen by nobody but itself: the fan sees the private owner's repository only as a collaborator.
+  const other = await f.createUser({ username: 'sv-other' });
+  t.equal((await f.request('GET', '/users/sv-fan/starred', { token: other.token })).json.map((r: any) => r.full_name).sort().join(),
+    'sv-open/plaza,sv-shy/den', 'another signed-in user sees the limited owner, not the private one');
+  await setUserVisibility(f, late, 'public');
+  await check({ anon: ['sv-late/attic', 'sv-open/plaza'], fan: ['sv-late/attic', 'sv-open/plaza', 'sv-shy/den'] }, 'owner made public');
+});
