@@ -92,10 +92,19 @@ t.test('through HTTP', async (t) => {
       const theirs = await f.request('GET', '/users/jsonalice/keys');
       const publicView = (k: any) => { const { key_type: _t, read_only: _r, user: _u, ...rest } = k; return rest; };
       t.same(theirs.json, created.map(publicView), "the public list (without the owner's private information)");
+      const asAdmin = await f.request('GET', '/users/jsonalice/keys', { token: f.admin.token });
+      const adminSingle = await f.request('GET', `/user/keys/${created[1].id}`, { token: f.admin.token });
+      t.same(asAdmin.json[1], adminSingle.json, "a site admin's list: the same PublicKey as the admin's GET /user/keys/{id}");
+      t.equal(asAdmin.json[1].user.email, adminSingle.json.user.email, 'with the owner as the admin sees it');
     }
     t.equal((await f.request('DELETE', `/user/keys/${created[0].id}`, { token: alice.token })).status, 204);
     t.same((await f.request('GET', '/user/keys', { token: alice.token })).json, [created[1]], 'the deleted key is gone');
     t.same((await f.request('GET', '/user/keys', { token: bob.token })).json, [], "another user's list is their own");
+    // The owner's account changes: every key of the list carries the new owner.
+    await f.forge.store.collection('users').updateOne({ login: 'jsonalice' }, { $set: { fullName: 'Alice "New" Ö' } });
+    const renamed = await f.request('GET', '/user/keys', { token: alice.token });
+    t.same(renamed.json.map((k: any) => k.user.full_name), ['Alice "New" Ö'], 'the owner as it is now, in each key');
+    t.same(renamed.json[0], (await f.request('GET', `/user/keys/${created[1].id}`, { token: alice.token })).json, 'still the single key\'s JSON');
   });
 
   t.test("GPG key lists: subkeys inside, and the owner's addresses as they are now", async (t) => {
