@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ForgeError } from './errors.js';
 import type { JsonSchema } from './plugin.js';
+import { CompiledBySchema, reachableSchemas } from './schema-refs.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
 
@@ -11,10 +12,17 @@ export interface CompiledInput {
   (value: Record<string, unknown>): Record<string, unknown>;
 }
 
+/**
+ * Validators of every kernel in this process, by schema object and the shared schema objects it reached: the same
+ * options, formats and schemas compile to the same function, so a second kernel (tests, embedders) reuses it.
+ */
+const compiled = new CompiledBySchema<ValidateFunction>();
+
 export class SchemaRegistry {
   // allErrors: false stops at the first failure: cheaper, and a guard against hostile inputs (fastify does the same).
   readonly ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: false });
   private readonly shared = new Map<string, JsonSchema>();
+  private readonly refs = new Map<JsonSchema, string[]>();
 
   constructor() {
     addFormats(this.ajv);
@@ -35,13 +43,25 @@ export class SchemaRegistry {
     this.ajv.addSchema(schema);
   }
 
+  /** A route schema's validator (compiled once per process for the same schema and shared schemas). */
+  private compile(schema: JsonSchema): ValidateFunction {
+    const deps = reachableSchemas(schema, (id) => this.shared.get(id), this.refs);
+    // A schema with its own $id is registered in the instance that compiles it: compile it here every time.
+    if (!deps || schema.$id !== undefined) return this.ajv.compile(schema);
+    const known = compiled.get(schema, deps);
+    if (known) return known;
+    const validate = this.ajv.compile(schema);
+    compiled.set(schema, deps, validate);
+    return validate;
+  }
+
   sharedSchemas(): JsonSchema[] {
     return [...this.shared.values()];
   }
 
   /** Params and querystring arrive as strings: coerce by the declared property types, then validate. */
   compileStringInput(schema: JsonSchema, where: 'path' | 'query'): CompiledInput {
-    const validate = this.ajv.compile(schema);
+    const validate = this.compile(schema);
     const props: Record<string, JsonSchema> = schema.properties ?? {};
     const coercers = Object.entries(props).map(([key, prop]) => [key, scalarCoercer(prop), prop.type === 'array' ? scalarCoercer(prop.items ?? {}) : null] as const);
     return (input) => {
@@ -61,7 +81,7 @@ export class SchemaRegistry {
 
   /** JSON bodies: keys matched to the schema's property names case-insensitively (like Go's encoding/json). */
   compileBody(schema: JsonSchema): (value: unknown) => unknown {
-    const validate = this.ajv.compile(schema);
+    const validate = this.compile(schema);
     const names = new Map<string, string>();
     for (const key of Object.keys(schema.properties ?? {})) names.set(key.toLowerCase(), key);
     return (input) => {

@@ -33,19 +33,25 @@ export default definePlugin<ApiDocsService>({
   // The reported version (`1.23.0+forgekit-<v>`) when the version plugin is on.
   optionalDependencies: ['version'],
   start(ctx) {
-    const document = buildSwagger({
+    // Built on first use (the first request for it, or a test): the routes and schemas are fixed once the kernel
+    // has started, and most boots (operator commands, tests) never ask, so they do not pay ~50 ms for it.
+    let document: JsonSchema | undefined;
+    let swagger: Buffer | undefined;
+    let openapi: Buffer | undefined;
+    const describe = (): JsonSchema => (document ??= buildSwagger({
       routes: ctx.kernel.routes(),
       schemas: ctx.kernel.schemas(),
       apiPrefix: ctx.config.apiPrefix,
       basePath: new URL(ctx.urls.api).pathname,
       version: ctx.services.has('version') ? ctx.services.get('version').version : packageVersion(),
       docsUrl: ctx.urls.docs,
-    });
+    }));
+    const assets = loadPageAssets();
     return {
-      document,
-      swagger: Buffer.from(JSON.stringify(document)),
-      openapi: Buffer.from(JSON.stringify(toOpenApi31(document))),
-      assets: loadPageAssets(),
+      get document() { return describe(); },
+      get swagger() { return (swagger ??= Buffer.from(JSON.stringify(describe()))); },
+      get openapi() { return (openapi ??= Buffer.from(JSON.stringify(toOpenApi31(describe())))); },
+      assets,
     };
   },
   routes: [
