@@ -45,6 +45,11 @@ export interface KernelOptions {
   prefix?: string;
   /** A store to use instead of the configured one (tests, embedders with their own adapter). */
   store?: Store;
+  /**
+   * Compile routes' validators and serializers on first use instead of at boot (operator commands that only use
+   * services: ~0.8 s less per command). Off by default: a server finds a bad schema at boot.
+   */
+  lazyRoutes?: boolean;
 }
 
 export interface Forge {
@@ -95,7 +100,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
   const contexts = createPluginContexts(plugins, { config, store, log, events: createEventBus(), auth, urls, hooks, serializers, services });
 
   // Stage 1, before anything starts: a bad schema or a duplicate route fails the boot.
-  const routes = compileRoutes(plugins, { config, registry, serializers, contexts });
+  const routes = compileRoutes(plugins, { config, registry, serializers, contexts, lazy: options.lazyRoutes === true });
   hooks.setRoutes(routes.list, registry.sharedSchemas());
 
   await store.open();

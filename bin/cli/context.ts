@@ -20,7 +20,11 @@ export function cliConfig(): ForgeConfig {
  * fail here with a clear message. Quiet logs unless configured otherwise.
  */
 export async function openForge(): Promise<Forge> {
-  return createForge({ env: { ...process.env, FORGEKIT_LOG_LEVEL: process.env.FORGEKIT_LOG_LEVEL ?? 'warn', FORGEKIT_LOG_FORMAT: process.env.FORGEKIT_LOG_FORMAT ?? 'json' } });
+  return createForge({
+    env: { ...process.env, FORGEKIT_LOG_LEVEL: process.env.FORGEKIT_LOG_LEVEL ?? 'warn', FORGEKIT_LOG_FORMAT: process.env.FORGEKIT_LOG_FORMAT ?? 'json' },
+    // No request is served: routes compile only if one is dispatched (the schemas are checked by every server boot).
+    lazyRoutes: true,
+  });
 }
 
 /** The collections (with indexes) the enabled plugins declare, built-ins and configured packages alike. */

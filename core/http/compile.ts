@@ -38,6 +38,12 @@ export interface CompileDeps {
   registry: SchemaRegistry;
   serializers: SerializerFactory;
   contexts: Map<string, PluginContext>;
+  /**
+   * Compile each route's validators and serializers when the dispatcher first reads them instead of at boot: for
+   * operator commands, which boot every plugin for its services and never serve a request. A server compiles at
+   * boot, so a bad schema fails the boot.
+   */
+  lazy?: boolean;
 }
 
 /** The path a route is served at: under the API prefix unless it mounts at the root. */
@@ -73,23 +79,41 @@ export function compileRoutes(plugins: readonly Plugin[], deps: CompileDeps): Co
   return { router, list };
 }
 
-function compileRoute(plugin: string, def: AnyRoute, { config, registry, serializers, contexts }: CompileDeps): CompiledRoute {
+function compileRoute(plugin: string, def: AnyRoute, { config, registry, serializers, contexts, lazy }: CompileDeps): CompiledRoute {
   const schema = def.schema ?? {};
   const app = contexts.get(plugin)!;
   const concurrency = typeof def.concurrency === 'function' ? def.concurrency(config, app.settings) : def.concurrency ?? 0;
-  return {
+  const base = {
     plugin,
     method: def.method,
     path: fullPathOf(def, config.apiPrefix),
     def,
     app,
-    params: schema.params ? registry.compileStringInput(schema.params, 'path') : undefined,
-    query: schema.querystring ? registry.compileStringInput(schema.querystring, 'query') : undefined,
-    body: schema.body ? registry.compileBody(schema.body) : undefined,
-    serializers: new Map(Object.entries(schema.response ?? {}).map(([status, s]) => [Number(status), serializers.compile(s)])),
     bodyLimit: typeof def.bodyLimit === 'function' ? def.bodyLimit(config, app.settings) : def.bodyLimit ?? config.bodyLimit,
     discardLimit: config.server.discardBodyBytes,
     gate: concurrency > 0 ? createGate(concurrency) : undefined,
     scopes: scopeDemand(def),
   };
+  const compilers = {
+    params: () => (schema.params ? registry.compileStringInput(schema.params, 'path') : undefined),
+    query: () => (schema.querystring ? registry.compileStringInput(schema.querystring, 'query') : undefined),
+    body: () => (schema.body ? registry.compileBody(schema.body) : undefined),
+    serializers: () => new Map(Object.entries(schema.response ?? {}).map(([status, s]) => [Number(status), serializers.compile(s)])),
+  };
+  if (!lazy) {
+    return { ...base, params: compilers.params(), query: compilers.query(), body: compilers.body(), serializers: compilers.serializers() };
+  }
+  const route = { ...base } as CompiledRoute;
+  for (const [key, compile] of Object.entries(compilers)) {
+    Object.defineProperty(route, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = compile();
+        Object.defineProperty(route, key, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return route;
 }
