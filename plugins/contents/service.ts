@@ -6,6 +6,7 @@ import type { GitService } from '../../schemas/contracts/git.js';
 import { ACCESS, type Account, type AccessMode, type ApiUser, type RepoRecord } from '../../schemas/services.js';
 import { RepoReader, type ParsedCommit, type ParsedTag } from './git-read.js';
 import { unsignedVerification, type Verification, type View } from './convert.js';
+import { CommitJsonCache } from './commit-json.js';
 
 export interface ContentsSettings {
   /** Files larger than this have `content: null` in /contents and are refused by /git/blobs (bytes). */
@@ -70,11 +71,14 @@ export class Contents {
   /** /contents answers a file or a listing: serialised here (an anyOf of $refs does not serialise in the kernel). */
   readonly serializeEntry: (value: unknown) => string;
   readonly serializeListing: (value: unknown) => string;
+  /** Commit list pages' per-commit texts (commit-json.ts). */
+  readonly commitJson: CommitJsonCache;
 
   constructor(readonly ctx: PluginContext<ContentsSettings>) {
     this.archives = new Bound(ctx.settings.archiveConcurrency);
     this.serializeEntry = ctx.serializer({ $ref: 'forgekit/ContentsResponse' });
     this.serializeListing = ctx.serializer({ $ref: 'forgekit/ContentsList' });
+    this.commitJson = new CommitJsonCache(ctx.serializer({ $ref: 'forgekit/Commit' }));
   }
 
   get git(): GitService {
@@ -105,12 +109,20 @@ export class Contents {
    * or its no-reply address). Unknown addresses stay unmatched (author `null`, as Gitea).
    */
   async usersByEmail(emails: Iterable<string>, viewer: Caller | null): Promise<Map<string, ApiUser>> {
+    const users = this.ctx.services.get('users');
     const out = new Map<string, ApiUser>();
+    for (const [email, account] of await this.accountsByEmail(emails)) out.set(email, users.toApi(account, viewer));
+    return out;
+  }
+
+  /** The user accounts behind commit emails, by lower-cased email (the rule of `usersByEmail`). */
+  async accountsByEmail(emails: Iterable<string>): Promise<Map<string, Account>> {
+    const out = new Map<string, Account>();
     const users = this.ctx.services.get('users');
     for (const raw of new Set([...emails].map((e) => e.toLowerCase()))) {
       if (!raw) continue;
       const account = await users.byEmail(raw);
-      if (account && account.type === 'user') out.set(raw, users.toApi(account, viewer));
+      if (account && account.type === 'user') out.set(raw, account);
     }
     return out;
   }
