@@ -28,7 +28,7 @@ export class SerializerFactory {
 
   /**
    * fast-json-stringify checks every schema it is given against the meta-schema on each build, so handing each of
-   * ~300 serializers all shared schemas cost half a second of every boot. Each build gets only the shared schemas
+   * ~260 serializers all shared schemas cost half a second of every boot. Each build gets only the shared schemas
    * its `$ref`s reach; a reference this walk cannot place (a relative one) falls back to the whole set.
    */
   private build(schema: JsonSchema): Serializer {

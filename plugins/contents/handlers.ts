@@ -154,7 +154,7 @@ async function commitsJson(rc: Rc<any, any>, o: Opened, commits: ParsedCommit[],
   const users = await s.usersByEmail(commits.flatMap((c) => [c.author.email, c.committer.email]), rc.caller);
   return Promise.all(commits.map(async (c) => {
     const files = changes.get(c.sha) ?? null;
-    const verification = opts.verification ? await s.verifier(c) : { verified: false, reason: '', signature: '', payload: '', signer: null };
+    const verification = opts.verification ? await s.verifier(c) : NOT_ASKED;
     const out = apiCommit(o.view, c, { files: opts.files || opts.stat ? files : null, stat: opts.stat, verification, users });
     if (!opts.files) out.files = null;
     return out;

@@ -11,7 +11,7 @@ import { expectedTotal, repoNames, termWithShare } from '../../bench/cases/api-b
 import { datasetSizes, matchesFilter, parseOptions } from '../../bench/run.js';
 import { familyOf } from '../../bench/families.js';
 import type { BenchResult } from '../../bench/report.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 t.test('names: two or three words and a number, unique, the same for the same seed', async (t) => {
   const names = repoNames(2_000, 7);
@@ -67,7 +67,7 @@ t.test('a quick run builds the dataset through the API and checks every total', 
   const out = await mkdtemp(path.join(os.tmpdir(), 'forgekit-bench-api-built-'));
   t.teardown(() => rm(out, { recursive: true, force: true }));
   const args = ['--quick', '--repos', '0', '--case', 'api-built', '--case', 'api-rnd', '--duration', '0.1', '--warmup', '0.05', '--out', out];
-  const child = spawn(...nodeCommand([path.join(PACKAGE_ROOT, 'dist', 'bench', 'run.js'), ...args]), { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+  const child = spawn(...nodeCommand([path.join(PACKAGE_ROOT, 'dist', 'bench', 'run.js'), ...args]), { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));

@@ -10,13 +10,13 @@ import { PACKAGE_ROOT } from '../../core/config.js';
 import { QUICK_SIZES } from '../../bench/dataset.js';
 import { DEFAULT_CASES } from '../../bench/default-cases.js';
 import { RESULT_SCHEMA, type BenchResult } from '../../bench/report.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(...nodeCommand([path.join(PACKAGE_ROOT, 'dist', 'bench', 'run.js'), ...args]), {
       cwd: PACKAGE_ROOT,
-      env: childEnv(),
+      env: { ...process.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

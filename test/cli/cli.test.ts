@@ -9,13 +9,13 @@ import { promisify } from 'node:util';
 import { PACKAGE_ROOT } from '../../core/config.js';
 import { freePort } from '../helpers/forge.js';
 import { waitFor } from '../helpers/wait.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const BIN = path.join(PACKAGE_ROOT, 'dist', 'bin', 'forgekit.js');
 const run = promisify(execFile);
 
 function start(env: Record<string, string>) {
-  const child = spawn(...nodeCommand([BIN, 'serve']), { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...nodeCommand([BIN, 'serve']), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
@@ -57,9 +57,9 @@ t.test('server process', async (t) => {
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'SIGTERM stops cleanly');
 
-  const created = await run(...nodeCommand([BIN, 'admin', 'create-user', '--username', 'carol', '--password', 'carol-secret', '--email', 'carol@example.com']), { env: childEnv(env) });
+  const created = await run(...nodeCommand([BIN, 'admin', 'create-user', '--username', 'carol', '--password', 'carol-secret', '--email', 'carol@example.com']), { env: { ...process.env, ...env } });
   t.match(created.stdout, /created user carol/);
-  await t.rejects(run(...nodeCommand([BIN, 'admin', 'create-user', '--username', 'carol', '--password', 'x']), { env: childEnv(env) }), /required/);
+  await t.rejects(run(...nodeCommand([BIN, 'admin', 'create-user', '--username', 'carol', '--password', 'x']), { env: { ...process.env, ...env } }), /required/);
 
   const second = start(env);
   await second.ready;

@@ -5,7 +5,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PACKAGE_ROOT } from '../../core/config.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 export const BIN = path.join(PACKAGE_ROOT, 'dist', 'bin', 'forgekit.js');
 export const exec = promisify(execFile);
@@ -14,7 +14,7 @@ export interface Run { code: number; stdout: string; stderr: string }
 
 export async function cli(args: string[], env: Record<string, string>): Promise<Run> {
   try {
-    const { stdout, stderr } = await exec(...nodeCommand([BIN, ...args]), { env: childEnv({ FORGEKIT_LOG_LEVEL: 'warn', ...env }) });
+    const { stdout, stderr } = await exec(...nodeCommand([BIN, ...args]), { env: { ...process.env, FORGEKIT_LOG_LEVEL: 'warn', ...env } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -23,7 +23,7 @@ export async function cli(args: string[], env: Record<string, string>): Promise<
 }
 
 export function serve(env: Record<string, string>) {
-  const child = spawn(...nodeCommand([BIN, 'serve']), { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...nodeCommand([BIN, 'serve']), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: Array<[RegExp, () => void]> = [];
   const onData = (d: Buffer) => {

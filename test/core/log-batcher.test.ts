@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogBatcher } from '../../core/http/log-batcher.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'forgekit-logb-'));
 
@@ -123,7 +123,7 @@ t.test('what is pending is written when the process exits', async (t) => {
 const b = new LogBatcher({ fd: 1, batchBytes: 1 << 20 });
 b.write('first\\n'); b.write('second\\n');
 process.exit(0);`;
-  const out = spawnSync(...nodeCommand(['--input-type=module', '-e', script]), { encoding: 'utf8', env: childEnv() });
+  const out = spawnSync(...nodeCommand(['--input-type=module', '-e', script]), { encoding: 'utf8' });
   t.equal(out.status, 0);
   t.equal(out.stdout, 'first\nsecond\n');
 });

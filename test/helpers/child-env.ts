@@ -9,8 +9,3 @@ export const ENV_BIN = '/usr/bin/env';
 export function nodeCommand(args: readonly string[]): [string, string[]] {
   return [ENV_BIN, ['-u', 'NODE_OPTIONS', process.execPath, ...args]];
 }
-
-/** The test process's environment with `extra` over it (NODE_OPTIONS is dropped by `nodeCommand` anyway). */
-export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, ...extra };
-}

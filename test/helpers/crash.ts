@@ -3,13 +3,13 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { childEnv, nodeCommand } from './child-env.js';
+import { nodeCommand } from './child-env.js';
 
 const CHILD = fileURLToPath(new URL('../plugins/crash-server-child.js', import.meta.url));
 
 /** Starts the child server with `crashAt`, runs `action` against it, and waits for it to die by SIGKILL. */
 export async function crashDuring(dataDir: string, crashAt: string, action: (api: string, token: string) => Promise<unknown>): Promise<void> {
-  const child = spawn(...nodeCommand([CHILD, dataDir]), { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv({ FORGEKIT_CRASH_AT: crashAt }) });
+  const child = spawn(...nodeCommand([CHILD, dataDir]), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORGEKIT_CRASH_AT: crashAt } });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   const rl = createInterface({ input: child.stdout });
   let ready: string[] | null = null;

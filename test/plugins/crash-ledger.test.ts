@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { startForge } from '../helpers/forge.js';
 import { builtinPlugins, checkConsistency } from '../../plugins/index.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const CHILD = fileURLToPath(new URL('./crash-server-child.js', import.meta.url));
 const ROUNDS = 3;
@@ -22,7 +22,7 @@ const ACKS_BEFORE_KILL = 16;
 interface Server { child: ChildProcess; api: string; token: string; exited: Promise<NodeJS.Signals | null> }
 
 async function startChild(dataDir: string): Promise<Server> {
-  const child = spawn(...nodeCommand([CHILD, dataDir]), { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv() });
+  const child = spawn(...nodeCommand([CHILD, dataDir]), { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   const rl = createInterface({ input: child.stdout! });
   for await (const line of rl) {

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { PACKAGE_ROOT } from '../../core/config.js';
 import { createForge } from '../../plugins/index.js';
 import { freePort, startForge } from '../helpers/forge.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const EXAMPLE = path.join(PACKAGE_ROOT, 'examples', 'plugin-hello');
 const BIN = path.join(PACKAGE_ROOT, 'dist', 'bin', 'forgekit.js');
@@ -61,7 +61,7 @@ t.test('the example package installed by name, in a real server process', async 
   await mkdir(path.join(dir, 'node_modules'));
   await symlink(EXAMPLE, path.join(dir, 'node_modules', 'forgekit-plugin-hello'), 'dir');
   const port = await freePort();
-  const env = { ...childEnv(), PORT: String(port), FORGEKIT_DATA_DIR: path.join(dir, 'data'), FORGEKIT_LOAD_PLUGINS: 'forgekit-plugin-hello',
+  const env = { ...process.env, PORT: String(port), FORGEKIT_DATA_DIR: path.join(dir, 'data'), FORGEKIT_LOAD_PLUGINS: 'forgekit-plugin-hello',
     FORGEKIT_ADMIN_USERNAME: 'boss', FORGEKIT_ADMIN_PASSWORD: 'boss-secret', FORGEKIT_ADMIN_EMAIL: 'boss@example.com', FORGEKIT_LOG_FORMAT: 'json' };
   const child = spawn(...nodeCommand([BIN, 'serve']), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const MB = 1024 * 1024;
 const TOTAL = 200 * MB;
@@ -72,7 +72,7 @@ function download(url: string, token: string): Promise<{ status: number; size: n
 
 t.test('a 200 MB upload and download keep the server\'s memory flat', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-upload-mem-'));
-  const child = spawn(...nodeCommand([path.join(path.dirname(fileURLToPath(import.meta.url)), 'releases-upload-child.js'), dataDir]), { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv() });
+  const child = spawn(...nodeCommand([path.join(path.dirname(fileURLToPath(import.meta.url)), 'releases-upload-child.js'), dataDir]), { stdio: ['ignore', 'pipe', 'inherit'] });
   t.teardown(async () => {
     if (child.exitCode === null) {
       child.kill('SIGKILL');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { Receiver } from '../helpers/receiver.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'helpers', 'webhook-child.js');
 const ADMIN = { username: 'root', password: 'admin-password-1', email: 'root@example.com' };
@@ -18,7 +18,7 @@ function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string
     admin: ADMIN,
     plugins: { webhooks: { allowedHostList: 'loopback', deliverTimeoutMs: 600_000, retryBaseMs: 1, retryMaxMs: 5 } },
   };
-  const child = spawn(...nodeCommand([CHILD, JSON.stringify(config)]), { stdio: ['ignore', 'pipe', 'inherit'], env: childEnv() });
+  const child = spawn(...nodeCommand([CHILD, JSON.stringify(config)]), { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -6,7 +6,7 @@ import { appendFile, readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { openEmbedded, recordingLogger, removeDir, tempDir } from './helpers.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const CHILD = fileURLToPath(new URL('./crash-child.js', import.meta.url));
 
@@ -18,7 +18,7 @@ interface Acks {
 
 /** Runs the writer child until it has acknowledged `killAfter` inserts, then SIGKILLs it. */
 async function runAndKill(dataDir: string, killAfter: number): Promise<Acks> {
-  const child = spawn(...nodeCommand([CHILD, dataDir]), { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
+  const child = spawn(...nodeCommand([CHILD, dataDir]), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr += d;

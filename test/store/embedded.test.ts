@@ -10,7 +10,7 @@ import { EmbeddedStore } from '../../core/store/embedded/index.js';
 import { storeContract } from './contract.js';
 import { openEmbedded, recordingLogger, removeDir, tempDir } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
-import { childEnv, nodeCommand } from '../helpers/child-env.js';
+import { nodeCommand } from '../helpers/child-env.js';
 
 const dirs = new Map<Store, string>();
 
@@ -348,7 +348,7 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     await t.rejects(openEmbedded(dir), /already open in this process/, 'a second store in this process is refused');
     await store.close();
     // A live process holding the lock: refused, with its pid.
-    const holder = spawn(...nodeCommand(['-e', 'setTimeout(() => {}, 30000)']), { stdio: 'ignore', env: childEnv() });
+    const holder = spawn(...nodeCommand(['-e', 'setTimeout(() => {}, 30000)']), { stdio: 'ignore' });
     t.teardown(() => {
       holder.kill('SIGKILL');
     });
