@@ -43,7 +43,12 @@ export class ForgeError extends Error {
 
   constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
     const info: ErrorCodeInfo = ERROR_CODES[code];
+    // A 4xx is an answer, not a fault: no stack is captured for it (capturing one was ~20% of a 404's cost, and a
+    // flood of 404s is what scanners send). 5xx keep theirs for the log.
+    const limit = Error.stackTraceLimit;
+    if (info.status < 500) Error.stackTraceLimit = 0;
     super(info.fixedMessage ?? message ?? info.description);
+    Error.stackTraceLimit = limit;
     this.name = 'ForgeError';
     this.code = code;
     this.status = ERROR_CODES[code].status;

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../core/errors.js';
+import { ERROR_CODES, ForgeError, fail } from '../../core/errors.js';
 import { PACKAGE_ROOT } from '../../core/config.js';
 
 function sources(dir: string): string[] {
@@ -32,4 +32,15 @@ t.test('every error code is used and documented', async (t) => {
     t.ok(used.has(code), `${code} is raised somewhere`);
     t.match(readme, new RegExp(`\\|\\s*\`${code}\`\\s*\\|\\s*${info.status}\\s*\\|`), `${code} (${info.status}) is in the README's error table`);
   }
+});
+
+t.test('a 4xx error captures no stack; a 5xx keeps it; the process-wide limit is left as it was', async (t) => {
+  const before = Error.stackTraceLimit;
+  const notFound = fail.notFound();
+  t.equal(notFound.status, 404);
+  t.equal(notFound.stack, `ForgeError: ${ERROR_CODES.NOT_FOUND.fixedMessage}`, 'a 404 has its message and no frames');
+  t.notMatch(new ForgeError('VALIDATION', 'name is too long').stack ?? '', /\n\s+at /, 'a 422 has no frames');
+  t.match(new ForgeError('INTERNAL', 'boom').stack ?? '', /\n\s+at /, 'a 500 keeps its frames for the log');
+  t.equal(Error.stackTraceLimit, before);
+  t.match(new Error('plain').stack ?? '', /\n\s+at /, 'other errors still capture stacks');
 });
