@@ -393,6 +393,15 @@ export interface ReposService {
    * team's units_map: issue search leaves their issues or pull requests out).
    */
   grantedReadableIds(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }>;
+  /**
+   * The same set as `grantedReadableIds`, with whole owners kept whole: `ownerIds` are accounts all of whose private
+   * repositories the caller reads (its own; organizations where one of its teams includes every repository), `ids`
+   * the other repositories it reads beyond the public side. A list filters "owner in `ownerIds` and private" instead
+   * of naming each repository, so its cost follows the caller's grants, not how many repositories they cover. Callers
+   * whose grants are per repository anyway (restricted accounts, teams with per-unit access) get `ownerIds: []` and
+   * every id, as from `grantedReadableIds`.
+   */
+  grantedReadableScope(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ownerIds: number[]; ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }>;
   /** API objects for the caller, in the given order, with owners, permissions and parents filled in. */
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]>;
   /**

@@ -212,8 +212,10 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   const issuesOff = await s.issuesOffRepoIds();
   if (issuesOff.length) q.excludeRepoIds = issuesOff;
   if (!s.repos.readsAll(caller)) {
-    const granted = await s.repos.grantedReadableIds(caller, ['issues', 'pulls']);
+    // Whole owners stay whole (their private rows by owner), so the count is a range per owner, not per repository.
+    const granted = await s.repos.grantedReadableScope(caller, ['issues', 'pulls']);
     q.visiblePrivateRepoIds = granted.ids;
+    if (granted.ownerIds.length) q.visiblePrivateOwnerIds = granted.ownerIds;
     // Teams whose units_map leaves out issues or pulls: those of their repositories stay out of the search.
     if (granted.blind.issues) q.excludeRepoIds = [...(q.excludeRepoIds ?? []), ...granted.blind.issues];
     if (granted.blind.pulls) q.excludePullRepoIds = granted.blind.pulls;

@@ -44,6 +44,9 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
       { fields: { isClosed: 1, id: -1 } },
       { fields: { repoPrivate: 1, isClosed: 1, isPull: 1 } },
       { fields: { repoOwnerId: 1, isClosed: 1, id: -1 } },
+      // Counts of an owner's private (or public) rows per state and kind: the search's whole-owner grants and the
+      // hidden owners' public rows, as ranges (few distinct keys: small).
+      { fields: { repoOwnerId: 1, repoPrivate: 1, isClosed: 1, isPull: 1 } },
       // A repository's list with one label, newest first, per state: covered walks and exact counts (`labelIds` is
       // multikey, fixed to one value by the filter, so each range holds an issue once and pages jump by rank).
       { fields: { repoId: 1, labelIds: 1, id: -1 } },
@@ -627,7 +630,12 @@ export class Issues implements IssuesService {
     if (q.excludePullRepoIds?.length) and.push({ $or: [{ isPull: false }, { repoId: { $nin: q.excludePullRepoIds } }] });
     if (q.visiblePrivateRepoIds !== undefined) {
       const publicRows: Filter = q.hiddenOwnerIds?.length ? { repoPrivate: false, repoOwnerId: { $nin: q.hiddenOwnerIds } } : { repoPrivate: false };
-      and.push(q.noPublicRepos ? { repoId: { $in: q.visiblePrivateRepoIds } } : { $or: [publicRows, { repoId: { $in: q.visiblePrivateRepoIds } }] });
+      const owners = q.visiblePrivateOwnerIds ?? [];
+      const granted: Filter[] = [];
+      if (q.visiblePrivateRepoIds.length || !owners.length) granted.push({ repoId: { $in: q.visiblePrivateRepoIds } });
+      if (owners.length) granted.push({ repoOwnerId: owners.length === 1 ? owners[0] : { $in: owners }, repoPrivate: true });
+      const branches = q.noPublicRepos ? granted : [publicRows, ...granted];
+      and.push(branches.length === 1 ? branches[0]! : { $or: branches });
     }
     if (q.isClosed !== undefined) filter.isClosed = q.isClosed;
     if (q.isPull !== undefined) filter.isPull = q.isPull;
@@ -757,6 +765,12 @@ export class Issues implements IssuesService {
       }
       // One prefix range per granted repository over `{repoId, isClosed, isPull, id}`: an exact count, no row read.
       if (privateIds.length) terms.push({ filter: { ...rest, repoId: { $in: privateIds } }, sign: 1 });
+      // Owners whose private repositories are all granted: one range per owner over `{repoOwnerId, repoPrivate, …}`
+      // (disjoint from the ids above, which leave those repositories out).
+      const owners = q.visiblePrivateOwnerIds ?? [];
+      const ownerCond = typeof rest.repoOwnerId === 'number' ? (owners.includes(rest.repoOwnerId) ? rest.repoOwnerId : null)
+        : owners.length ? (owners.length === 1 ? owners[0]! : { $in: owners }) : null;
+      if (ownerCond !== null) terms.push({ filter: { ...rest, repoOwnerId: ownerCond, repoPrivate: true }, sign: 1 });
     }
     if (excluded.length && q.isPull !== true) {
       for (const term of [...terms]) {

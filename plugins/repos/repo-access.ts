@@ -232,4 +232,24 @@ export class RepoAccess {
     }
     return { ids: rows.map((r) => r.id).sort((a, b) => a - b), blind };
   }
+
+  /** `grantedReadableIds` with whole owners kept whole (ReposService.grantedReadableScope). */
+  async grantedReadableScope(caller: Caller | null, units: readonly RepoUnit[] = []): Promise<{ ownerIds: number[]; ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }> {
+    const grants = await this.grants(caller);
+    // Per-unit teams decide per repository, a restricted caller reads an owner's public repositories only through
+    // grants too, and a site admin's set is every private repository: the list of ids, as before.
+    if (!caller || grants.admin || grants.units || grants.restricted) return { ownerIds: [], ...(await this.grantedReadableIds(caller, units)) };
+    const ownerIds = [...grants.ownerModes].filter(([, mode]) => mode >= ACCESS.read).map(([id]) => id).sort((a, b) => a - b);
+    const whole = new Set(ownerIds);
+    const ids: number[] = [];
+    const listed = [...grants.repoModes.keys()];
+    if (listed.length) {
+      for (const r of await this.repos.find({ id: { $in: listed } }, { projection: { id: 1, ownerId: 1, private: 1 } })) {
+        // Covered by its owner, or on the public side (public, owner not hidden): not listed again.
+        if (r.private ? whole.has(r.ownerId) : !grants.hiddenOwners?.has(r.ownerId)) continue;
+        if (modeOf(grants, r) >= ACCESS.read) ids.push(r.id);
+      }
+    }
+    return { ownerIds, ids: ids.sort((a, b) => a - b), blind: {} };
+  }
 }

@@ -179,6 +179,10 @@ export class Repos implements ReposService {
     return this.access.grantedReadableIds(caller, units);
   }
 
+  grantedReadableScope(caller: Caller | null, units?: readonly RepoUnit[]): Promise<{ ownerIds: number[]; ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }> {
+    return this.access.grantedReadableScope(caller, units);
+  }
+
   // ---- API objects ----
 
   toApi(repos: RepoRecord[], caller: Caller | null): Promise<ApiRepository[]> {

@@ -103,6 +103,11 @@ export interface IssueListQuery {
    * other grants, ReposService.grantedReadableIds); absent = everything (site admins).
    */
   visiblePrivateRepoIds?: number[];
+  /**
+   * Search, with `visiblePrivateRepoIds`: owners whose private repositories' rows are visible too, all of them
+   * (ReposService.grantedReadableScope; none of their private repositories is in `visiblePrivateRepoIds`).
+   */
+  visiblePrivateOwnerIds?: number[];
   /** Search: no public row by itself, only `visiblePrivateRepoIds` (a restricted caller). */
   noPublicRepos?: boolean;
   /** Search: owners whose public repositories the caller may not see (limited/private accounts). */
