@@ -199,9 +199,12 @@ export function mergeFiltered(sources: readonly FilteredSource[], order: IdOrder
   }
 }
 
-/** How many ids of the source pass `accept` (a full walk). */
-export function countAccepted(src: OrderedIds, accept: (id: number) => boolean): number {
-  let n = 0;
-  for (let i = 0; i < src.size; i++) if (accept(src.at(i))) n++;
-  return n;
+/** The ids of the source that pass `accept`, in its order (a full walk). */
+export function acceptedOf(src: OrderedIds, accept: (id: number) => boolean): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < src.size; i++) {
+    const id = src.at(i);
+    if (accept(id)) out.push(id);
+  }
+  return out;
 }

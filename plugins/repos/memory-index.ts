@@ -16,7 +16,7 @@
 import type { RepoRecord } from '../../schemas/services.js';
 import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
 import { Minus, type IdSet } from './access.js';
-import { arraySource, countAccepted, mergeFiltered, mergeHead, Posting, TaggedPosting, type IdOrder, type OrderedIds, type Tagging } from '../lib/postings.js';
+import { acceptedOf, arraySource, mergeFiltered, mergeHead, Posting, TaggedPosting, type IdOrder, type OrderedIds, type Tagging } from '../lib/postings.js';
 
 export interface Entry {
   id: number;
@@ -74,8 +74,13 @@ function flagTest(flags: IndexQuery['flags']): (bits: number) => boolean {
  * An owner with at least this many repositories on a side also has its own name-gram postings there (kept like the
  * side's), so a text query of that owner (`uid`, a private side read by owner) is a posting of its own: its page a
  * walk that stops, its total counted per flag. A smaller owner's repositories are few enough to check one by one.
+ * 512: an owner of 900 checked one by one (count and page) was ~120 µs of a 346 µs `uid` search; 256 doubled the
+ * name-gram postings of datasets whose owners all hold 256–511 (bench/search-index.ts, "numbered series": 50 → 101 MB).
  */
-export const BIG_OWNER = 1024;
+export const BIG_OWNER = 512;
+
+/** The check of a part whose ids were already accepted (a count walk's). */
+const ACCEPT_ALL = (): boolean => true;
 
 export function entryOf(r: RepoRecord): Entry {
   return {
@@ -606,14 +611,19 @@ export class RepoIndex {
    * owner, a text within big owners, or none: the whole side), less the matches of excluded owners (each counted the
    * same way, or walked when that owner is small); otherwise a walk of the driver.
    */
-  private plan(side: 'pub' | 'priv', query: IndexQuery): { driver: Source; accept: (id: number) => boolean; count: () => number } {
+  private plan(side: 'pub' | 'priv', query: IndexQuery): { driver: Source; accept: (id: number) => boolean; count: () => number; walked: () => number[][] | null } {
     const s = side === 'pub' ? this.pub : this.priv;
     const all = sourceOf([s.all], 0);
     const sources = this.sources(side, query);
     let driver = all;
     for (const src of sources) if (driver === all || src.size < driver.size) driver = src;
     const accept = (id: number) => this.matches(this.byId[id]!, query);
-    const walk = () => driver.parts.reduce((n, p) => n + countAccepted(p, accept), 0);
+    // A count that walks the driver keeps what it accepted (per part, in order): the page is then merged from those.
+    let walked: number[][] | null = null;
+    const walk = () => {
+      walked = driver.parts.map((p) => acceptedOf(p, accept));
+      return walked.reduce((n, ids) => n + ids.length, 0);
+    };
     const count = (): number => {
       if (driver.size === 0) return 0;
       const exact = this.exactSource([all, ...sources], query);
@@ -636,7 +646,7 @@ export class RepoIndex {
       for (const o of owners) out -= this.plan(side, { ...inner, owners: [o] }).count();
       return out;
     };
-    return { driver, accept, count };
+    return { driver, accept, count, walked: () => walked };
   }
 
   /** A source that is exactly the query's positive constraints but flags and counts by flags (null: none). */
@@ -676,31 +686,27 @@ export class RepoIndex {
     const parts: OrderedIds[] = [];
     const accepts: Array<(id: number) => boolean> = [];
     let total = 0;
-    if (vis.public) {
-      const p = this.plan('pub', publicQuery(query, vis));
+    // A side's total, and its parts for the page: the ids its count walk accepted when it walked, else its driver.
+    const take = (p: ReturnType<RepoIndex['plan']>) => {
       total += p.count();
-      for (const part of p.driver.parts) {
-        parts.push(part);
-        accepts.push(p.accept);
-      }
-    }
-    if (vis.privateAll) {
-      const p = this.plan('priv', query);
-      total += p.count();
-      for (const part of p.driver.parts) {
-        parts.push(part);
-        accepts.push(p.accept);
-      }
-    } else {
-      const owners = this.privateOwnersOf(query, vis);
-      if (owners.length) {
-        const p = this.plan('priv', { ...query, owners });
-        total += p.count();
+      const walked = p.walked();
+      if (walked) {
+        for (const ids of walked) {
+          parts.push(arraySource(ids));
+          accepts.push(ACCEPT_ALL);
+        }
+      } else {
         for (const part of p.driver.parts) {
           parts.push(part);
           accepts.push(p.accept);
         }
       }
+    };
+    if (vis.public) take(this.plan('pub', publicQuery(query, vis)));
+    if (vis.privateAll) take(this.plan('priv', query));
+    else {
+      const owners = this.privateOwnersOf(query, vis);
+      if (owners.length) take(this.plan('priv', { ...query, owners }));
     }
     if (!vis.privateAll && vis.privateIds && vis.privateIds.length) {
       const mine = vis.privateIds.filter((id) => {
