@@ -14,7 +14,7 @@ import autocannon from 'autocannon';
 import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
 import type { Store } from '../core/store/port.js';
 import type { SeedContext } from './case.js';
-import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, type DatasetPlan } from './dataset.js';
+import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, tokenOf, type DatasetPlan } from './dataset.js';
 import { loadCases } from './load-cases.js';
 import { benchClient, prepareRequest, SETUP_PASSWORD, streamRequest, type StreamLoad } from './run.js';
 import { fixtureOf } from './seed.js';
@@ -196,7 +196,11 @@ async function main(): Promise<void> {
     let made: { token?: string; path?: string } | undefined;
     if (values.path) {
       made = { path: values.path };
-      if (values.login) {
+      // A seeded account (the dataset's roles and users) has a token derived from its login; an API-built one a password.
+      const seeded = values.login ? tokenOf(values.login) : undefined;
+      if (seeded && (await client.request('GET', '/user', { headers: { authorization: `token ${seeded}` } })).status === 200) {
+        made.token = seeded;
+      } else if (values.login) {
         const tok = await client.request('POST', `/users/${encodeURIComponent(values.login)}/tokens`, {
           headers: { authorization: `Basic ${Buffer.from(`${values.login}:${SETUP_PASSWORD}`).toString('base64')}` },
           json: { name: `profile-${Date.now()}`, scopes: ['all'] },
