@@ -727,13 +727,15 @@ export class Issues implements IssuesService {
     // of their comments' trigrams): the others' comments are never read.
     const grams = queryGrams(lower);
     const commentsMayMatch = (issue: IssueRecord) => !issue.commentGrams || grams.every((g) => issue.commentGrams!.includes(g));
-    const rest = candidates.filter((issue) => issue.numComments > 0 && !matchesText(issue, lower) && commentsMayMatch(issue)).map((issue) => issue.id);
+    // Each candidate's title and body are checked once (lower-casing a body is most of a check).
+    const byText = candidates.map((issue) => matchesText(issue, lower));
+    const rest = candidates.filter((issue, k) => !byText[k] && issue.numComments > 0 && commentsMayMatch(issue)).map((issue) => issue.id);
     if (rest.length) {
       for (const cm of await this.comments.find({ issueId: { $in: rest } }, { projection: { issueId: 1, body: 1 } })) {
         if (cm.body.toLowerCase().includes(lower)) byComment.add(cm.issueId);
       }
     }
-    const matches = candidates.filter((issue) => byComment.has(issue.id) || matchesText(issue, lower));
+    const matches = candidates.filter((issue, k) => byText[k] || byComment.has(issue.id));
     return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
   }
 
