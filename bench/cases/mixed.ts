@@ -5,7 +5,7 @@
 // bare server replays item i's recorded bytes for item i (bench/run.ts, `stream`); both get the same stream under the
 // same load. The seed is printed while seeding (`FORGEKIT_BENCH_SEED=<n>` repeats the stream).
 import type { BenchCase, SeedContext, StreamItem } from '../case.js';
-import { prng, tokenOf } from '../dataset.js';
+import { prng, ROLE_LOGINS, tokenOf } from '../dataset.js';
 import { SEARCH_SEED } from './search-random.js';
 
 const QUICK = process.argv.includes('--quick');
@@ -62,6 +62,11 @@ export function drawStream(p: Pools, seed: number, count: number): StreamItem[] 
   const r = prng(seed ^ 0x6d1c3d);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const publicRepos = p.repos.filter((x) => !x.private);
+  // Writes (stars, follows, new repositories, new issues) come from and go to accounts other than the dataset's roles:
+  // other cases check the roles' exact counts (the starrer's subscriptions, the owner's issues), whichever runs first.
+  const roles = new Set(Object.values(ROLE_LOGINS));
+  const writers = p.users.filter((u) => !roles.has(u.login));
+  const writable = publicRepos.filter((x) => !roles.has(x.owner));
   const ownersWithRepos = [...new Map(p.repos.map((x) => [x.ownerId, x.owner])).values()];
   const token = (login: string) => tokenOf(login);
   /** Half anonymous, half a random signed-in user. */
@@ -84,6 +89,8 @@ export function drawStream(p: Pools, seed: number, count: number): StreamItem[] 
     const limit = pick([10, 20, 30]);
     const repo = pick(publicRepos);
     const user = pick(p.users);
+    const writer = () => (roles.has(user.login) ? pick(writers) : user);
+    const target = () => (roles.has(repo.owner) ? pick(writable) : repo);
     let item: Omit<StreamItem, 'kind'>;
     switch (kind) {
       case 'GET /repos/{owner}/{repo}': {
@@ -104,32 +111,41 @@ export function drawStream(p: Pools, seed: number, count: number): StreamItem[] 
       case 'GET /users/{username}/following': item = { method: 'GET', path: `/users/${user.login}/following`, ...anyone() }; break;
       case 'GET /repos/{owner}/{repo}/issues': item = { method: 'GET', path: `/repos/${repo.owner}/${repo.name}/issues?state=open&page=${page}`, ...anyone() }; break;
       case 'GET /user/starred': item = { method: 'GET', path: `/user/starred?page=${page}`, token: token(user.login) }; break;
-      case 'PUT /user/starred/{owner}/{repo}':
-        starred.push({ login: user.login, owner: repo.owner, name: repo.name });
-        item = { method: 'PUT', path: `/user/starred/${repo.owner}/${repo.name}`, token: token(user.login) };
+      case 'PUT /user/starred/{owner}/{repo}': {
+        const [who, what] = [writer(), target()];
+        starred.push({ login: who.login, owner: what.owner, name: what.name });
+        item = { method: 'PUT', path: `/user/starred/${what.owner}/${what.name}`, token: token(who.login) };
         break;
+      }
       case 'DELETE /user/starred/{owner}/{repo}': {
         // Unstar what an earlier item starred (a toggle), or a repository never starred (still 204).
-        const s = starred.length ? starred.splice(Math.floor(r() * starred.length), 1)[0]! : { login: user.login, owner: repo.owner, name: repo.name };
+        const s = starred.length ? starred.splice(Math.floor(r() * starred.length), 1)[0]! : (() => {
+          const what = target();
+          return { login: writer().login, owner: what.owner, name: what.name };
+        })();
         item = { method: 'DELETE', path: `/user/starred/${s.owner}/${s.name}`, token: token(s.login) };
         break;
       }
       case 'PUT /user/following/{username}': {
-        const other = pick(p.users.filter((u) => u.id !== user.id).slice(0, 500));
-        followed.push({ login: user.login, other: other.login });
-        item = { method: 'PUT', path: `/user/following/${other.login}`, token: token(user.login) };
+        const who = writer();
+        const other = pick(writers.filter((u) => u.id !== who.id).slice(0, 500));
+        followed.push({ login: who.login, other: other.login });
+        item = { method: 'PUT', path: `/user/following/${other.login}`, token: token(who.login) };
         break;
       }
       case 'DELETE /user/following/{username}': {
-        const f = followed.length ? followed.splice(Math.floor(r() * followed.length), 1)[0]! : { login: user.login, other: pick(p.users.filter((u) => u.id !== user.id).slice(0, 500)).login };
+        const who = writer();
+        const f = followed.length ? followed.splice(Math.floor(r() * followed.length), 1)[0]! : { login: who.login, other: pick(writers.filter((u) => u.id !== who.id).slice(0, 500)).login };
         item = { method: 'DELETE', path: `/user/following/${f.other}`, token: token(f.login) };
         break;
       }
-      case 'POST /repos/{owner}/{repo}/issues':
-        item = { method: 'POST', path: `/repos/${repo.owner}/${repo.name}/issues`, token: token(repo.owner), body: { title: `Mixed workload issue {n}`, body: 'Filed by the mixed benchmark stream.' } };
+      case 'POST /repos/{owner}/{repo}/issues': {
+        const what = target();
+        item = { method: 'POST', path: `/repos/${what.owner}/${what.name}/issues`, token: token(what.owner), body: { title: `Mixed workload issue {n}`, body: 'Filed by the mixed benchmark stream.' } };
         break;
+      }
       default: // POST /user/repos
-        item = { method: 'POST', path: '/user/repos', token: token(user.login), body: { name: `mixed-${seed % 100000}-{n}`, description: 'made by the mixed benchmark stream' } };
+        item = { method: 'POST', path: '/user/repos', token: token(writer().login), body: { name: `mixed-${seed % 100000}-{n}`, description: 'made by the mixed benchmark stream' } };
     }
     items.push({ ...item, kind });
   }
