@@ -102,6 +102,17 @@ t.test('issue search with whole-owner grants', async (t) => {
   await ok('PATCH', '/repos/acme/y', alice.token, { has_issues: true }, 200);
   issuesOff = new Set();
 
+  // A public repository of a whole owner made private: its rows move to the owner's private side (bob still reads
+  // them through his team; carol and dave no longer do), and back.
+  await ok('PATCH', '/repos/acme/z', alice.token, { private: true }, 200);
+  const readsBefore = { ...reads };
+  reads.carol = ['alice/shown', 'acme/y'];
+  reads.dave = ['alice/shown'];
+  await checkAll('acme/z made private');
+  await ok('PATCH', '/repos/acme/z', alice.token, { private: false }, 200);
+  Object.assign(reads, readsBefore);
+  await checkAll('acme/z public again');
+
   // Leaving the team: acme's private rows go (the collaboration on acme/x stays, now by repository).
   await ok('DELETE', `/teams/${all.id}/members/bob`, alice.token, undefined, 204);
   reads.bob = ['alice/mine', 'alice/shown', 'bob/own', 'acme/x', 'acme/z', 'beta/m'];
