@@ -221,7 +221,10 @@ export class RepoAccess {
    * whose unit the caller may not read (a team's units_map; empty unless some team sets units).
    */
   async grantedReadableIds(caller: Caller | null, units: readonly RepoUnit[] = []): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }> {
-    const grants = await this.grants(caller);
+    return this.idsFrom(caller, await this.grants(caller), units);
+  }
+
+  private async idsFrom(caller: Caller | null, grants: Grants, units: readonly RepoUnit[]): Promise<{ ids: number[]; blind: Partial<Record<RepoUnit, number[]>> }> {
     const rows = await this.grantedReadable(caller, grants);
     const blind: Partial<Record<RepoUnit, number[]>> = {};
     if (grants.units) {
@@ -238,7 +241,7 @@ export class RepoAccess {
     const grants = await this.grants(caller);
     // Per-unit teams decide per repository, a restricted caller reads an owner's public repositories only through
     // grants too, and a site admin's set is every private repository: the list of ids, as before.
-    if (!caller || grants.admin || grants.units || grants.restricted) return { ownerIds: [], ...(await this.grantedReadableIds(caller, units)) };
+    if (!caller || grants.admin || grants.units || grants.restricted) return { ownerIds: [], ...(await this.idsFrom(caller, grants, units)) };
     const ownerIds = [...grants.ownerModes].filter(([, mode]) => mode >= ACCESS.read).map(([id]) => id).sort((a, b) => a - b);
     const whole = new Set(ownerIds);
     const ids: number[] = [];
