@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
 import type { Store } from '../core/store/port.js';
-import type { SeedContext } from './case.js';
+import type { BenchCase, SeedContext } from './case.js';
 import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, tokenOf, type DatasetPlan } from './dataset.js';
 import { loadCases } from './load-cases.js';
 import { benchClient, prepareRequest, SETUP_PASSWORD, streamRequest, type StreamLoad } from './run.js';
@@ -111,8 +111,38 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
   };
 }
 
+/** autocannon's options for a case: its one request, or its stream replayed item after item (creates get fresh names). */
+export function loadOptions(c: BenchCase, fx: ReturnType<typeof fixtureOf>, url: string, made: { token?: string; path?: string }, connections: number): autocannon.Options {
+  if (c.stream) {
+    const spec = c.stream(fx);
+    const stream: StreamLoad = {
+      items: spec.items.map((it) => ({
+        method: it.method,
+        path: fx.apiPrefix + it.path,
+        headers: { accept: 'application/json', ...(it.token ? { authorization: `token ${it.token}` } : {}), ...(it.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(it.body !== undefined ? { body: Buffer.from(JSON.stringify(it.body)) } : {}),
+      })),
+      // Creates in the stream need names no earlier run used.
+      cursor: { seq: 0, n: Date.now() % 1_000_000_000 },
+    };
+    console.log(`stream of ${spec.items.length} requests, seed ${spec.seed}`);
+    return {
+      url,
+      connections,
+      requests: [{
+        setupRequest: (r: Record<string, unknown>) => {
+          const next = streamRequest(stream, stream.cursor.seq++ % stream.items.length, stream.cursor.n++);
+          return { ...r, method: next.method, path: next.path, headers: next.headers, body: next.body ?? Buffer.alloc(0) };
+        },
+      }],
+    } as unknown as autocannon.Options;
+  }
+  const req = prepareRequest(c, fx, made);
+  return { url: url + req.path, method: req.method as any, headers: req.headers, body: req.body, connections } as autocannon.Options;
+}
+
 /** A seed context whose store keeps nothing (ids count on from past the plan): seeders only look at the plan. */
-function replayContext(plan: DatasetPlan, fx: ReturnType<typeof fixtureOf>, from: string, quick: boolean): SeedContext {
+export function replayContext(plan: DatasetPlan, fx: ReturnType<typeof fixtureOf>, from: string, quick: boolean): SeedContext {
   let nextId = 1_000_000_000;
   const collection = () => new Proxy({}, { get: (_, name) => (name === 'insertMany' ? async (docs: unknown[]) => docs : async () => ({ matched: 0, modified: 0 })) });
   const store = new Proxy({}, {
@@ -211,38 +241,11 @@ async function main(): Promise<void> {
     } else {
       made = found.case.setup ? await found.case.setup(client) : {};
     }
-    let opts: Record<string, unknown>;
-    if (found.case.stream) {
-      const spec = found.case.stream(fx);
-      const stream: StreamLoad = {
-        items: spec.items.map((it) => ({
-          method: it.method,
-          path: fx.apiPrefix + it.path,
-          headers: { accept: 'application/json', ...(it.token ? { authorization: `token ${it.token}` } : {}), ...(it.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-          ...(it.body !== undefined ? { body: Buffer.from(JSON.stringify(it.body)) } : {}),
-        })),
-        // Creates in the stream need names no earlier run used.
-        cursor: { seq: 0, n: Date.now() % 1_000_000_000 },
-      };
-      console.log(`stream of ${spec.items.length} requests, seed ${spec.seed}`);
-      opts = {
-        url: ready.url,
-        connections: Number(values.connections),
-        requests: [{
-          setupRequest: (r: Record<string, unknown>) => {
-            const next = streamRequest(stream, stream.cursor.seq++ % stream.items.length, stream.cursor.n++);
-            return { ...r, method: next.method, path: next.path, headers: next.headers, body: next.body ?? Buffer.alloc(0) };
-          },
-        }],
-      };
-    } else {
-      const req = prepareRequest(found.case, fx, made ?? {});
-      opts = { url: ready.url + req.path, method: req.method as any, headers: req.headers, body: req.body, connections: Number(values.connections) };
-    }
-    await autocannon({ ...opts, duration: 2 } as autocannon.Options); // warm-up, not profiled
+    const opts = loadOptions(found.case, fx, ready.url, made ?? {}, Number(values.connections));
+    await autocannon({ ...opts, duration: 2 }); // warm-up, not profiled
     child.send({ type: 'profile-start' });
     await next('profile-started');
-    const result = await autocannon({ ...opts, duration: Number(values.seconds) } as autocannon.Options);
+    const result = await autocannon({ ...opts, duration: Number(values.seconds) });
     file = path.join(profDir, `${values.case}.cpuprofile`);
     child.send({ type: 'profile-stop', file });
     await next('profile-written');

@@ -623,17 +623,49 @@ export class Users implements UsersService {
 
   /**
    * Ids of the accounts `viewer` does not see (see `visibleTo`): list filters exclude them. Empty for site admins and
-   * while every account is public (the common case: one index lookup).
+   * while every account is public (the common case). Decided from the in-memory index without a promise per account:
+   * an anonymous caller sees none of them (one array kept per index version), a signed-in one every limited account
+   * (unless restricted), and the witnesses are asked about the private users in one batch. Per-account awaits made
+   * member and follower lists cost ~200 µs for 400 non-public accounts even when the page was empty.
    */
   async hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]> {
     if (viewer?.isAdmin) return [];
-    const hidden: number[] = [];
-    for (const row of await this.nonPublicAccounts()) {
-      if (type && row.type !== type) continue;
-      if (!(await this.visibleTo(row as unknown as Account, viewer))) hidden.push(row.id);
+    const rows = this.index.nonPublic();
+    if (!viewer) return this.anonymousHidden(rows, type);
+    const hidden = new Set<number>();
+    const privateUsers: number[] = [];
+    const orgs: Array<(typeof rows)[number]> = [];
+    for (const row of rows) {
+      if ((type && row.type !== type) || row.id === viewer.id) continue;
+      if (row.type === 'org') {
+        // A restricted viewer sees only the limited or private organizations it is a member of (witnesses decide).
+        if (viewer.restricted === true || row.visibility === 'private') orgs.push(row);
+      } else if (viewer.restricted === true) {
+        hidden.add(row.id);
+      } else if (row.visibility === 'private') {
+        privateUsers.push(row.id);
+      }
     }
-    return hidden;
+    if (privateUsers.length) {
+      const seen = await this.privateUsersSeenBy(privateUsers, viewer);
+      for (const id of privateUsers) if (!seen.has(id)) hidden.add(id);
+    }
+    for (const row of orgs) if (!(await this.visibleTo(row as unknown as Account, viewer))) hidden.add(row.id);
+    // In the index's order, as before.
+    return hidden.size ? rows.filter((row) => hidden.has(row.id)).map((row) => row.id) : [];
   }
+
+  /** Every non-public account (of `type`): what an anonymous caller does not see; kept while the index's list is. */
+  private anonymousHidden(rows: ReturnType<UserIndex['nonPublic']>, type?: 'user' | 'org'): number[] {
+    const key = type ?? 'all';
+    const kept = this.anonymousHiddenKept.get(key);
+    if (kept && kept.rows === rows) return [...kept.ids];
+    const ids = rows.filter((row) => !type || row.type === type).map((row) => row.id);
+    this.anonymousHiddenKept.set(key, { rows, ids });
+    return [...ids];
+  }
+
+  private readonly anonymousHiddenKept = new Map<string, { rows: ReturnType<UserIndex['nonPublic']>; ids: number[] }>();
 
   async accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }> {
     const filter: Record<string, unknown> = { type: options.type };

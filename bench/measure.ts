@@ -1,0 +1,110 @@
+// A/B of a change on a kept data dir: boots forgekit once (pinned to CPU 0, this process and its load generator to
+// CPU 1), loads each named case for a few rounds and prints the server's own CPU time per answered request (/proc),
+// the median over rounds. Cheaper than `npm run bench` (no seeding, no bare server): run it on the build before and
+// after a change, interleaved, and compare the medians. CPU time, not req/s, because other load on the machine moves
+// it far less.
+//
+//   node dist/bench/run.js --keep-data …            # prints "data kept in /tmp/forgekit-bench-XXXX"
+//   node dist/bench/measure.js --data /tmp/forgekit-bench-XXXX/data --case users-repos-page3 --case mixed-0 \
+//        [--rounds 3] [--seconds 3] [--node-flag=--max-semi-space-size=64]
+import { spawn, spawnSync } from 'node:child_process';
+import { openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { loadConfig } from '../core/config.js';
+import { FULL_SIZES, planDataset, QUICK_SIZES } from './dataset.js';
+import { loadCases } from './load-cases.js';
+import { loadOptions, replayContext } from './profile.js';
+import { benchClient } from './run.js';
+import { fixtureOf } from './seed.js';
+import { median } from './stats.js';
+
+/** User + system CPU time of a process, in µs (clock ticks of 10 ms on Linux: fine over rounds of seconds). */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      data: { type: 'string' },
+      case: { type: 'string', multiple: true, default: [] },
+      rounds: { type: 'string', default: '3' },
+      seconds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '50' },
+      'node-flag': { type: 'string', multiple: true, default: [] },
+      quick: { type: 'boolean', default: false },
+      /** Where the server's stdout goes (e.g. with --node-flag=--trace-gc); discarded without it. */
+      'server-log': { type: 'string' },
+    },
+  });
+  if (!values.data || values.case.length === 0) {
+    console.error('usage: node dist/bench/measure.js --data <seeded data dir> --case <name>... [--rounds 3] [--seconds 3] [--node-flag=<flag>]...');
+    process.exit(2);
+  }
+  const pinned = spawnSync('taskset', ['-pc', '1', String(process.pid)]).status === 0;
+  const dataDir = path.resolve(values.data);
+  const config = loadConfig({ env: process.env, overrides: { dataDir } });
+  const plan = planDataset(values.quick ? QUICK_SIZES : FULL_SIZES);
+  const fx = fixtureOf(plan, config.apiPrefix, values.quick === true);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
+  const nodeArgs = [...values['node-flag'], script];
+  const out = values['server-log'] ? openSync(values['server-log'], 'w') : 'ignore';
+  const child = pinned
+    ? spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs], {
+      env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
+      stdio: ['ignore', out, 'inherit', 'ipc'],
+    })
+    : spawn(process.execPath, nodeArgs, {
+      env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
+      stdio: ['ignore', out, 'inherit', 'ipc'],
+    });
+  const ready = await new Promise<any>((resolve, reject) => {
+    child.on('message', (m: any) => (m?.type === 'ready' ? resolve(m) : m?.type === 'error' ? reject(new Error(m.message)) : undefined));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  // With taskset the child is taskset's exec'd node: the same pid.
+  const pid = child.pid!;
+  console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${values['node-flag'].join(' ')}], pinned ${pinned}`);
+  const loaded = await loadCases(fx);
+  const client = benchClient(ready.url, fx);
+  const seeded = new Set<string>();
+  for (const name of values.case) {
+    const found = loaded.cases.find((c) => c.case.name === name);
+    if (!found) throw new Error(`no case named ${name}`);
+    if (!seeded.has(found.from)) {
+      // The case file's seeders again, against a store that keeps nothing: randomized cases draw their requests from
+      // what their seeder saw (the data dir already holds what it wrote). Cases drawn from what another file's
+      // seeder wrote (list-random's issue families) cannot be replayed so: use profile.js --path --login for those.
+      seeded.add(found.from);
+      for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
+    }
+    const made = found.case.setup ? await found.case.setup(client) : {};
+    const opts = loadOptions(found.case, fx, ready.url, made, Number(values.connections));
+    // The first load after boot meets the freshly loaded heap (the collector's first full passes): warm up longer.
+    await autocannon({ ...opts, duration: name === values.case[0] ? 10 : 2 });
+    const perRequest: number[] = [];
+    const rates: number[] = [];
+    for (let round = 0; round < Number(values.rounds); round++) {
+      const before = cpuMicros(pid);
+      const result = await autocannon({ ...opts, duration: Number(values.seconds) });
+      const answered = result.requests.total;
+      perRequest.push((cpuMicros(pid) - before) / Math.max(1, answered));
+      rates.push(result.requests.average);
+      if (result.non2xx) console.log(`  ${name}: ${result.non2xx} non-2xx answers in round ${round + 1}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    console.log(`${name}: ${median(perRequest).toFixed(0)} µs/req (rounds ${perRequest.map((x) => x.toFixed(0)).join(' ')}), ${Math.round(median(rates))} req/s`);
+  }
+  child.send({ type: 'stop' });
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exitCode = 1;
+});
