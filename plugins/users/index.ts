@@ -64,7 +64,6 @@ export default definePlugin<Users, UsersSettings>({
         { fields: { id: 1 }, unique: true },
         { fields: { lowerName: 1 }, unique: true },
         { fields: { lowerEmail: 1 }, unique: true, sparse: true },
-        { fields: { grams: 1 } },
         { fields: { type: 1, id: 1 } },
         { fields: { type: 1, lowerName: 1 } },
         // Accounts that are not public (limited, private) are found through it: repository access hides their repositories.

@@ -9,7 +9,6 @@ import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
 import { FailureThrottle, type ThrottleRule } from './throttle.js';
-import { gramsOf } from '../lib/grams.js';
 import { seesEmail, toApiUser, toApiUserShown, visibilityOf } from './convert.js';
 import { DocJson } from '../lib/doc-json.js';
 import { crashPoint } from '../lib/crash-points.js';
@@ -50,7 +49,10 @@ function checkOrgProfile(p: { email?: string; fullName?: string; description?: s
   }
 }
 
-/** Accounts are read without their search grams: those exist for the index, and copying them costs every lookup. */
+/**
+ * Accounts are read without `grams`: accounts stored before the user search moved to memory (search-index.ts) carry
+ * that field, which nothing reads any more, and copying it would cost every lookup. New and changed accounts lack it.
+ */
 const WITHOUT_GRAMS = { projection: { grams: 0 as const } };
 
 /** Successful password checks are remembered briefly so Basic-auth clients do not pay scrypt on every request. */
@@ -251,7 +253,6 @@ export class Users implements UsersService {
       numFollowers: 0,
       numFollowing: 0,
       numStars: 0,
-      grams: gramsOf(input.username, fullName),
       createdAt: now,
       updatedAt: now,
     });
@@ -356,7 +357,6 @@ export class Users implements UsersService {
         credentials = true;
       }
     }
-    if (edit.fullName !== undefined) set.grams = gramsOf(account.login, edit.fullName);
     if (Object.keys(set).length === 0) return account;
     set.updatedAt = nowRfc3339();
     try {
@@ -436,7 +436,7 @@ export class Users implements UsersService {
     crashPoint('account.rename:after-prepare');
     // The one step that decides: the account row changes in a single update (the unique name index is the last word).
     const renamed = {
-      login: newName, lowerName: newName.toLowerCase(), grams: gramsOf(newName, account.fullName), updatedAt: nowRfc3339(),
+      login: newName, lowerName: newName.toLowerCase(), updatedAt: nowRfc3339(),
     };
     let matched: number;
     try {
@@ -459,7 +459,7 @@ export class Users implements UsersService {
     } catch (err) {
       // Back to the old name: the participants undo what they did (or converge at the next start).
       await this.accounts.updateOne({ id: account.id }, {
-        $set: { login: from, lowerName: account.lowerName, grams: gramsOf(from, account.fullName), updatedAt: nowRfc3339() },
+        $set: { login: from, lowerName: account.lowerName, updatedAt: nowRfc3339() },
       });
       this.credentialsChanged(account.id);
       const back = await this.byId(account.id);
