@@ -6,7 +6,6 @@ import { PACKAGE_ROOT, resolvePluginSettings, type ForgeConfig } from '../core/c
 import type { Plugin } from '../core/plugin.js';
 import type { Doc, Store } from '../core/store/port.js';
 import { USERS } from '../plugins/users/service.js';
-import { gramsOf as userGramsOf } from '../plugins/lib/grams.js';
 import { hashPassword } from '../plugins/users/password.js';
 import { TOKENS, hashToken } from '../plugins/tokens/service.js';
 import { TEAMS, TEAM_MEMBERS } from '../plugins/orgs/service.js';
@@ -76,7 +75,7 @@ function accountDocs(plan: DatasetPlan, hash: { hash: string; salt: string }): D
       id: a.id, login: a.login, lowerName: a.login.toLowerCase(), type: 'user', fullName: a.fullName,
       email: a.email, lowerEmail: a.email.toLowerCase(), isAdmin: a.isAdmin,
       passwordHash: hash.hash, passwordSalt: hash.salt, description: '', website: '', location: '',
-      numFollowers: 0, numFollowing: 0, numStars: 0, grams: userGramsOf(a.login, a.fullName),
+      numFollowers: 0, numFollowing: 0, numStars: 0,
       createdAt: a.createdAt, updatedAt: a.createdAt,
     }
     : {

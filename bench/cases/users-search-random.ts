@@ -10,7 +10,6 @@ import type { BenchCase, BenchRole, SeedContext } from '../case.js';
 import { prng } from '../dataset.js';
 import { SEARCH_SEED } from './search-random.js';
 import type { Doc } from '../../core/store/port.js';
-import { gramsOf } from '../../plugins/lib/grams.js';
 import { FIRST_NAMES, LAST_NAMES } from '../words.js';
 import { header } from '../case.js';
 
@@ -41,7 +40,7 @@ export async function seedUsersSearchRandom(ctx: SeedContext): Promise<void> {
         id: await ctx.store.nextId('users'), login, lowerName: login.toLowerCase(), type: 'user', fullName, visibility,
         email: `${login.toLowerCase()}@example.com`, lowerEmail: `${login.toLowerCase()}@example.com`, isAdmin: false,
         description: '', website: '', location: '', numFollowers: 0, numFollowing: 0, numStars: 0,
-        grams: gramsOf(login, fullName), createdAt: now, updatedAt: now,
+        createdAt: now, updatedAt: now,
       });
       counts[visibility]++;
     }
