@@ -55,6 +55,21 @@ function checkOrgProfile(p: { email?: string; fullName?: string; description?: s
  */
 const WITHOUT_GRAMS = { projection: { grams: 0 as const } };
 
+/**
+ * Gitea's IsUserVisibleToViewer / HasOrgOrUserVisible without the witnesses: true or false where the account's
+ * visibility and the viewer decide, 'witnesses' where a relation must (organization membership, follows…). A restricted
+ * viewer sees no limited or private user, and only the limited or private organizations a witness admits it to.
+ */
+function visibilityVerdict(id: number, type: 'user' | 'org', visibility: AccountVisibility, viewer: Caller | null): boolean | 'witnesses' {
+  if (visibility === 'public') return true;
+  if (!viewer) return false;
+  if (viewer.isAdmin || viewer.id === id) return true;
+  if (viewer.restricted === true) {
+    if (type !== 'org') return false;
+  } else if (visibility === 'limited') return true;
+  return 'witnesses';
+}
+
 /** Successful password checks are remembered briefly so Basic-auth clients do not pay scrypt on every request. */
 const PASSWORD_CACHE_MS = 60_000;
 const PASSWORD_CACHE_MAX = 10_000;
@@ -608,15 +623,12 @@ export class Users implements UsersService {
   }
 
   async visibleTo(account: Account, viewer: Caller | null): Promise<boolean> {
-    const visibility = visibilityOf(account);
-    if (visibility === 'public') return true;
-    if (!viewer) return false;
-    if (viewer.isAdmin || viewer.id === account.id) return true;
-    // Gitea's IsUserVisibleToViewer / HasOrgOrUserVisible: a restricted viewer sees no limited or private user, and
-    // only the limited or private organizations it is a member of.
-    if (viewer.restricted === true) {
-      if (account.type !== 'org') return false;
-    } else if (visibility === 'limited') return true;
+    const verdict = visibilityVerdict(account.id, account.type, visibilityOf(account), viewer);
+    return verdict === 'witnesses' ? this.witnessed(account, viewer!) : verdict;
+  }
+
+  /** True when a visibility witness (an organization membership, a follow…) shows `account` to `viewer`. */
+  private async witnessed(account: Account, viewer: Caller): Promise<boolean> {
     for (const witness of this.visibilityWitnesses) if (await witness(account, viewer.id)) return true;
     return false;
   }
@@ -636,21 +648,17 @@ export class Users implements UsersService {
     const privateUsers: number[] = [];
     const orgs: Array<(typeof rows)[number]> = [];
     for (const row of rows) {
-      if ((type && row.type !== type) || row.id === viewer.id) continue;
-      if (row.type === 'org') {
-        // A restricted viewer sees only the limited or private organizations it is a member of (witnesses decide).
-        if (viewer.restricted === true || row.visibility === 'private') orgs.push(row);
-      } else if (viewer.restricted === true) {
-        hidden.add(row.id);
-      } else if (row.visibility === 'private') {
-        privateUsers.push(row.id);
-      }
+      if (type && row.type !== type) continue;
+      const verdict = visibilityVerdict(row.id, row.type, row.visibility, viewer);
+      if (verdict === false) hidden.add(row.id);
+      // Users left to the witnesses are private ones (limited users are decided above): asked in one batch.
+      else if (verdict === 'witnesses') (row.type === 'user' ? privateUsers.push(row.id) : orgs.push(row));
     }
     if (privateUsers.length) {
       const seen = await this.privateUsersSeenBy(privateUsers, viewer);
       for (const id of privateUsers) if (!seen.has(id)) hidden.add(id);
     }
-    for (const row of orgs) if (!(await this.visibleTo(row as unknown as Account, viewer))) hidden.add(row.id);
+    for (const row of orgs) if (!(await this.witnessed(row as unknown as Account, viewer))) hidden.add(row.id);
     // In the index's order, as before.
     return hidden.size ? rows.filter((row) => hidden.has(row.id)).map((row) => row.id) : [];
   }
