@@ -1,4 +1,5 @@
 // The append-only data file of one collection: ordered group-commit appends, exclusive rewrites, torn-tail repair.
+import { writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 interface Deferred {
@@ -37,6 +38,12 @@ interface Task {
  * has completed, so an acknowledged write is in the file (the OS page cache) and survives the process being
  * killed. Exclusive tasks (compaction, drop, close) take their place in the same first-in, first-out queue, so a
  * steady stream of writes cannot starve them.
+ *
+ * The appends themselves are synchronous `write(2)`s, started from `setImmediate` so that every line handed in during
+ * the same turn of the event loop goes in one write. An append to the page cache costs ~2 µs of CPU that way; the
+ * same append through the promise API (libuv's thread pool, a wake-up each way) cost 55–77 µs of the process's CPU
+ * on the benchmark VM and was 12% of the mixed workload's profile. Not a microtask: a loop of awaited writes would
+ * then never yield to the event loop (timers, sockets and compaction would starve).
  */
 export class Journal {
   private fh: FileHandle | null = null;
@@ -63,7 +70,7 @@ export class Journal {
     }
     last.parts.push(text);
     this.dirty++;
-    if (!this.running) void this.drain();
+    this.schedule();
     return last.done.promise;
   }
 
@@ -71,8 +78,15 @@ export class Journal {
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ kind: 'task', fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.running) void this.drain();
+      this.schedule();
     });
+  }
+
+  /** Starts the drain after the current turn of the event loop, so the lines of the turn are one batch. */
+  private schedule(): void {
+    if (this.running) return;
+    this.running = true;
+    setImmediate(() => void this.drain());
   }
 
   /**
@@ -98,13 +112,12 @@ export class Journal {
   }
 
   private async drain(): Promise<void> {
-    this.running = true;
     try {
       for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
         if (entry.kind === 'batch') {
           // Taken off the queue: appends from now on start the next batch.
           try {
-            await this.write(entry.parts.length === 1 ? entry.parts[0]! : entry.parts.join(''));
+            this.write(entry.parts.length === 1 ? entry.parts[0]! : entry.parts.join(''));
             entry.done.resolve();
           } catch (err) {
             this.broken = err as Error;
@@ -123,16 +136,13 @@ export class Journal {
     }
   }
 
-  private async write(text: string): Promise<void> {
+  private write(text: string): void {
     if (this.broken) throw this.broken;
     const fh = this.fh;
     if (!fh) throw new Error(`${this.file} is closed`);
     const buf = Buffer.from(text, 'utf8');
     let offset = 0;
-    while (offset < buf.length) {
-      const { bytesWritten } = await fh.write(buf, offset, buf.length - offset);
-      offset += bytesWritten;
-    }
+    while (offset < buf.length) offset += writeSync(fh.fd, buf, offset, buf.length - offset);
   }
 }
 
