@@ -7,6 +7,9 @@ import { ARRAY_INDEX, type IndexKey } from './filter.js';
 import type { Stored } from './stored.js';
 
 /** Index order of keys: MongoDB's order of types, then of values. `null` stands for a missing value too. */
+/** Bounds of a range condition (one type: MongoDB's type bracketing). */
+export type RangeBounds = { $gt?: IndexKey; $gte?: IndexKey; $lt?: IndexKey; $lte?: IndexKey };
+
 export function compareKey(a: unknown, b: unknown): number {
   if (a === b) return 0;
   const ta = typeof a;
@@ -459,6 +462,40 @@ export class OrderedIndex {
       return 0;
     };
     return [this.tree.rank(probe, false), this.tree.rank(probe, true)];
+  }
+
+  /**
+   * `[start, end)` ranks of the documents whose leading fields equal `values` and whose next field is within
+   * `bounds` (a compound index; the next field not multikey). As for `range`, the bounds share one type and the range
+   * keeps to it (MongoDB's type bracketing). The next field may be descending: then its larger values come first.
+   */
+  prefixBoundedRange(values: unknown[], bounds: RangeBounds): [number, number] {
+    const k = values.length;
+    const dirs = this.dirs;
+    const dir = dirs[k]!;
+    const prefix = (t: Tuple): number => {
+      for (let i = 0; i < k; i++) {
+        const c = compareKey(t[i], values[i]);
+        if (c !== 0) return c * dirs[i]!;
+      }
+      return 0;
+    };
+    const type = typeRank([bounds.$gt, bounds.$gte, bounds.$lt, bounds.$lte].find((v) => v !== undefined));
+    const ofType: Probe<unknown> = (key) => prefix(key as Tuple) || (typeRank((key as Tuple)[k]) - type) * dir;
+    const at = (v: IndexKey): Probe<unknown> => (key) => {
+      const t = key as Tuple;
+      return prefix(t) || (typeRank(t[k]) - type) * dir || compareKey(t[k], v) * dir;
+    };
+    let start = this.tree.rank(ofType, false);
+    let end = this.tree.rank(ofType, true);
+    // In key order, a lower bound cuts the start of an ascending field and the end of a descending one.
+    const cutStart = (r: number) => (start = Math.max(start, r));
+    const cutEnd = (r: number) => (end = Math.min(end, r));
+    if (bounds.$gte !== undefined) (dir === 1 ? cutStart : cutEnd)(this.tree.rank(at(bounds.$gte), dir !== 1));
+    if (bounds.$gt !== undefined) (dir === 1 ? cutStart : cutEnd)(this.tree.rank(at(bounds.$gt), dir === 1));
+    if (bounds.$lte !== undefined) (dir === 1 ? cutEnd : cutStart)(this.tree.rank(at(bounds.$lte), dir === 1));
+    if (bounds.$lt !== undefined) (dir === 1 ? cutEnd : cutStart)(this.tree.rank(at(bounds.$lt), dir !== 1));
+    return [start, Math.max(start, end)];
   }
 
   /**

@@ -4,7 +4,7 @@
 // A plan holds the collection's indexes as they were when it was made: the collection forgets its plans whenever
 // an index is added, rebuilt or flagged multikey (`EmbeddedCollection.forgetPlans`).
 import type { Posting } from './btree.js';
-import type { OrderedIndex } from './indexes.js';
+import type { OrderedIndex, RangeBounds } from './indexes.js';
 import { matchOf, type IndexableCondition, type IndexKey, type Match, type PlannableFilter, type Values } from './filter.js';
 import type { SortFields } from './query.js';
 import type { Stored } from './stored.js';
@@ -54,6 +54,8 @@ interface WalkCandidate {
   prefix: IndexableCondition[];
   covered: boolean;
   residual: Match;
+  /** A range on the first walked field (`fields[prefix.length]`) that narrows the walk's range (e.g. `id < X`). */
+  range: IndexableCondition | null;
 }
 
 export interface Plan {
@@ -120,6 +122,36 @@ function equalityPrefix(index: OrderedIndex, filter: PlannableFilter): Indexable
     prefix.push(cond);
   }
   return prefix;
+}
+
+/**
+ * A range condition on field `k` of `index` (right after an equality prefix of `k` fields) that narrows the prefix's
+ * range to a sub-range: `{repoId: 3, id: {$lt: 900}}` over `{repoId, id}` is one range, counted and walked without
+ * looking at documents. Not over a multikey field (a document under several of its values).
+ */
+function nextRange(index: OrderedIndex, filter: PlannableFilter, k: number): IndexableCondition | null {
+  if (k >= index.fields.length || index.multikeyField(k) || index.sparse) return null;
+  const cond = filter.indexable.get(index.fields[k]!);
+  return cond?.range && !cond.eq ? cond : null;
+}
+
+function boundsOf(cond: IndexableCondition, v: Values): RangeBounds {
+  const bounds: RangeBounds = {};
+  for (const { op, slot } of cond.range!) bounds[op] = v[slot] as IndexKey;
+  return bounds;
+}
+
+/** True when the filter is nothing but pure equalities on the first `k` fields of `index` and a pure range on field `k`. */
+function onlyPrefixAndRange(index: OrderedIndex, filter: PlannableFilter, k: number): boolean {
+  return (
+    filter.keys.length === k + 1 &&
+    filter.keys.every((key) => {
+      const at = index.fields.indexOf(key);
+      if (at < 0 || at > k) return false;
+      const cond = filter.indexable.get(key)!;
+      return at < k ? cond.pureEq : cond.pureRange;
+    })
+  );
 }
 
 /** True when the filter is nothing but pure equalities on the first `k` fields of `index`. */
@@ -202,7 +234,8 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
  * without a dedupe set, as over any other index.
  */
 function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix: IndexableCondition[]): Candidate {
-  const covers = onlyPrefix(index, filter, prefix.length);
+  const ranged = nextRange(index, filter, prefix.length);
+  const covers = ranged ? onlyPrefixAndRange(index, filter, prefix.length) : onlyPrefix(index, filter, prefix.length);
   const residual = residualOf(filter, index.fields.slice(0, prefix.length));
   const name = index.name;
   const point = prefix.length === index.fields.length;
@@ -212,7 +245,7 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
       const posting = index.lookupTuple(values);
       return { index: name, size: posting?.length ?? 0, exact: covers, residual, each: eachOfPostings(posting ? [posting] : [], false) };
     }
-    const [start, end] = index.prefixRange(values);
+    const [start, end] = ranged ? index.prefixBoundedRange(values, boundsOf(ranged, v)) : index.prefixRange(values);
     const dedupe = index.multikeyFrom(prefix.length);
     return { index: name, size: end - start, exact: covers && !dedupe, residual, each: eachOfRange(index, start, end, dedupe) };
   };
@@ -236,16 +269,18 @@ function inPrefixCandidate(index: OrderedIndex, filter: PlannableFilter, first: 
   }
   const k = 1 + tail.length;
   if (index.multikeyFrom(k)) return null;
-  const covers = onlyPrefix(index, filter, k);
+  const ranged = nextRange(index, filter, k);
+  const covers = ranged ? onlyPrefixAndRange(index, filter, k) : onlyPrefix(index, filter, k);
   const residual = residualOf(filter, index.fields.slice(0, k));
   const name = index.name;
   const slot = first.eq.slot;
   const open = (v: Values): Access => {
     const rest = tail.map((cond) => eqValue(cond, v));
+    const bounds = ranged ? boundsOf(ranged, v) : null;
     const ranges: Array<[number, number]> = [];
     let size = 0;
     for (const value of new Set(v[slot] as IndexKey[])) {
-      const [start, end] = index.prefixRange([value, ...rest]);
+      const [start, end] = bounds ? index.prefixBoundedRange([value, ...rest], bounds) : index.prefixRange([value, ...rest]);
       if (end > start) {
         ranges.push([start, end]);
         size += end - start;
@@ -288,7 +323,11 @@ function walkCandidate(index: OrderedIndex, filter: PlannableFilter, sort: SortF
   if (rest.length === 0 || k + rest.length > fields.length) return null;
   const dir = (sort[rest[0]!]!.dir * dirs[k]!) as 1 | -1;
   if (!rest.every((s, j) => paths[s] === fields[k + j] && sort[s]!.dir * dirs[k + j]! === dir)) return null;
-  return { index, dir, prefix, covered: onlyPrefix(index, filter, k), residual: residualOf(filter, fields.slice(0, k)) };
+  // A range on the first walked field starts (and ends) the walk inside the prefix's range: `{isClosed: false, id:
+  // {$lt: X}}` sorted `{id: -1}` over `{isClosed, id}` walks from X down, not from the top.
+  const range = nextRange(index, filter, k);
+  const covered = range ? onlyPrefixAndRange(index, filter, k) : onlyPrefix(index, filter, k);
+  return { index, dir, prefix, covered, residual: residualOf(filter, fields.slice(0, k)), range };
 }
 
 /** The plan of a filter shape over `indexes` (the collection's, single-field ones first). */
@@ -313,7 +352,7 @@ export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: 
       if (candidate) candidates.push(candidate);
       continue;
     }
-    if (prefix.length === 1 && looked.has(index.fields[0]!)) continue;
+    if (prefix.length === 1 && looked.has(index.fields[0]!) && !nextRange(index, filter, 1)) continue;
     candidates.push(compoundCandidate(index, filter, prefix));
   }
   let or: Plan[] | null = null;
@@ -381,7 +420,10 @@ export function walkOf(walks: WalkCandidate[], v: Values, skip: number, limit: n
   let best: Walk | null = null;
   for (const w of walks) {
     const { index, prefix } = w;
-    const [start, end] = prefix.length === 0 ? [0, index.entries] : index.prefixRange(prefix.map((cond) => eqValue(cond, v)));
+    const values = prefix.map((cond) => eqValue(cond, v));
+    const [start, end] = w.range
+      ? index.compound ? index.prefixBoundedRange(values, boundsOf(w.range, v)) : index.range(boundsOf(w.range, v))
+      : prefix.length === 0 ? [0, index.entries] : index.prefixRange(values);
     const span = end - start;
     let cost: number;
     if (w.covered) cost = Math.min(span, limit > 0 ? limit : span);
