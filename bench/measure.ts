@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../core/config.js';
-import { FULL_SIZES, planDataset, QUICK_SIZES } from './dataset.js';
+import { FULL_SIZES, planDataset, QUICK_SIZES, tokenOf } from './dataset.js';
 import { loadCases } from './load-cases.js';
 import { loadOptions, replayContext } from './profile.js';
 import { benchClient } from './run.js';
@@ -40,10 +40,14 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       /** Where the server's stdout goes (e.g. with --node-flag=--trace-gc); discarded without it. */
       'server-log': { type: 'string' },
+      // Requests of the (single) case's shape with other paths, signed in as the seeded account `login` (its derived
+      // token): requests a case cannot replay here (list-random's issue families, drawn from another seeder's data).
+      path: { type: 'string', multiple: true, default: [] },
+      login: { type: 'string' },
     },
   });
   if (!values.data || values.case.length === 0) {
-    console.error('usage: node dist/bench/measure.js --data <seeded data dir> --case <name>... [--rounds 3] [--seconds 3] [--node-flag=<flag>]...');
+    console.error('usage: node dist/bench/measure.js --data <seeded data dir> --case <name>... [--path P... [--login L]] [--rounds 3] [--seconds 3] [--node-flag=<flag>]...');
     process.exit(2);
   }
   const pinned = spawnSync('taskset', ['-pc', '1', String(process.pid)]).status === 0;
@@ -84,22 +88,26 @@ async function main(): Promise<void> {
       seeded.add(found.from);
       for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
     }
-    const made = found.case.setup ? await found.case.setup(client) : {};
-    const opts = loadOptions(found.case, fx, ready.url, made, Number(values.connections));
-    // The first load after boot meets the freshly loaded heap (the collector's first full passes): warm up longer.
-    await autocannon({ ...opts, duration: name === values.case[0] ? 10 : 2 });
-    const perRequest: number[] = [];
-    const rates: number[] = [];
-    for (let round = 0; round < Number(values.rounds); round++) {
-      const before = cpuMicros(pid);
-      const result = await autocannon({ ...opts, duration: Number(values.seconds) });
-      const answered = result.requests.total;
-      perRequest.push((cpuMicros(pid) - before) / Math.max(1, answered));
-      rates.push(result.requests.average);
-      if (result.non2xx) console.log(`  ${name}: ${result.non2xx} non-2xx answers in round ${round + 1}`);
-      await new Promise((r) => setTimeout(r, 500));
+    const token = values.login ? tokenOf(values.login) : undefined;
+    const variants = values.path.length ? values.path.map((p) => ({ label: p, made: { path: p, ...(token ? { token } : {}) } })) : [{ label: name, made: null }];
+    for (const [k, variant] of variants.entries()) {
+      const made = variant.made ?? (found.case.setup ? await found.case.setup(client) : {});
+      const opts = loadOptions(found.case, fx, ready.url, made, Number(values.connections));
+      // The first load after boot meets the freshly loaded heap (the collector's first full passes): warm up longer.
+      await autocannon({ ...opts, duration: name === values.case[0] && k === 0 ? 10 : 2 });
+      const perRequest: number[] = [];
+      const rates: number[] = [];
+      for (let round = 0; round < Number(values.rounds); round++) {
+        const before = cpuMicros(pid);
+        const result = await autocannon({ ...opts, duration: Number(values.seconds) });
+        const answered = result.requests.total;
+        perRequest.push((cpuMicros(pid) - before) / Math.max(1, answered));
+        rates.push(result.requests.average);
+        if (result.non2xx) console.log(`  ${variant.label}: ${result.non2xx} non-2xx answers in round ${round + 1}`);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      console.log(`${variant.label}: ${median(perRequest).toFixed(0)} µs/req (rounds ${perRequest.map((x) => x.toFixed(0)).join(' ')}), ${Math.round(median(rates))} req/s`);
     }
-    console.log(`${name}: ${median(perRequest).toFixed(0)} µs/req (rounds ${perRequest.map((x) => x.toFixed(0)).join(' ')}), ${Math.round(median(rates))} req/s`);
   }
   child.send({ type: 'stop' });
 }

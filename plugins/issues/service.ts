@@ -47,6 +47,10 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
       // Counts of an owner's private (or public) rows per state and kind: the search's whole-owner grants and the
       // hidden owners' public rows, as ranges (few distinct keys: small).
       { fields: { repoOwnerId: 1, repoPrivate: 1, isClosed: 1, isPull: 1 } },
+      // The same counts above an id bound (`id > X` narrows the range): how a deep search page finds where it starts
+      // without walking the rows above it (`pivotedPage`).
+      { fields: { repoPrivate: 1, isClosed: 1, id: -1 } },
+      { fields: { repoOwnerId: 1, repoPrivate: 1, isClosed: 1, id: -1 } },
       // A repository's list with one label, newest first, per state: covered walks and exact counts (`labelIds` is
       // multikey, fixed to one value by the filter, so each range holds an issue once and pages jump by rank).
       { fields: { repoId: 1, labelIds: 1, id: -1 } },
@@ -163,6 +167,14 @@ export const REACTION_CONTENTS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'he
 
 /** The filters of an issue list or search (the contract's type). */
 export type IssueQuery = IssueListQuery;
+/** A query with an id bound, internal to the service: the counts and the walk of a pivoted page (`pivotedPage`). */
+type BoundedQuery = IssueQuery & { idAbove?: number; idAtMost?: number };
+/** From this skip on, a search page is found from a pivot id instead of a walk over the rows above it. */
+const PIVOT_FROM = 400;
+/** Refinements of the pivot at most (each is a rank jump and the visibility counts above it). */
+const PIVOT_ROUNDS = 4;
+/** Visible rows between the pivot and the page's start that are walked rather than refined away. */
+const PIVOT_WALK = 256;
 
 /** Gitea's label color: `#rgb` or `#rrggbb`, `#` optional; stored as six lower-case hex digits. */
 export function normalizeColor(color: string): string | null {
@@ -619,13 +631,15 @@ export class Issues implements IssuesService {
   // ---- lists ----
 
   /** The store filter of a query, without `q`'s literal check (its grams are in the filter); public so tests can explain() it. */
-  filterOf(q: IssueQuery, orderedGrams?: string[]): Filter {
+  filterOf(q: BoundedQuery, orderedGrams?: string[]): Filter {
     const filter: Filter = {};
     const and: Filter[] = [];
     if (q.repoId !== undefined) filter.repoId = q.repoId;
     else if (q.repoIds !== undefined) filter.repoId = { $in: q.repoIds };
     if (q.repoOwnerId !== undefined) filter.repoOwnerId = q.repoOwnerId;
     if (q.ids !== undefined) filter.id = { $in: q.ids };
+    else if (q.idAbove !== undefined) filter.id = { $gt: q.idAbove };
+    else if (q.idAtMost !== undefined) filter.id = { $lte: q.idAtMost };
     if (q.excludeRepoIds?.length) and.push({ $or: [{ isPull: true }, { repoId: { $nin: q.excludeRepoIds } }] });
     if (q.excludePullRepoIds?.length) and.push({ $or: [{ isPull: false }, { repoId: { $nin: q.excludePullRepoIds } }] });
     if (q.visiblePrivateRepoIds !== undefined) {
@@ -712,6 +726,10 @@ export class Issues implements IssuesService {
   async list(q: IssueQuery): Promise<{ total: number; issues: IssueRecord[] }> {
     const lower = q.q?.toLowerCase() ?? '';
     const filter = await this.searchFilter(q);
+    if (!lower && this.pivotable(q)) {
+      const [total, issues] = await Promise.all([this.countVisible(q, filter), this.pivotedPage(q)]);
+      return { total, issues };
+    }
     if (!lower) {
       const [total, issues] = await Promise.all([
         this.countVisible(q, filter),
@@ -737,6 +755,52 @@ export class Issues implements IssuesService {
     }
     const matches = candidates.filter((issue, k) => byText[k] || byComment.has(issue.id));
     return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
+  }
+
+  /**
+   * A deep page of a search with nothing but the caller's visibility and a state: the rows above it are not walked.
+   * Visible rows are a union of index ranges (public rows, granted repositories, whole owners, less hidden owners and
+   * repositories with issues off) that no single walk holds in order, so the page's start is found by its id: the row
+   * at rank k of all rows (a rank jump over `{isClosed, id}` or `{id}`) is a pivot, and the signed range counts of
+   * `countVisible` above it say how many visible rows precede it (c ≤ skip, since visible rows are some of all rows).
+   * Moving the pivot down by the shortfall (k += skip - c) keeps c ≤ skip and closes in on the page's start; what is
+   * left (skip - c rows, a few in practice) is walked from the pivot down with the visibility check.
+   */
+  private pivotable(q: IssueQuery): boolean {
+    return (
+      q.skip >= PIVOT_FROM && q.visiblePrivateRepoIds !== undefined && !q.noPublicRepos && q.sort === undefined &&
+      q.repoId === undefined && q.repoIds === undefined && q.repoOwnerId === undefined && q.ids === undefined &&
+      q.isPull === undefined && !q.labelGroups?.length && !q.milestoneIds?.length && q.posterId === undefined &&
+      q.assigneeId === undefined && q.mentionId === undefined && q.since === undefined && q.before === undefined &&
+      !q.excludePullRepoIds?.length
+    );
+  }
+
+  private async pivotedPage(q: IssueQuery): Promise<IssueRecord[]> {
+    const all: Filter = q.isClosed === undefined ? {} : { isClosed: q.isClosed };
+    // Counted per state: each state's terms are exact ranges (`{repoPrivate, isClosed, id}` and the like).
+    const states = q.isClosed === undefined ? [false, true] : [q.isClosed];
+    const visibleAbove = async (id: number): Promise<number> => {
+      const counts = await Promise.all(states.map((isClosed) => {
+        const bounded: BoundedQuery = { ...q, isClosed, idAbove: id };
+        return this.countVisible(bounded, this.filterOf(bounded));
+      }));
+      return counts.reduce((a, b) => a + b, 0);
+    };
+    let rank = q.skip;
+    let atMost: number | null = null;
+    let behind = 0;
+    for (let round = 0; round < PIVOT_ROUNDS; round++) {
+      const [row] = await this.issues.find(all, { sort: { id: -1 }, skip: rank, limit: 1, projection: { id: 1 } });
+      // Fewer rows than the rank: the page starts below the previous pivot (or there is no such page).
+      if (!row) break;
+      atMost = row.id;
+      behind = q.skip - (await visibleAbove(row.id));
+      if (behind <= PIVOT_WALK) break;
+      rank += behind;
+    }
+    if (atMost === null) return this.issues.find(this.filterOf(q), { sort: { id: -1 }, skip: q.skip, limit: q.limit });
+    return this.issues.find(this.filterOf({ ...q, idAtMost: atMost }), { sort: { id: -1 }, skip: behind, limit: q.limit });
   }
 
   /**
