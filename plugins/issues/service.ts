@@ -757,15 +757,7 @@ export class Issues implements IssuesService {
     return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
   }
 
-  /**
-   * A deep page of a search with nothing but the caller's visibility and a state: the rows above it are not walked.
-   * Visible rows are a union of index ranges (public rows, granted repositories, whole owners, less hidden owners and
-   * repositories with issues off) that no single walk holds in order, so the page's start is found by its id: the row
-   * at rank k of all rows (a rank jump over `{isClosed, id}` or `{id}`) is a pivot, and the signed range counts of
-   * `countVisible` above it say how many visible rows precede it (c ≤ skip, since visible rows are some of all rows).
-   * Moving the pivot down by the shortfall (k += skip - c) keeps c ≤ skip and closes in on the page's start; what is
-   * left (skip - c rows, a few in practice) is walked from the pivot down with the visibility check.
-   */
+  /** A deep page of a search with nothing but the caller's visibility and a state (`pivotedPage`). */
   private pivotable(q: IssueQuery): boolean {
     return (
       q.skip >= PIVOT_FROM && q.visiblePrivateRepoIds !== undefined && !q.noPublicRepos && q.sort === undefined &&
@@ -776,6 +768,15 @@ export class Issues implements IssuesService {
     );
   }
 
+  /**
+   * A deep page of a search with nothing but the caller's visibility and a state: the rows above it are not walked.
+   * Visible rows are a union of index ranges (public rows, granted repositories, whole owners, less hidden owners and
+   * repositories with issues off) that no single walk holds in order, so the page's start is found by its id: the row
+   * at rank k of all rows (a rank jump over `{isClosed, id}` or `{id}`) is a pivot, and the signed range counts of
+   * `countVisible` above it say how many visible rows precede it (c ≤ skip, since visible rows are some of all rows).
+   * Moving the pivot down by the shortfall (k += skip - c) keeps c ≤ skip and closes in on the page's start; what is
+   * left (skip - c rows, a few in practice) is walked from the pivot down with the visibility check.
+   */
   private async pivotedPage(q: IssueQuery): Promise<IssueRecord[]> {
     const all: Filter = q.isClosed === undefined ? {} : { isClosed: q.isClosed };
     // Counted per state: each state's terms are exact ranges (`{repoPrivate, isClosed, id}` and the like).
