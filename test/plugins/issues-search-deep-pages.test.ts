@@ -1,14 +1,18 @@
-// /repos/issues/search deep pages (skip ≥ 400): the page's start is found from a pivot id and signed range counts of
+// /repos/issues/search deep pages (skip ≥ 800; lowered to 150 here): the page's start is found from a pivot id and signed range counts of
 // the visible rows above it, not by walking them (IssuesService.pivotedPage). Rows and totals must equal a model of
 // who reads what, for callers with different grants (owner, whole-owner team, collaborator, stranger, a private
 // user), every state, several page sizes and offsets, with issues off in one repository and a hidden owner's public
 // repository; the rows of the repositories are interleaved by id, so no page is one repository's.
 import t from 'tap';
+import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
 
 t.test('deep issue search pages equal the model', async (t) => {
-  const f = await startForge();
+  const held: { issues?: { pivotFrom: number; pivotedPages: number } } = {};
+  const probe = definePlugin({ name: 'issues-pivot-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues') as never; } });
+  const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
+  held.issues!.pivotFrom = 150;
   const ok = async (method: string, path: string, token: string, json?: unknown, status = 201) => {
     const res = await f.request(method, path, { token, json });
     if (res.status !== status) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
@@ -56,10 +60,12 @@ t.test('deep issue search pages equal the model', async (t) => {
       const windows: Array<[number, number]> = [[50, 5], [50, 6], [7, 29], [7, 47], [30, 7], [1, 250], [3, Math.floor(want.length / 3) - 1]];
       for (const [limit, page] of windows) {
         const skip = (page - 1) * limit;
+        const pivotedBefore = held.issues!.pivotedPages;
         const res = await f.request('GET', `/repos/issues/search?state=${state}&limit=${limit}&page=${page}`, { token: token(who) });
         t.equal(res.status, 200);
         t.equal(res.headers.get('x-total-count'), String(want.length), `${who} ${state}: total`);
         t.same((res.json as Array<{ id: number }>).map((i) => i.id), want.slice(skip, skip + limit), `${who} ${state} limit ${limit} page ${page} (skip ${skip})`);
+        if (skip >= 150 && skip < want.length) t.equal(held.issues!.pivotedPages, pivotedBefore + 1, 'the page was found from a pivot');
       }
     }
   }
