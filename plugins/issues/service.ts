@@ -172,9 +172,10 @@ type BoundedQuery = IssueQuery & { idAbove?: number; idAtMost?: number };
 /**
  * From this skip on, a search page is found from a pivot id instead of a walk over the rows above it. Measured on the
  * benchmark's 200,000 issues (CPU per request, walk → pivot): skip 450 434 → 469–491 µs, skip 990 561–604 → 418–439
- * µs, skip 9,950 5,000–7,000 → 400–900 µs; the walk costs ~0.1 µs a row, the pivot's rank jumps and counts ~60 µs.
+ * µs for one state but no better for `state=all` (two states counted), skip 9,950 5,000–7,000 → 400–900 µs; the walk
+ * costs ~0.1 µs a row, the pivot's rank jumps and counts 60–120 µs.
  */
-const PIVOT_FROM = 800;
+const PIVOT_FROM = 2000;
 /** Refinements of the pivot at most (each is a rank jump and the visibility counts above it). */
 const PIVOT_ROUNDS = 4;
 /** Visible rows between the pivot and the page's start that are walked rather than refined away. */

@@ -1,4 +1,4 @@
-// /repos/issues/search deep pages (skip ≥ 800; lowered to 150 here): the page's start is found from a pivot id and signed range counts of
+// /repos/issues/search deep pages (skip ≥ 2,000; lowered to 150 here): the page's start is found from a pivot id and signed range counts of
 // the visible rows above it, not by walking them (IssuesService.pivotedPage). Rows and totals must equal a model of
 // who reads what, for callers with different grants (owner, whole-owner team, collaborator, stranger, a private
 // user), every state, several page sizes and offsets, with issues off in one repository and a hidden owner's public
