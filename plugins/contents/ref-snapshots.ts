@@ -57,7 +57,7 @@ function dirsUnder(gitDir: string, prefix: string): string[] {
   for (let cut = root.lastIndexOf('/'); cut > 0; cut = root.lastIndexOf('/', cut - 1)) above.push(root.slice(0, cut));
   const dirs = [root];
   for (let i = 0; i < dirs.length; i++) {
-    let entries: Array<{ name: string; isDirectory(): boolean }> = [];
+    let entries: Array<{ name: string; isDirectory(): boolean }>;
     try {
       entries = readdirSync(path.join(gitDir, dirs[i]!), { withFileTypes: true });
     } catch {

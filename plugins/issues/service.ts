@@ -794,7 +794,7 @@ export class Issues implements IssuesService {
     const visibleAbove = async (id: number): Promise<number> => {
       const counts = await Promise.all(states.map((isClosed) => {
         const bounded: BoundedQuery = { ...q, isClosed, idAbove: id };
-        return this.countVisible(bounded, this.filterOf(bounded));
+        return this.countVisible(bounded);
       }));
       return counts.reduce((a, b) => a + b, 0);
     };
@@ -822,9 +822,9 @@ export class Issues implements IssuesService {
    * - visibility: public rows + the caller's granted repositories' rows (disjoint), minus hidden owners' public rows;
    * - issues off: minus, for each of those terms, its non-pull rows in those repositories.
    */
-  private async countVisible(q: IssueQuery, filter: Filter): Promise<number> {
+  private async countVisible(q: IssueQuery, filter?: Filter): Promise<number> {
     const excluded = q.excludeRepoIds ?? [];
-    if (q.visiblePrivateRepoIds === undefined && excluded.length === 0) return this.issues.count(filter);
+    if (q.visiblePrivateRepoIds === undefined && excluded.length === 0) return this.issues.count(filter ?? this.filterOf(q));
     const rest = this.filterOf({ ...q, visiblePrivateRepoIds: undefined, excludeRepoIds: undefined });
     const terms: Array<{ filter: Filter; sign: 1 | -1 }> = [];
     if (q.visiblePrivateRepoIds === undefined) {
