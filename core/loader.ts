@@ -35,8 +35,11 @@ function checkPluginShape(p: unknown, index: number): asserts p is Plugin {
       if (typeof col?.name !== 'string' || !/^[a-z][a-z0-9_]*$/.test(col.name)) {
         throw new PluginLoadError(`${where(name)}: every collection needs a name matching ^[a-z][a-z0-9_]*$`);
       }
-      if (col.indexes !== undefined && (!Array.isArray(col.indexes) || col.indexes.some((i: any) => typeof i?.fields !== 'object'))) {
-        throw new PluginLoadError(`${where(name)}: collection "${col.name}" has an invalid index list`);
+      for (const key of ['indexes', 'retiredIndexes'] as const) {
+        const list = col[key];
+        if (list !== undefined && (!Array.isArray(list) || list.some((i: any) => typeof i?.fields !== 'object'))) {
+          throw new PluginLoadError(`${where(name)}: collection "${col.name}" has an invalid ${key === 'indexes' ? 'index' : 'retired index'} list`);
+        }
       }
     }
   }

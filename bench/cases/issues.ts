@@ -8,7 +8,6 @@ import type { Doc, Store } from '../../core/store/port.js';
 import { toRfc3339 } from '../../core/time.js';
 import { REPOS } from '../../plugins/repos/service.js';
 import { COLLECTIONS, COMMENTS, ISSUES, LABELS, MILESTONES, NUMBERS } from '../../plugins/issues/service.js';
-import { gramsOf, textGrams } from '../../plugins/issues/text.js';
 import type { BenchCase, PlannedRepo, RecordedResponse, SeedContext } from '../case.js';
 import { REPO_WORDS } from '../words.js';
 import { header } from '../case.js';
@@ -103,7 +102,7 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
   const issueIds = await ids(store, ISSUES, size.total);
   const hotIssues: Array<{ id: number; repoId: number }> = [];
   let next = 0;
-  // Every issue document is built in memory first: the comments below add their counts and trigrams to it, so each
+  // Every issue document is built in memory first: the comments below add their counts to it, so each
   // issue is written once (per-issue updates after the insert made seeding slow).
   const docs: Doc[] = [];
   // Interleave the repositories so ids (creation order) mix like a real site's.
@@ -135,7 +134,7 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
         id, repoId: repo.id, repoOwnerId: repo.ownerId, repoPrivate: repo.private, number, isPull: false, posterId: pickUser(),
         title, body, ref: '', isClosed: closed, isLocked: false, pinOrder: 0, milestoneId,
         assigneeIds: random() < 0.2 ? [repo.ownerId] : [], labelIds: [...new Set(labelIds)].sort((a, b) => a - b), mentionIds: [],
-        grams: gramsOf(title, body), deadline: null, numComments: 0, createdAt: at, updatedAt: at, closedAt: closed ? at : null,
+        deadline: null, numComments: 0, createdAt: at, updatedAt: at, closedAt: closed ? at : null,
       });
       if (largeIds.has(repo.id) && number === 1) hotIssues.push({ id, repoId: repo.id });
     }
@@ -145,7 +144,7 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
 
   // Comments: the first issue of the first large repository gets a long thread, the rest are spread at random.
   const commentIds = await ids(store, COMMENTS, size.comments);
-  const bodiesOf = new Map<number, string[]>();
+  const commentsOf = new Map<number, number>();
   const commentDocs: Doc[] = [];
   const hot = HOT_COMMENTS[quick ? 'quick' : 'full'];
   const hotIndex = issueIds.indexOf(hotIssues[0]!.id);
@@ -155,19 +154,9 @@ export async function seedIssues(ctx: SeedContext): Promise<void> {
     const at = toRfc3339(EPOCH + (size.total + k) * 60_000);
     const body = words(random, 6 + Math.floor(random() * 20));
     commentDocs.push({ id: commentIds[k]!, issueId: issue.id, repoId: issue.repoId, posterId: pickUser(), body, createdAt: at, updatedAt: at });
-    const bodies = bodiesOf.get(index) ?? [];
-    bodies.push(body);
-    bodiesOf.set(index, bodies);
+    commentsOf.set(index, (commentsOf.get(index) ?? 0) + 1);
   }
-  // Comment counts and grams as the plugin keeps them (q matches comments; without `commentGrams` its start pass
-  // would index every commented issue at boot).
-  for (const [index, bodies] of bodiesOf) {
-    const issue = docs[index]!;
-    const grams = textGrams(...bodies);
-    issue.numComments = bodies.length;
-    issue.commentGrams = grams;
-    issue.grams = [...new Set([...(issue.grams as string[]), ...grams])];
-  }
+  for (const [index, n] of commentsOf) docs[index]!.numComments = n;
   await insert(store, ISSUES, docs);
   await insert(store, COMMENTS, commentDocs);
   const repos = store.collection(REPOS);

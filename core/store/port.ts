@@ -44,6 +44,11 @@ export interface IndexSpec {
 export interface CollectionSpec {
   name: string;
   indexes?: IndexSpec[];
+  /**
+   * Indexes this collection once declared and no longer wants (same fields, order and directions): dropped by
+   * `ensureCollection` where they exist, so an upgraded server stops maintaining them. Idempotent.
+   */
+  retiredIndexes?: IndexSpec[];
 }
 
 export interface UpdateResult {

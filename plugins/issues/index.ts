@@ -140,7 +140,8 @@ export default definePlugin<IssuesService>({
   async start(ctx) {
     const service = new Issues(ctx);
     await service.repair();
-    await service.indexOldComments();
+    await service.dropStoredGrams();
+    await service.buildTextIndex();
     await service.recordUnitsOff();
     ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
     ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));

@@ -2,7 +2,7 @@
 // counters (every counter moves only with the one conditional write that changed what it counts).
 import { fail } from '../../core/errors.js';
 import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
-import { isDuplicateKeyError, type Collection, type Doc, type Filter, type IndexSpec } from '../../core/store/port.js';
+import { isDuplicateKeyError, type Collection, type CollectionSpec, type Doc, type Filter } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { IssueAction } from '../../schemas/events.js';
 import type { Account, OrgsService, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
@@ -11,7 +11,8 @@ import type {
 } from '../../schemas/contracts/issues.js';
 import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
 import { Renderer } from './convert.js';
-import { GRAM, gramsOf, matchesText, mentionedNames, queryGrams, textGrams } from './text.js';
+import { GRAM, matchesText, mentionedNames } from './text.js';
+import { gramKeys, GramPostingsBuilder, IssueTextIndex, keysToIds, type TextCandidates } from './text-index.js';
 
 export const ISSUES = 'issues';
 export const COMMENTS = 'issue_comments';
@@ -27,7 +28,7 @@ export const UNITS_OFF = 'issue_units_off';
 /** One row per one-time start pass that has finished (`name`), so later starts skip it without reading issues. */
 export const UPGRADES = 'issue_upgrades';
 
-export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
+export const COLLECTIONS: CollectionSpec[] = [
   {
     name: ISSUES,
     indexes: [
@@ -61,8 +62,9 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
       { fields: { posterId: 1, isClosed: 1 } },
       { fields: { assigneeIds: 1, isClosed: 1 } },
       { fields: { mentionIds: 1, isClosed: 1 } },
-      { fields: { grams: 1 } },
     ],
+    // The `q` trigrams moved out of the documents into the plugin's own index (text-index.ts).
+    retiredIndexes: [{ fields: { grams: 1 } }],
   },
   {
     name: COMMENTS,
@@ -107,14 +109,8 @@ export const COLLECTIONS: Array<{ name: string; indexes: IndexSpec[] }> = [
   { name: UPGRADES, indexes: [{ fields: { name: 1 }, unique: true }] },
 ];
 
-const COMMENT_GRAMS_PASS = 'comment-grams';
-/**
- * `q` candidates by posting-list intersection (searchFilter): used when the rarest trigram has more issues than
- * INTERSECT_FROM (fewer are cheaper to check one by one) and at most INTERSECT_UP_TO (reading more ids than that costs
- * more than the store's own walk, which may use a narrower index such as the repository's); at most INTERSECT_GRAMS
- * posting lists are read, fewer once the intersection is down to INTERSECT_FROM.
- */
-const INTERSECT_FROM = 64;
+/** The start pass that removes the trigrams earlier versions stored in each issue (`grams`, `commentGrams`). */
+const STORED_GRAMS_PASS = 'drop-stored-grams';
 
 /** A filter's repoId condition (absent, one id, or `$in`) narrowed to `ids`; null when nothing is left. */
 function narrowRepoIds(current: unknown, ids: readonly number[]): number | { $in: number[] } | null {
@@ -126,8 +122,6 @@ function narrowRepoIds(current: unknown, ids: readonly number[]): number | { $in
   const both = list.filter((id) => allowed.has(id));
   return both.length ? { $in: both } : null;
 }
-const INTERSECT_UP_TO = 50_000;
-const INTERSECT_GRAMS = 3;
 
 /** Changes to a pull request's issue half that become `pull_request.changed` events (Gitea's notifier sends them as pull_request_*). */
 const PULL_HALF_ACTIONS = new Set<IssueAction>([
@@ -219,6 +213,8 @@ export class Issues implements IssuesService {
   readonly intents: CounterIntents<keyof CounterTargets>;
   readonly unitsOff: Collection<{ repoId: number }>;
   readonly render: Renderer;
+  /** The `q` trigram index: built at start (`buildTextIndex`), kept in step by every text change. */
+  readonly textIndex = new IssueTextIndex();
 
   constructor(readonly ctx: PluginContext) {
     this.issues = ctx.store.collection(ISSUES);
@@ -428,7 +424,6 @@ export class Issues implements IssuesService {
       assigneeIds,
       labelIds,
       mentionIds,
-      grams: gramsOf(input.title, body),
       deadline: input.deadline ?? null,
       numComments: 0,
       createdAt: now,
@@ -440,6 +435,7 @@ export class Issues implements IssuesService {
       await this.count(inserted, 1);
       return inserted;
     });
+    await this.reindexText(stored.id, null);
     await this.watch(stored, c.caller.id);
     if (!stored.isPull) {
       await this.emitIssue(c, stored, 'opened', mentionIds.length ? { mentionedIds: mentionIds } : {});
@@ -458,11 +454,6 @@ export class Issues implements IssuesService {
     for (let attempt = 0; attempt < MAX_RETRIES && current; attempt++) {
       const set = change(current);
       if (set === null) return { before: current, after: current };
-      if ('title' in set || 'body' in set) {
-        // The comments' grams stay: `q` matches comments too (Gitea's indexer does).
-        const own = gramsOf(set.title ?? current.title, set.body ?? current.body);
-        set.grams = current.commentGrams?.length ? [...new Set([...own, ...current.commentGrams])] : own;
-      }
       set.updatedAt = nowRfc3339();
       const cur = current;
       const write = async () => {
@@ -480,7 +471,10 @@ export class Issues implements IssuesService {
       const after = movesCounters
         ? await this.withIntent({ repoIds: [cur.repoId], milestoneIds: [cur.milestoneId, set.milestoneId ?? 0] }, write)
         : await write();
-      if (after) return { before: cur, after };
+      if (after) {
+        if (after.title !== cur.title || after.body !== cur.body) await this.reindexText(cur.id, cur);
+        return { before: cur, after };
+      }
       current = await this.byId(current.id);
     }
     if (!current) return null;
@@ -624,9 +618,11 @@ export class Issues implements IssuesService {
       return deleted;
     });
     if (!gone) return;
+    await this.reindexText(gone.id, gone);
     if (gone.pinOrder > 0) await this.issues.updateMany({ repoId: gone.repoId, pinOrder: { $gt: gone.pinOrder } }, { $inc: { pinOrder: -1 } });
+    const commentBodies = (await this.comments.find({ issueId: gone.id })).map((cm) => cm.body);
     await Promise.all([
-      this.comments.deleteMany({ issueId: gone.id }),
+      this.comments.deleteMany({ issueId: gone.id }).then(() => this.reindexComments(gone.id, commentBodies)),
       this.reactions.deleteMany({ issueId: gone.id }),
       this.watches.deleteMany({ issueId: gone.id }),
     ]);
@@ -635,8 +631,8 @@ export class Issues implements IssuesService {
 
   // ---- lists ----
 
-  /** The store filter of a query, without `q`'s literal check (its grams are in the filter); public so tests can explain() it. */
-  filterOf(q: BoundedQuery, orderedGrams?: string[]): Filter {
+  /** The store filter of a query's other conditions (`q` is answered by `searchPlan`); public so tests can explain() it. */
+  filterOf(q: BoundedQuery): Filter {
     const filter: Filter = {};
     const and: Filter[] = [];
     if (q.repoId !== undefined) filter.repoId = q.repoId;
@@ -670,67 +666,36 @@ export class Issues implements IssuesService {
     if (q.since !== undefined || q.before !== undefined) {
       filter.updatedAt = { ...(q.since !== undefined ? { $gte: q.since } : {}), ...(q.before !== undefined ? { $lte: q.before } : {}) };
     }
-    const lower = q.q?.toLowerCase() ?? '';
-    if (lower.length >= GRAM) {
-      // Every trigram of the query must be present; the first is the store's access (rarestFirst puts the rarest there).
-      const grams = (orderedGrams ?? queryGrams(lower)).slice(0, 16);
-      filter.grams = grams[0];
-      for (const g of grams.slice(1)) and.push({ grams: g });
-    }
     if (and.length) filter.$and = and;
     return filter;
   }
 
   /**
-   * The query's trigrams, the rarest first (index counts, no documents read): the store walks the first one's postings
-   * and checks the others, so a term whose pieces are common ("fro", "ate") still examines only the rare one's issues.
+   * How `list` finds a query's rows. A `q` of 3+ characters takes its candidates from the trigram index (in memory,
+   * no documents read): the store looks them up by id with the other conditions — unless the query is one
+   * repository's with fewer issues than candidates, whose own index is then the narrower walk and the candidates a
+   * check in memory. The literal check decides either way (`candidates` says whose text or comments to check).
    */
-  async rarestFirst(lowerQuery: string): Promise<string[]> {
-    const grams = queryGrams(lowerQuery);
-    if (grams.length < 2) return grams;
-    return (await this.rankedGrams(lowerQuery)).map((x) => x.g);
-  }
-
-  /**
-   * The store filter `list` runs. For a `q` of 3+ characters: when the rarest trigram has more than a few issues,
-   * the candidates are the intersection of the rarest trigrams' posting lists (ids read through the index, a hash
-   * intersection), and the store looks those up by id with the other filters (the literal check decides). Otherwise
-   * the store walks the rarest trigram's postings and checks each issue's other trigrams: with ~100 trigrams per
-   * issue that check dominated a search whose rarest piece has thousands of issues.
-   */
-  async searchFilter(q: IssueQuery): Promise<Filter> {
+  async searchPlan(q: IssueQuery): Promise<{ filter: Filter; candidates: TextCandidates | null; keep: ((id: number) => boolean) | null }> {
     const lower = q.q?.toLowerCase() ?? '';
-    if (lower.length < GRAM) return this.filterOf(q);
-    const ranked = await this.rankedGrams(lower);
-    const rarest = ranked[0]?.n ?? 0;
-    if (ranked.length < 2 || rarest <= INTERSECT_FROM || rarest > INTERSECT_UP_TO) return this.filterOf(q, ranked.map((r) => r.g));
-    // One repository with fewer issues than the rarest trigram: its own index is the narrower walk.
-    if (q.repoId !== undefined && (await this.issues.count({ repoId: q.repoId })) <= rarest) return this.filterOf(q, ranked.map((r) => r.g));
-    let ids: Set<number> | null = q.ids ? new Set(q.ids) : null;
-    let used = 0;
-    for (const { g } of ranked) {
-      if (used === INTERSECT_GRAMS || (ids !== null && ids.size <= INTERSECT_FROM)) break;
-      const next = new Set<number>();
-      for (const row of await this.issues.find({ grams: g }, { projection: { id: 1 } })) if (ids === null || ids.has(row.id)) next.add(row.id);
-      ids = next;
-      used++;
+    if (lower.length < GRAM) return { filter: this.filterOf(q), candidates: null, keep: null };
+    const candidates = this.textIndex.candidates(lower);
+    let ids: number[] = Array.from(candidates.ids);
+    if (q.ids !== undefined) {
+      const asked = new Set(q.ids);
+      ids = ids.filter((id) => asked.has(id));
     }
-    // The other trigrams are not checked in the store: the literal check that follows decides anyway (a comment match
-    // through `commentGrams`), and it costs less than scanning each candidate's ~100 trigrams for each of them.
-    return this.filterOf({ ...q, q: undefined, ids: [...ids!] });
-  }
-
-  /** The query's trigrams with their issue counts (index counts, no documents read), rarest first. */
-  private async rankedGrams(lowerQuery: string): Promise<Array<{ g: string; n: number }>> {
-    const grams = queryGrams(lowerQuery);
-    const counts = await Promise.all(grams.map((g) => this.issues.count({ grams: g })));
-    return grams.map((g, i) => ({ g, n: counts[i]! })).sort((a, b) => a.n - b.n);
+    if (q.repoId !== undefined && ids.length > 64 && (await this.issues.count({ repoId: q.repoId })) < ids.length) {
+      const wanted = new Set(ids);
+      return { filter: this.filterOf(q), candidates, keep: (id) => wanted.has(id) };
+    }
+    return { filter: this.filterOf({ ...q, ids }), candidates, keep: null };
   }
 
   /** A page of matching issues, newest first, and the exact total. */
   async list(q: IssueQuery): Promise<{ total: number; issues: IssueRecord[] }> {
     const lower = q.q?.toLowerCase() ?? '';
-    const filter = await this.searchFilter(q);
+    const { filter, candidates: indexed, keep } = await this.searchPlan(q);
     if (!lower && this.pivotable(q)) {
       const [total, issues] = await Promise.all([this.countVisible(q, filter), this.pivotedPage(q)]);
       return { total, issues };
@@ -742,16 +707,18 @@ export class Issues implements IssuesService {
       ]);
       return { total, issues };
     }
-    // `q` is literal text: the grams narrow the candidates through the index, the literal check decides.
-    const candidates = await this.issues.find(filter, { sort: q.sort ?? { id: -1 } });
+    // `q` is literal text: the trigram index narrows the candidates, the literal check decides.
+    const found = await this.issues.find(filter, { sort: q.sort ?? { id: -1 } });
+    const candidates = keep ? found.filter((issue) => keep(issue.id)) : found;
     // Title or body first; the comments of the other candidates (those with any) are read once, together.
     const byComment = new Set<number>();
-    // Only issues whose comments hold every trigram of the query can match by a comment (`commentGrams` is the union
-    // of their comments' trigrams): the others' comments are never read.
-    const grams = queryGrams(lower);
-    const commentsMayMatch = (issue: IssueRecord) => !issue.commentGrams || grams.every((g) => issue.commentGrams!.includes(g));
+    // Only a candidate whose title and body hold every trigram can match there, and only one whose comments together
+    // hold them all can match by a comment: the others' comments are never read. (A query under 3 characters has no
+    // trigrams: every candidate is checked both ways.)
+    const textMayMatch = (issue: IssueRecord) => indexed === null || indexed.inText(issue.id);
+    const commentsMayMatch = (issue: IssueRecord) => indexed === null || indexed.inComments(issue.id);
     // Each candidate's title and body are checked once (lower-casing a body is most of a check).
-    const byText = candidates.map((issue) => matchesText(issue, lower));
+    const byText = candidates.map((issue) => textMayMatch(issue) && matchesText(issue, lower));
     const rest = candidates.filter((issue, k) => !byText[k] && issue.numComments > 0 && commentsMayMatch(issue)).map((issue) => issue.id);
     if (rest.length) {
       for (const cm of await this.comments.find({ issueId: { $in: rest } }, { projection: { issueId: 1, body: 1 } })) {
@@ -871,7 +838,7 @@ export class Issues implements IssuesService {
       return { comment: inserted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: 1 }, $set: { updatedAt: now } }) };
     });
     for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
-    await this.addCommentGrams(after ?? issue, body);
+    await this.indexComment(issue.id, body);
     await this.watch(issue, c.caller.id);
     if (!after) {
       // The issue went meanwhile: its comments go with it.
@@ -888,42 +855,94 @@ export class Issues implements IssuesService {
     if (!after) throw fail.notFound();
     const mentioned = (await this.mentionIds(body, comment.posterId)).filter((id) => !issue.mentionIds.includes(id));
     for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
-    await this.addCommentGrams(issue, body);
+    await this.indexComment(issue.id, body);
+    await this.reindexComments(issue.id, [comment.body]);
     await this.emitComment(c, issue, after, 'edited', { changes: { body: { from: comment.body } }, ...(mentioned.length ? { mentionedIds: mentioned } : {}) });
     return after;
   }
 
+  // ---- the `q` index (text-index.ts) ----
+
   /**
-   * A comment's trigrams join the issue's `q` index (and `commentGrams`, which title/body edits keep). Only grams the
-   * issue lacks are added, with `$addToSet` so concurrent comments do not overwrite each other. An edited or deleted
-   * comment's old grams stay: the index is a superset, and the literal check decides.
+   * Per issue, the index updates in flight, run one after another. Each reconciles with the store as it is when it
+   * runs (not as the request saw it), so updates that finish out of order still leave the index exact.
    */
-  private async addCommentGrams(issue: IssueRecord, body: string): Promise<void> {
-    const all = textGrams(body);
-    const inComments = new Set(issue.commentGrams ?? []);
-    const inGrams = new Set(issue.grams);
-    const forComments = all.filter((g) => !inComments.has(g));
-    if (!forComments.length) return;
-    const forGrams = forComments.filter((g) => !inGrams.has(g));
-    await this.issues.updateOne({ id: issue.id }, { $addToSet: { commentGrams: { $each: forComments }, ...(forGrams.length ? { grams: { $each: forGrams } } : {}) } });
+  private readonly textQueue = new Map<number, Promise<void>>();
+
+  private inTextOrder(issueId: number, task: () => void | Promise<void>): Promise<void> {
+    const run = (this.textQueue.get(issueId) ?? Promise.resolve()).then(task);
+    const settled = run.catch(() => undefined);
+    this.textQueue.set(issueId, settled);
+    void settled.then(() => {
+      if (this.textQueue.get(issueId) === settled) this.textQueue.delete(issueId);
+    });
+    return run;
+  }
+
+  /** After a change of an issue's title or body (`before`: the text it may be indexed under; null for a new issue). */
+  private reindexText(id: number, before: { title: string; body: string } | null): Promise<void> {
+    return this.inTextOrder(id, async () => {
+      const now = await this.issues.findOne({ id });
+      const keys = now ? gramKeys(now.title.toLowerCase(), now.body.toLowerCase()) : new Set<number>();
+      if (before) this.textIndex.text.remove(id, [...gramKeys(before.title.toLowerCase(), before.body.toLowerCase())].filter((k) => !keys.has(k)));
+      this.textIndex.text.add(id, keys);
+    });
+  }
+
+  /** A new comment's trigrams join its issue's (adding never hides a match, so no store read is needed). */
+  private indexComment(issueId: number, body: string): Promise<void> {
+    return this.inTextOrder(issueId, () => this.textIndex.comments.add(issueId, gramKeys(body.toLowerCase())));
+  }
+
+  /** After comments of an issue changed or went (`before`: their old bodies): its trigrams are its comments' now. */
+  private reindexComments(issueId: number, before: string[]): Promise<void> {
+    return this.inTextOrder(issueId, async () => {
+      const bodies = await this.comments.find({ issueId });
+      const keys = gramKeys(...bodies.map((cm) => cm.body.toLowerCase()));
+      this.textIndex.comments.remove(issueId, [...gramKeys(...before.map((b) => b.toLowerCase()))].filter((k) => !keys.has(k)));
+      this.textIndex.comments.add(issueId, keys);
+    });
   }
 
   /**
-   * Start: issues stored before comments were searchable get their comments' grams. The pass reads every issue (no
-   * index serves `$exists: false`), so it runs until it has finished once — then a marker row makes later starts skip
-   * it. A crash mid-pass leaves no marker and the next start does it again (each update is idempotent).
+   * Start: the index from every issue's title and body and every comment, in id order. Reads whole documents: the
+   * embedded store hands out its stored versions as they are, while a projection would make (and keep) a copy of each.
    */
-  async indexOldComments(): Promise<number> {
-    const upgrades = this.ctx.store.collection<{ name: string; doneAt: string }>(UPGRADES);
-    if (await upgrades.findOne({ name: COMMENT_GRAMS_PASS })) return 0;
-    const old = await this.issues.find({ numComments: { $gt: 0 }, commentGrams: { $exists: false } }, { projection: { id: 1 } });
-    for (const { id } of old) {
-      const bodies = (await this.comments.find({ issueId: id }, { projection: { body: 1 } })).map((cm) => cm.body);
-      const grams = textGrams(...bodies);
-      await this.issues.updateOne({ id }, { $addToSet: { grams: { $each: grams } }, $set: { commentGrams: grams } });
+  async buildTextIndex(): Promise<void> {
+    const started = performance.now();
+    const issues = await this.issues.find({}, { sort: { id: 1 } });
+    const text = new GramPostingsBuilder(totalLength(issues.map((i) => i.title), issues.map((i) => i.body)));
+    for (const issue of issues) {
+      text.add(issue.id, issue.title.toLowerCase());
+      text.add(issue.id, issue.body.toLowerCase());
     }
-    await upgrades.updateOne({ name: COMMENT_GRAMS_PASS }, { $set: { name: COMMENT_GRAMS_PASS, doneAt: nowRfc3339() } }, { upsert: true });
-    return old.length;
+    this.textIndex.text.replaceWith(text);
+    const all = await this.comments.find({}, { sort: { issueId: 1, id: 1 } });
+    const comments = new GramPostingsBuilder(totalLength(all.map((cm) => cm.body)));
+    for (const cm of all) {
+      comments.add(cm.issueId, cm.body.toLowerCase());
+    }
+    this.textIndex.comments.replaceWith(comments);
+    const { pairs: textPairs, bytes: textBytes } = this.textIndex.text.stats();
+    const { pairs: commentPairs, bytes: commentBytes } = this.textIndex.comments.stats();
+    this.ctx.log.info({ ms: Math.round(performance.now() - started), textPairs, commentPairs, mib: Math.round((textBytes + commentBytes) / 1048576) },
+      'issues: q trigram index built');
+  }
+
+  /**
+   * Start: issues stored by earlier versions carry their trigrams (`grams`, `commentGrams`, ~100 strings each): they
+   * are removed once (the store index over them is retired in COLLECTIONS), then a marker row makes later starts skip
+   * the pass. A crash mid-pass leaves no marker and the next start does it again (the update is idempotent).
+   */
+  async dropStoredGrams(): Promise<number> {
+    const upgrades = this.ctx.store.collection<{ name: string; doneAt: string }>(UPGRADES);
+    if (await upgrades.findOne({ name: STORED_GRAMS_PASS })) return 0;
+    const { modified } = await this.issues.updateMany(
+      { $or: [{ grams: { $exists: true } }, { commentGrams: { $exists: true } }] },
+      { $unset: { grams: true, commentGrams: true } },
+    );
+    await upgrades.updateOne({ name: STORED_GRAMS_PASS }, { $set: { name: STORED_GRAMS_PASS, doneAt: nowRfc3339() } }, { upsert: true });
+    return modified;
   }
 
   async deleteComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord): Promise<void> {
@@ -933,6 +952,7 @@ export class Issues implements IssuesService {
     });
     if (!result) return;
     const { gone, after } = result;
+    await this.reindexComments(issue.id, [gone.body]);
     await this.reactions.deleteMany({ issueId: issue.id, commentId: gone.id });
     await this.emitComment(c, after ?? issue, gone, 'deleted');
   }
@@ -1098,6 +1118,11 @@ export class Issues implements IssuesService {
   }
 
   async onRepoDeleted(repo: RepoRecord): Promise<void> {
+    // The texts the `q` index holds for this repository's issues, read before they go: removed in one batch after.
+    const [texts, commentTexts] = await Promise.all([
+      this.issues.find({ repoId: repo.id }),
+      this.comments.find({ repoId: repo.id }),
+    ]);
     await Promise.all([
       this.issues.deleteMany({ repoId: repo.id }),
       this.comments.deleteMany({ repoId: repo.id }),
@@ -1108,6 +1133,8 @@ export class Issues implements IssuesService {
       this.numbers.deleteMany({ repoId: repo.id }),
       this.unitsOff.deleteMany({ repoId: repo.id }),
     ]);
+    this.textIndex.text.removeBatch(keysToIds(texts.map((i) => ({ id: i.id, texts: [i.title, i.body] }))));
+    this.textIndex.comments.removeBatch(keysToIds(commentTexts.map((cm) => ({ id: cm.issueId, texts: [cm.body] }))));
   }
 
   /** Issues and comments stay (shown as Gitea's ghost user); the account's reactions, watches and org labels go. */
@@ -1118,6 +1145,13 @@ export class Issues implements IssuesService {
       for (const label of labels) await this.deleteLabel(label);
     }
   }
+}
+
+/** Trigrams the texts can hold at most (a bulk build's capacity). */
+function totalLength(...lists: string[][]): number {
+  let n = 0;
+  for (const list of lists) for (const text of list) n += Math.max(0, text.length - 2);
+  return n;
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {

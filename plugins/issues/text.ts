@@ -1,33 +1,7 @@
-// Text helpers of the issues plugin: the trigram index behind `q`, and @mentions.
+// Text helpers of the issues plugin: the literal check behind `q` (its trigram index is text-index.ts), and @mentions.
 
 /** Grams are trigrams of the lower-cased text; a query shorter than this cannot use the index. */
 export const GRAM = 3;
-
-/** Distinct trigrams of the lower-cased title and body (the body as written, however long). */
-export function gramsOf(title: string, body: string): string[] {
-  const out = new Set<string>();
-  for (const text of [title.toLowerCase(), body.toLowerCase()]) {
-    for (let i = 0; i + GRAM <= text.length; i++) out.add(text.slice(i, i + GRAM));
-  }
-  return [...out];
-}
-
-/** Distinct trigrams of lower-cased texts (comment bodies). */
-export function textGrams(...texts: string[]): string[] {
-  const out = new Set<string>();
-  for (const raw of texts) {
-    const text = raw.toLowerCase();
-    for (let i = 0; i + GRAM <= text.length; i++) out.add(text.slice(i, i + GRAM));
-  }
-  return [...out];
-}
-
-/** Distinct trigrams of a lower-cased query (any of them narrows the candidates; the rarest narrows most). */
-export function queryGrams(lowerQuery: string): string[] {
-  const out = new Set<string>();
-  for (let i = 0; i + GRAM <= lowerQuery.length; i++) out.add(lowerQuery.slice(i, i + GRAM));
-  return [...out];
-}
 
 /** Whether the issue's title or body contains the query as literal text, case-insensitively. */
 export function matchesText(issue: { title: string; body: string }, lowerQuery: string): boolean {

@@ -12,6 +12,14 @@ export class Posting {
     this.ids = new Int32Array(capacity);
   }
 
+  /** A list over `ids`, already sorted by `order` and distinct (taken over, not copied). */
+  static of(order: IdOrder, ids: Int32Array): Posting {
+    const posting = new Posting(order, 0);
+    posting.ids = ids;
+    posting.n = ids.length;
+    return posting;
+  }
+
   get size(): number {
     return this.n;
   }
@@ -69,6 +77,27 @@ export class Posting {
     this.ids.copyWithin(at, at + 1, this.n);
     this.n--;
     return true;
+  }
+
+  /** Removes the given ids (sorted by the list's order) in one pass from the first of them; returns how many were held. */
+  removeSorted(ids: ArrayLike<number>): number {
+    if (ids.length === 0) return 0;
+    let w = this.lowerBound(ids[0]!);
+    let j = 0;
+    for (let r = w; r < this.n; r++) {
+      const id = this.ids[r]!;
+      while (j < ids.length && this.order(ids[j]!, id) < 0) j++;
+      if (j < ids.length && ids[j] === id) j++;
+      else this.ids[w++] = id;
+    }
+    const removed = this.n - w;
+    this.n = w;
+    return removed;
+  }
+
+  /** The ids in order, without a copy: valid until the next change of the posting (read it synchronously). */
+  view(): Int32Array {
+    return this.ids.subarray(0, this.n);
   }
 
   /** Gives memory back after a bulk load. */

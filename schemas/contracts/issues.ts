@@ -28,10 +28,6 @@ export interface IssueRecord {
   labelIds: number[];
   /** Accounts @mentioned in the body or a comment (the `mentioned_by` filter). */
   mentionIds: number[];
-  /** Distinct trigrams of the lower-cased title, body and comments (the `q` index; a superset after comment edits). */
-  grams: string[];
-  /** Trigrams of the comments' bodies (kept so a title or body edit keeps them in `grams`); absent before 2026-11. */
-  commentGrams?: string[];
   deadline: string | null;
   numComments: number;
   createdAt: string;

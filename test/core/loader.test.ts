@@ -44,6 +44,8 @@ t.test('malformed plugin objects fail with the plugin named', async (t) => {
   t.throws(() => resolvePlugins([{ name: 'x', routes: [{ method: 'BREW', path: '/a', auth: 'public', handler }] }], []), { message: /unknown method BREW/ });
   t.throws(() => resolvePlugins([{ name: 'x', routes: [{ method: 'GET', path: '/a', auth: 'public' }] }], []), { message: /handler must be a function/ });
   t.throws(() => resolvePlugins([{ name: 'x', collections: [{ name: 'Bad-Name' }] }], []), { message: /collection needs a name/ });
+  t.throws(() => resolvePlugins([{ name: 'x', collections: [{ name: 'rows', indexes: [{ on: 'id' }] }] }], []), { message: /"rows" has an invalid index list/ });
+  t.throws(() => resolvePlugins([{ name: 'x', collections: [{ name: 'rows', retiredIndexes: 'grams' }] }], []), { message: /"rows" has an invalid retired index list/ });
   t.throws(() => resolvePlugins([{ name: 'x', start: 'go' }], []), { message: /start must be a function/ });
 });
 

@@ -1,10 +1,9 @@
-// Issue search `q` is index-backed, not a scan: the store answers the list's filter through the trigram index and
-// examines only issues holding every trigram of the term (the literal check then decides) — shown with explain() on
+// Issue search `q` is index-backed, not a scan: the plugin's trigram index (in memory) names the issues holding every
+// trigram of the term, and the store looks up only those (the literal check then decides) — shown with explain() on
 // the exact filter the service runs, over a repository where the term is rare and its pieces are common.
 import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
-import { gramsOf } from '../../plugins/issues/text.js';
 
 t.test('q searches through the trigram index', async (t) => {
   const held: { issues?: any } = {};
@@ -22,11 +21,14 @@ t.test('q searches through the trigram index', async (t) => {
   const found = await f.request('GET', `/repos/${repo.full_name}/issues?state=all&q=frobnicate&limit=50`);
   t.equal(found.json.length, 3, 'the three issues with the term');
   t.equal(found.headers.get('x-total-count'), '3');
-  const filter = await held.issues.searchFilter({ repoId: repo.id, isPull: false, q: 'frobnicate' });
+  const { filter } = await held.issues.searchPlan({ repoId: repo.id, isPull: false, q: 'frobnicate' });
+  t.equal(filter.id?.$in?.length, 3, 'the index names the three candidates');
   const plan = await f.forge.store.collection('issues').explain(filter, { sort: { id: -1 } });
-  t.match(plan.index, /grams/, `the trigram index answers it (${plan.index})`);
-  t.ok(plan.examined <= 10, `examined ${plan.examined} of 120 issues`);
+  t.ok(plan.examined <= 3, `examined ${plan.examined} of 120 issues (${plan.index})`);
   t.equal(plan.returned, 3);
+  const stored = await f.forge.store.collection('issues').findOne({ repoId: repo.id, number: 8 });
+  t.notOk('grams' in stored! || 'commentGrams' in stored!, 'issues no longer carry their trigrams');
+  t.equal((await f.forge.store.collection('issues').explain({ grams: 'fro' })).index, null, 'the store index over them is retired');
 });
 
 t.test('a term whose every trigram is common: candidates from intersected posting lists', async (t) => {
@@ -37,7 +39,8 @@ t.test('a term whose every trigram is common: candidates from intersected postin
   const alice = await f.createUser();
   const repo = (await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'crowded' } })).json;
   // Each trigram of "frobnicate" (fro rob obn bni nic ica cat ate) is in about half of these 400 issues; the term
-  // itself is in 6. Written through the store port in the plugin's shape (400 HTTP creates would only be slower).
+  // itself is in 6. Written through the store port in the plugin's shape (400 HTTP creates would only be slower), then
+  // indexed as a start would.
   const bodies = ['frozen robin obnoxious', 'abnie nice cat', 'nicaragua atelier frozen', 'robin cat abni obnoxious'];
   const service = held.issues;
   const docs = [];
@@ -48,14 +51,14 @@ t.test('a term whose every trigram is common: candidates from intersected postin
     docs.push({
       id: await f.forge.store.nextId('issues'), repoId: repo.id, repoOwnerId: alice.id, repoPrivate: false, number: i + 1, isPull: false,
       posterId: alice.id, title, body, ref: '', isClosed: false, isLocked: false, pinOrder: 0, milestoneId: 0, assigneeIds: [],
-      labelIds: [], mentionIds: [], grams: gramsOf(title, body), deadline: null, numComments: 0, createdAt: now, updatedAt: now, closedAt: null,
+      labelIds: [], mentionIds: [], deadline: null, numComments: 0, createdAt: now, updatedAt: now, closedAt: null,
     });
   }
   await service.issues.insertMany(docs);
-  const ranked = await service.rarestFirst('frobnicate');
-  const counts = await Promise.all(ranked.map((g: string) => service.issues.count({ grams: g })));
-  t.ok(counts[0] > 64, `the rarest trigram "${ranked[0]}" is in ${counts[0]} issues`);
-  const filter = await service.searchFilter({ repoId: repo.id, isPull: false, q: 'frobnicate' });
+  await service.buildTextIndex();
+  const grams = ['fro', 'rob', 'obn', 'bni', 'nic', 'ica', 'cat', 'ate'].map((g) => service.textIndex.candidates(g).ids.length);
+  t.ok(Math.min(...grams) > 64, `the rarest trigram is in ${Math.min(...grams)} issues`);
+  const { filter } = await service.searchPlan({ isPull: false, q: 'frobnicate' });
   t.ok(Array.isArray(filter.id?.$in), 'the filter looks candidates up by id');
   const plan = await f.forge.store.collection('issues').explain(filter, { sort: { id: -1 } });
   t.ok(plan.examined <= 12, `examined ${plan.examined} of 400 issues (${plan.index})`);

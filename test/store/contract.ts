@@ -1,6 +1,6 @@
 // The store contract: one suite every adapter must pass (run by embedded.test.ts and mongodb.test.ts).
 import tap from 'tap';
-import { isDuplicateKeyError, type CollectionSpec, type Doc, type Store } from '../../core/store/port.js';
+import { isDuplicateKeyError, type CollectionSpec, type Doc, type IndexSpec, type Store } from '../../core/store/port.js';
 
 export interface StoreHarness {
   /** A fresh, opened store over empty storage. */
@@ -591,6 +591,30 @@ export function storeContract(name: string, harness: StoreHarness): void {
       t.ok(isDuplicateKeyError(await items.insertOne({ id: 1, name: 'twice' }).catch((e: unknown) => e)), 'unique index still enforced');
       t.equal((await items.explain({ id: 1 })).index, 'id_1', 'indexes still used');
       t.equal(await store.nextId('keep'), 2, 'sequences are not touched');
+    });
+
+    t.test('retired indexes are dropped where they exist, and stay dropped', async (t) => {
+      const wanted: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, { fields: { n: 1 } }];
+      const retired: IndexSpec[] = [{ fields: { tags: 1 } }, { fields: { name: 1, n: -1 } }];
+      await store.ensureCollection({ name: 'retiring', indexes: [...wanted, ...retired] });
+      const rows = store.collection<Item>('retiring');
+      await rows.insertMany(SEED.map((d) => ({ ...d })));
+      t.equal((await rows.explain({ tags: 'b' })).index, 'tags_1', 'declared: used');
+      await store.ensureCollection({ name: 'retiring', indexes: wanted, retiredIndexes: retired });
+      await store.ensureCollection({ name: 'retiring', indexes: wanted, retiredIndexes: retired }); // idempotent
+      t.equal((await rows.explain({ tags: 'b' })).index, null, 'retired: no longer answers a query');
+      t.equal((await rows.explain({ name: 'beta', n: 10 })).index === 'name_1_n_-1', false, 'the compound one is gone too');
+      t.same(sorted(await rows.find({ tags: 'b' })), [1, 2], 'the data is untouched');
+      t.equal((await rows.explain({ n: 10 })).index, 'n_1', 'the others stay');
+      await store.ensureCollection({ name: 'never-indexed', retiredIndexes: retired });
+      t.pass('retiring an index that never existed is a no-op');
+      if (harness.reopen) {
+        store = await harness.reopen(store);
+        await store.ensureCollection({ name: 'retiring', indexes: wanted, retiredIndexes: retired });
+        const again = store.collection<Item>('retiring');
+        t.equal((await again.explain({ tags: 'b' })).index, null, 'still gone after a restart');
+        t.same(sorted(await again.find({ tags: 'b' })), [1, 2]);
+      }
     });
 
     if (harness.reopen) {

@@ -269,6 +269,21 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     }
   }
 
+  /** Drops the indexes of these specs where they exist (same fields in the same order), recording it in the file. */
+  async dropIndexes(specs: IndexSpec[]): Promise<void> {
+    await this.ready();
+    for (const spec of specs) {
+      const def = definitionOf(spec);
+      const key = nedbIndexKey(def.fields);
+      const existing = this.indexes.get(key);
+      if (!existing || existing.def.fields.join(',') !== def.fields.join(',')) continue;
+      this.indexes.delete(key);
+      this.indexList = this.indexList.filter((index) => index !== existing);
+      this.forgetPlans();
+      await this.journal.append(serialize({ $$indexRemoved: key }) + '\n');
+    }
+  }
+
   /** Rewrites the file from memory (one line per document) when anything was appended since the last rewrite. */
   async compact(force = false): Promise<void> {
     if (!this.primary) return;

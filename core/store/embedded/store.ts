@@ -169,6 +169,7 @@ export class EmbeddedStore implements Store {
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     const c = this.get(spec.name);
     await c.load();
+    await c.dropIndexes(spec.retiredIndexes ?? []);
     await c.ensureIndexes(spec.indexes ?? []);
   }
 

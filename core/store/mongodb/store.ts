@@ -230,6 +230,17 @@ export class MongoStore implements Store {
     assertCollectionName(spec.name);
     const coll = this.database().collection(spec.name);
     const fields = this.fieldsOf(spec.name);
+    for (const index of spec.retiredIndexes ?? []) {
+      const name = indexName(index);
+      fields.delete(name);
+      try {
+        await coll.dropIndex(name);
+      } catch (err) {
+        // Never created, or the collection does not exist yet: nothing to drop.
+        const code = (err as { code?: number }).code;
+        if (code !== 27 && code !== 26) throw err;
+      }
+    }
     for (const index of spec.indexes ?? []) {
       const name = indexName(index);
       fields.set(name, Object.keys(index.fields));

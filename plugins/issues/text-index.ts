@@ -1,0 +1,297 @@
+// The in-memory trigram index behind issue search's `q`: per trigram of the lower-cased text, the sorted ids of the
+// issues (pull requests too) holding it, one index of titles and bodies and one of comments. A query's candidates are
+// the intersection of its trigrams' postings in either index; the literal check (service.ts) decides.
+//
+// It used to live in the issue documents (`grams`, ~100 strings each, and a multikey store index over them): 420 MB
+// of a 2.2 GB heap and half of the boot at 200,000 issues. Here a pair costs 4 bytes. Built from the store at start;
+// every change of an issue's title or body and of a comment goes through the Issues service, which updates it before
+// the request that made the change is answered (one process owns a store, as with the other in-process indexes).
+import { Posting } from '../lib/postings.js';
+import { GRAM } from './text.js';
+
+const ascending = (a: number, b: number): number => a - b;
+
+/**
+ * A trigram as a number: three UTF-16 code units (the same pieces a query is cut into). Under U+0400 each (Latin,
+ * Greek, most punctuation) it is a small integer (30 bits: V8 keeps it unboxed, and Map lookups of it are fast);
+ * otherwise all 48 bits, at 2^30 and above, so the two forms never meet.
+ */
+function gramKey(text: string, i: number): number {
+  const a = text.charCodeAt(i);
+  const b = text.charCodeAt(i + 1);
+  const c = text.charCodeAt(i + 2);
+  if ((a | b | c) < 0x400) return (a << 20) | (b << 10) | c;
+  return 1073741824 + a * 4294967296 + b * 65536 + c;
+}
+
+/** The distinct trigram keys of lower-cased texts. */
+export function gramKeys(...lowerTexts: string[]): Set<number> {
+  const out = new Set<number>();
+  for (const text of lowerTexts) for (let i = 0; i + GRAM <= text.length; i++) out.add(gramKey(text, i));
+  return out;
+}
+
+/** Ids in `a` and in `b` (both ascending): a merge when they are of like size, else binary searches into the larger. */
+export function intersectSorted(a: Int32Array, b: Int32Array): Int32Array {
+  if (a.length > b.length) [a, b] = [b, a];
+  const out = new Int32Array(a.length);
+  let n = 0;
+  if (b.length > 16 * a.length) {
+    let lo = 0;
+    for (let i = 0; i < a.length; i++) {
+      const id = a[i]!;
+      let hi = b.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (b[mid]! < id) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo === b.length) break;
+      if (b[lo] === id) out[n++] = id;
+    }
+  } else {
+    let j = 0;
+    for (let i = 0; i < a.length && j < b.length; i++) {
+      const id = a[i]!;
+      while (j < b.length && b[j]! < id) j++;
+      if (j < b.length && b[j] === id) out[n++] = id;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+/** Trigram → ascending ids of the documents holding it. */
+export class GramPostings {
+  private readonly postings = new Map<number, Posting>();
+
+  /** Adds `id` under each key (a no-op where present). */
+  add(id: number, keys: Iterable<number>): void {
+    for (const key of keys) {
+      let posting = this.postings.get(key);
+      if (!posting) this.postings.set(key, (posting = new Posting(ascending)));
+      if (posting.size === 0 || posting.at(posting.size - 1) < id) posting.push(id);
+      else posting.insert(id);
+    }
+  }
+
+  /** Removes `id` from under each key (postings left empty are dropped). */
+  remove(id: number, keys: Iterable<number>): void {
+    for (const key of keys) {
+      const posting = this.postings.get(key);
+      if (!posting) continue;
+      posting.remove(id);
+      if (posting.size === 0) this.postings.delete(key);
+    }
+  }
+
+  /** Removes many documents at once: per trigram, the ids to remove (any order); one pass over each posting. */
+  removeBatch(byKey: Map<number, number[]>): void {
+    for (const [key, ids] of byKey) {
+      const posting = this.postings.get(key);
+      if (!posting) continue;
+      posting.removeSorted(ids.sort(ascending));
+      if (posting.size === 0) this.postings.delete(key);
+    }
+  }
+
+  /** Replaces every posting with those a builder made (a start's bulk load). */
+  replaceWith(built: GramPostingsBuilder): void {
+    this.postings.clear();
+    for (const [key, ids] of built.finish()) this.postings.set(key, Posting.of(ascending, ids));
+  }
+
+  /** How many documents hold the trigram. */
+  sizeOf(key: number): number {
+    return this.postings.get(key)?.size ?? 0;
+  }
+
+  has(id: number, key: number): boolean {
+    return this.postings.get(key)?.has(id) ?? false;
+  }
+
+  /** Ids holding every one of `keys` (at least one key), ascending: the rarest posting intersected with the others. */
+  holdingAll(keys: readonly number[]): Int32Array {
+    if (keys.length === 0) throw new RangeError('holdingAll needs at least one trigram');
+    const lists: Int32Array[] = [];
+    for (const key of keys) {
+      const posting = this.postings.get(key);
+      if (!posting) return new Int32Array(0);
+      lists.push(posting.view());
+    }
+    lists.sort((a, b) => a.length - b.length);
+    let ids = lists[0]!;
+    for (let i = 1; i < lists.length && ids.length > 0; i++) ids = intersectSorted(ids, lists[i]!);
+    return ids;
+  }
+
+  /** Pairs held and bytes of their arrays (reporting, tests). */
+  stats(): { grams: number; pairs: number; bytes: number } {
+    let pairs = 0;
+    let bytes = 0;
+    for (const posting of this.postings.values()) {
+      pairs += posting.size;
+      bytes += posting.bytes;
+    }
+    return { grams: this.postings.size, pairs, bytes };
+  }
+}
+
+/** Per trigram of the texts, the ids of the documents that hold it (a batch removal's argument). */
+export function keysToIds(docs: Iterable<{ id: number; texts: string[] }>): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const { id, texts } of docs) {
+    for (const key of gramKeys(...texts.map((t) => t.toLowerCase()))) {
+      const ids = out.get(key);
+      if (ids) ids.push(id);
+      else out.set(key, [id]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Builds postings from documents given in ascending id order, without growing a typed array per trigram (at a start
+ * with 200,000 issues, ~20 million pairs: reallocated buffers made V8 run full collections of the whole heap). Pairs
+ * go to two flat arrays (trigram slot, id); `finish` counts per slot and fills one exact array per trigram.
+ */
+export class GramPostingsBuilder {
+  private readonly slotOfKey = new Map<number, number>();
+  private readonly keys: number[] = [];
+  /** Per slot, the last id added (a repeated trigram of one document is skipped). */
+  private lastId: Int32Array<ArrayBuffer> = new Int32Array(1024);
+  private pairSlot: Int32Array<ArrayBuffer>;
+  private pairId: Int32Array<ArrayBuffer>;
+  private pairs = 0;
+  private previous = 0;
+  private readonly cacheKey = new Int32Array(1 << 16).fill(-1);
+  private readonly cacheSlot = new Int32Array(1 << 16);
+
+  /**
+   * `capacity`: the pairs expected (the texts' total length bounds them). Sized once: growing buffers of external
+   * memory by doubling made V8 start full collections of the whole heap during a start's build.
+   */
+  constructor(capacity = 1 << 16) {
+    this.pairSlot = new Int32Array(Math.max(16, capacity));
+    this.pairId = new Int32Array(Math.max(16, capacity));
+  }
+
+  /** The trigrams of a lower-cased text of document `id` (ids never below the previous call's). */
+  add(id: number, lowerText: string): void {
+    if (id < this.previous) throw new RangeError(`ids must come in ascending order (${id} after ${this.previous})`);
+    this.previous = id;
+    for (let i = 0; i + GRAM <= lowerText.length; i++) {
+      const key = gramKey(lowerText, i);
+      // A direct-mapped cache of small keys in front of the map (most lookups hit it: texts reuse their trigrams).
+      const h = Math.imul(key, 0x9e3779b1) >>> 16;
+      let slot: number | undefined = this.cacheKey[h] === key ? this.cacheSlot[h]! : this.slotOfKey.get(key);
+      if (slot !== undefined && key < 1073741824) {
+        this.cacheKey[h] = key;
+        this.cacheSlot[h] = slot;
+      }
+      if (slot === undefined) {
+        slot = this.keys.length;
+        this.slotOfKey.set(key, slot);
+        this.keys.push(key);
+        if (slot === this.lastId.length) this.lastId = grown(this.lastId);
+        this.lastId[slot] = -1;
+      }
+      if (this.lastId[slot] === id) continue;
+      this.lastId[slot] = id;
+      if (this.pairs === this.pairId.length) {
+        this.pairSlot = grown(this.pairSlot);
+        this.pairId = grown(this.pairId);
+      }
+      this.pairSlot[this.pairs] = slot;
+      this.pairId[this.pairs++] = id;
+    }
+  }
+
+  /** Per trigram, its ids ascending (exact-size arrays). */
+  finish(): Map<number, Int32Array> {
+    const { pairSlot, pairId, pairs, keys } = this;
+    // One array for all trigrams, cut into views (one allocation, not one per trigram).
+    // The loops run in chunks through small functions, which V8 optimises after a few calls (a loop run once, in
+    // place, stayed in the interpreter: ~14 ns a pair instead of ~1).
+    const starts = new Int32Array(keys.length + 1);
+    for (let p = 0; p < pairs; p += CHUNK) countSlots(pairSlot, starts, p, Math.min(pairs, p + CHUNK));
+    for (let slot = 0; slot < keys.length; slot++) starts[slot + 1]! += starts[slot]!;
+    const all = new Int32Array(pairs);
+    const cursor = starts.slice(0, keys.length);
+    for (let p = 0; p < pairs; p += CHUNK) scatter(pairSlot, pairId, cursor, all, p, Math.min(pairs, p + CHUNK));
+    const out = new Map<number, Int32Array>();
+    for (let slot = 0; slot < keys.length; slot++) out.set(keys[slot]!, all.subarray(starts[slot]!, starts[slot + 1]!));
+    return out;
+  }
+}
+
+const CHUNK = 1 << 16;
+
+function countSlots(pairSlot: Int32Array, starts: Int32Array, from: number, to: number): void {
+  for (let p = from; p < to; p++) starts[pairSlot[p]! + 1]!++;
+}
+
+function scatter(pairSlot: Int32Array, pairId: Int32Array, cursor: Int32Array, all: Int32Array, from: number, to: number): void {
+  for (let p = from; p < to; p++) all[cursor[pairSlot[p]!]!++] = pairId[p]!;
+}
+
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** Candidates of a query: issues whose title and body hold every trigram, and those whose comments together do. */
+export interface TextCandidates {
+  /** Every candidate, ascending. */
+  ids: Int32Array;
+  /** Whether a candidate's title or body holds every trigram (else only its comments do). */
+  inText(id: number): boolean;
+  /** Whether a candidate's comments together hold every trigram (else only its title and body do). */
+  inComments(id: number): boolean;
+}
+
+export class IssueTextIndex {
+  /** Titles and bodies. */
+  readonly text = new GramPostings();
+  /** Comment bodies: an issue is under the union of its comments' trigrams. */
+  readonly comments = new GramPostings();
+
+  /** Candidates for a lower-cased query of at least GRAM characters. */
+  candidates(lowerQuery: string): TextCandidates {
+    const keys = [...gramKeys(lowerQuery)];
+    const text = this.text.holdingAll(keys);
+    const comments = this.comments.holdingAll(keys);
+    return { ids: union(text, comments), inText: (id) => includes(text, id), inComments: (id) => includes(comments, id) };
+  }
+}
+
+/** Whether an ascending id array holds `id` (binary search). */
+function includes(ids: Int32Array, id: number): boolean {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ids.length && ids[lo] === id;
+}
+
+/** Ascending union of two ascending id arrays. */
+function union(a: Int32Array, b: Int32Array): Int32Array {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length || j < b.length) {
+    if (j === b.length || (i < a.length && a[i]! < b[j]!)) out[n++] = a[i++]!;
+    else if (i === a.length || b[j]! < a[i]!) out[n++] = b[j++]!;
+    else {
+      out[n++] = a[i++]!;
+      j++;
+    }
+  }
+  return out.subarray(0, n);
+}
