@@ -439,7 +439,8 @@ export interface ReposService {
    * (stars and watches clean up), then removes the storage. Deleting twice is a no-op.
    */
   delete(repo: RepoRecord): Promise<void>;
-  setStorage(provider: RepoStorageProvider): void;
+  /** Registers the storage provider; resolves once storage left by records rolled back at start is removed. */
+  setStorage(provider: RepoStorageProvider): Promise<void>;
   /** The stars plugin registers who starred what, for `/repos/search?starredBy=` (repos cannot read its rows). */
   setStarredSource(source: (userId: number) => Promise<number[]>): void;
   /**

@@ -90,7 +90,8 @@ export default definePlugin<GitService, GitSettings>({
     await service.start();
     await service.recoverOwnerMoves();
     ctx.services.get('users').addRenameParticipant(service.renameParticipant());
-    ctx.services.get('repos').setStorage(service);
+    // Storage a crash left for records rolled back at start goes before requests come.
+    await ctx.services.get('repos').setStorage(service);
     const mirrors = service.mirrorTask();
     if (mirrors && ctx.services.has('admin')) ctx.services.get('admin').addCronTask(mirrors);
     ctx.events.on(REPO_UPDATED, async ({ repo, before }) => {

@@ -5,7 +5,7 @@ import { RESOURCE_SCHEMAS, ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, REPO_UPDATED, TEAM_DELETED, type ReposService } from '../../schemas/services.js';
 import * as h from './handlers.js';
 import { collaboratorBody, createRepoBody, editRepoBody, searchQuery } from './schemas.js';
-import { COLLABORATIONS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS, type ReposSettings } from './service.js';
+import { COLLABORATIONS, LEFTOVERS, REPO_INDEXES, REPOS, Repos, TEAM_REPOS, type ReposSettings } from './service.js';
 
 const repoResponse = (status: number) => ({ [status]: ref('forgekit/Repository') });
 const collaboratorParams = paramsSchema({ owner: nameParam, repo: nameParam, collaborator: nameParam });
@@ -46,6 +46,7 @@ export default definePlugin<ReposService, ReposSettings>({
         { fields: { userId: 1 } },
       ],
     },
+    { name: LEFTOVERS, indexes: [{ fields: { repoId: 1 }, unique: true }] },
     {
       name: TEAM_REPOS,
       indexes: [

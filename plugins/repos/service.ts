@@ -40,6 +40,11 @@ import { crashPoint } from '../lib/crash-points.js';
 export const REPOS = 'repos';
 export const COLLABORATIONS = 'collaborations';
 export const TEAM_REPOS = 'team_repos';
+/**
+ * Storage of records rolled back at start, still to be removed: written before the record goes, removed after the
+ * storage has, so a crash in between leaves a row that the next start's removal finds (not an orphan directory).
+ */
+export const LEFTOVERS = 'repo_leftover_storage';
 
 /** The repositories collection's indexes. A string key is as good a uniqueness guard as a compound unique index. */
 export const REPO_INDEXES: IndexSpec[] = [
@@ -100,6 +105,7 @@ export class Repos implements ReposService {
   readonly repos: Collection<RepoRecord>;
   readonly collaborations: Collection<CollaborationRecord>;
   readonly teamRepos: Collection<TeamRepoRecord>;
+  private readonly leftovers: Collection<{ repoId: number; repo: RepoRecord }>;
   /** Every repository's compact search entry and postings (memory-index.ts), loaded by `loadIndex` at start. */
   readonly index = new RepoIndex();
   readonly urls: RepoUrls;
@@ -113,6 +119,7 @@ export class Repos implements ReposService {
     this.repos = ctx.store.collection<RepoRecord>(REPOS);
     this.collaborations = ctx.store.collection<CollaborationRecord>(COLLABORATIONS);
     this.teamRepos = ctx.store.collection<TeamRepoRecord>(TEAM_REPOS);
+    this.leftovers = ctx.store.collection<{ repoId: number; repo: RepoRecord }>(LEFTOVERS);
     this.urls = repoUrls(ctx.urls.root, ctx.settings.ssh, ctx.urls.api);
     this.access = new RepoAccess(ctx, this.repos, this.collaborations, this.teamRepos);
     this.render = new RepoRender(ctx, this.repos, this.access, this.urls);
@@ -227,27 +234,26 @@ export class Repos implements ReposService {
     this.names.starred = source;
   }
 
-  setStorage(provider: RepoStorageProvider): void {
+  /** The storage provider registers (after the start-up rollback); the storage that rollback left is removed first. */
+  setStorage(provider: RepoStorageProvider): Promise<void> {
     this.storage = provider;
-    // Storage a crash left behind for records rolled back at start (the provider registers after that pass).
-    const leftovers = this.rolledBack.splice(0);
-    if (leftovers.length) {
-      this.leftoverRemoval = (async () => {
-        for (const repo of leftovers) {
-          const owner = await this.users.byId(repo.ownerId);
-          if (!owner) continue;
-          try {
-            await provider.remove(repo, owner);
-          } catch (err) {
-            this.ctx.log.error({ err, repoId: repo.id }, 'removing the storage of a rolled-back repository failed');
-          }
-        }
-      })();
+    this.leftoverRemoval = this.removeLeftovers(provider);
+    return this.leftoverRemoval;
+  }
+
+  /** Removes the storage of records rolled back at start (rows of LEFTOVERS), each row after its storage. */
+  private async removeLeftovers(provider: RepoStorageProvider): Promise<void> {
+    for (const { repoId, repo } of await this.leftovers.find({})) {
+      const owner = await this.users.byId(repo.ownerId);
+      try {
+        if (owner) await provider.remove(repo, owner);
+        await this.leftovers.deleteOne({ repoId });
+      } catch (err) {
+        this.ctx.log.error({ err, repoId }, 'removing the storage of a rolled-back repository failed');
+      }
     }
   }
 
-  /** Records rolled back at start whose storage (if a crash left any) is still to be removed. */
-  private readonly rolledBack: RepoRecord[] = [];
   private leftoverRemoval: Promise<void> = Promise.resolve();
 
   async setTopics(repoId: number, topics: string[]): Promise<RepoRecord | null> {
@@ -431,6 +437,9 @@ export class Repos implements ReposService {
   async rollBackUnfinished(): Promise<string[]> {
     const removed: string[] = [];
     for (const repo of await this.repos.find({ creating: true })) {
+      // Adopted storage was there before the record and stays (unadopted again); made storage goes, once a storage
+      // provider registers (`setStorage`): the row that says so is written before the record goes.
+      if (repo.adopting !== true) await this.leftovers.updateOne({ repoId: repo.id }, { $set: { repoId: repo.id, repo } }, { upsert: true });
       await this.repos.deleteOne({ id: repo.id, creating: true });
       this.index.remove(repo.id);
       await this.collaborations.deleteMany({ repoId: repo.id });
@@ -439,8 +448,6 @@ export class Repos implements ReposService {
         const forks = await this.repos.count({ forkId: repo.forkId });
         await this.repos.updateOne({ id: repo.forkId }, { $set: { numForks: forks } });
       }
-      // Adopted storage was there before the record and stays (unadopted again); made storage goes.
-      if (repo.adopting !== true) this.rolledBack.push(repo);
       removed.push(`repository ${repo.ownerId}/${repo.name} (id ${repo.id}): half-made by a crash, rolled back`);
     }
     if (removed.length) this.ctx.log.warn({ removed }, 'repos: rolled back creates a crash interrupted');

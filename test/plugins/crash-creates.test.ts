@@ -1,7 +1,7 @@
 // Crash-safe creates: a server SIGKILLed at injected points of a repository or organization create leaves nothing
 // half-made visible after a restart (the start-up pass rolls back or finishes), and the name stays usable.
 import t from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { crashDuring } from '../helpers/crash.js';
@@ -64,4 +64,31 @@ t.test('the consistency pass reports what it cannot repair', async (t) => {
     /^halfmade: repos #\d+ \(lost-dir\): a create was interrupted$/,
     /^owner: organization ownerless \(#\d+\) has no owner$/,
   ]);
+});
+
+t.test('storage of a rolled-back create is removed even when the start that rolled it back stops first', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-leftover-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const first = await startForge({ dataDir });
+  await first.request('POST', '/user/repos', { token: first.admin.token, json: { name: 'half-made', auto_init: true } });
+  // As a crash mid-create leaves it: the record still `creating`, its storage made.
+  await first.forge.store.collection('repos').updateOne({ name: 'half-made' }, { $set: { creating: true } });
+  const gitDir = path.join(dataDir, 'repositories', 'root', 'half-made.git');
+  await first.close();
+  // A start without a storage provider (the git plugin off): the record is rolled back, the storage cannot go yet —
+  // as when a start is killed between the two. A row says what is left to remove.
+  const second = await startForge({ dataDir, disabledPlugins: ['git', 'contents', 'pulls', 'releases', 'ssh'] });
+  t.equal((await second.request('GET', '/repos/root/half-made', { token: second.admin.token })).status, 404, 'the record is rolled back');
+  t.same((await second.forge.store.collection('repo_leftover_storage').find({})).map((r: any) => r.repo.name), ['half-made'], 'the storage to remove is recorded');
+  await second.close();
+  t.ok(await stat(gitDir).then(() => true, () => false), 'the storage is still there');
+  // The next start with storage removes it before it serves requests; the row goes after it.
+  const third = await startForge({ dataDir });
+  t.teardown(() => third.close());
+  t.notOk(await stat(gitDir).then(() => true, () => false), 'the storage is gone');
+  t.same(await third.forge.store.collection('repo_leftover_storage').find({}), [], 'and so is the row');
+  // (Only the storage is checked: the hand-made state above had finished the create's watch, which a real crash
+  // before the record's last write would not have.)
+  t.same((await consistency(third)).problems.map((p) => p.message).filter((m) => /git/.test(m)), [], 'no storage without a record');
+  t.equal((await third.request('POST', '/user/repos', { token: third.admin.token, json: { name: 'half-made', auto_init: true } })).status, 201, 'the name is free');
 });
