@@ -1,6 +1,6 @@
 // The embedded adapter's counted B+tree and ordered indexes checked against a sorted array.
 import t from 'tap';
-import { BTree } from '../../core/store/embedded/btree.js';
+import { asPosting, BTree } from '../../core/store/embedded/btree.js';
 import { compareKey, OrderedIndex } from '../../core/store/embedded/indexes.js';
 import { idOf, withId, type Stored } from '../../core/store/embedded/stored.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
@@ -112,9 +112,11 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
       if (JSON.stringify(walked(tree, 1, rank, n).map(idOf)) !== JSON.stringify(want.map(idOf))) t.fail(`walk from ${rank}`);
       else if (JSON.stringify(walked(tree, -1, rank, n).map(idOf)) !== JSON.stringify(wantDesc.map(idOf))) t.fail(`walk back from ${rank}`);
       else checks++;
-      const posting = tree.get(key);
+      const entry = tree.get(key);
+      const posting = entry === undefined ? [] : asPosting(entry);
       const expected = asc.filter((e) => e.key === key).map((e) => e.doc);
-      if ((posting ?? []).length !== expected.length || (posting ?? []).some((d, j) => d !== expected[j])) t.fail(`get ${key}`);
+      if (posting.length !== expected.length || posting.some((d, j) => d !== expected[j])) t.fail(`get ${key}`);
+      if (expected.length === 1 && entry !== expected[0]) t.fail(`a key with one document holds it inline (${key})`);
     }
     t.equal(checks, 200, '200 random ranks and windows');
     // Empty it completely: the tree shrinks back to an empty leaf.
@@ -124,6 +126,30 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
     tree.insert(1, doc({}));
     t.equal(tree.size, 1, 'usable again');
   }
+});
+
+t.test('a key holds its one document inline, a posting from the second on, and back', async (t) => {
+  const tree = new BTree<number>((a, b) => a - b);
+  const [a, b, c] = [doc({ n: 1 }), doc({ n: 2 }), doc({ n: 3 })];
+  tree.insert(7, b);
+  t.equal(tree.get(7), b, 'one document: the document itself');
+  t.equal(tree.insert(7, b).posting, b, 'adding it again changes nothing');
+  const grown = tree.insert(7, a).posting;
+  t.ok(Array.isArray(grown), 'two: a posting');
+  t.same((grown as Stored[]).map(idOf), [a, b].map(idOf).sort(), 'in _id order');
+  tree.insert(7, c);
+  t.equal(tree.size, 3);
+  const copy = withId({ n: 22 }, idOf(b));
+  t.ok(tree.swap(7, b, copy), 'a swap inside a posting');
+  t.equal(tree.remove(7, a).entry !== null, true);
+  const left = tree.remove(7, c);
+  t.equal(left.entry, copy, 'a posting left with one document becomes it');
+  t.equal(tree.get(7), copy);
+  const back = withId({ n: 2 }, idOf(b));
+  t.equal(tree.swap(7, copy, back), back, 'a swap of a singleton replaces it');
+  t.equal(tree.swap(7, copy, back), null, 'not there: nothing swapped');
+  t.same(tree.remove(7, back), { removed: true, emptied: true, entry: null }, 'the last one takes the key with it');
+  t.equal(tree.size, 0);
 });
 
 t.test('compareKey: MongoDB type order, null and missing alike', async (t) => {
@@ -153,7 +179,7 @@ t.test('OrderedIndex: compound keys in declared order, bulk build equals inserts
   t.same(all(inserted).map((d) => d.id), expected.map((d) => d.id), 'the same when inserted one by one');
   const [start, end] = built.prefixRange([7]);
   t.equal(end - start, docs.filter((d) => d.uid === 7).length, 'a prefix range counts the prefix');
-  t.same(built.lookupTuple([7, expected.find((d) => d.uid === 7)!.id])!.length, 1, 'a full key is a point lookup');
+  t.same(asPosting(built.lookupTuple([7, expected.find((d) => d.uid === 7)!.id])!).length, 1, 'a full key is a point lookup');
 
   const dup = [doc({ a: 1, b: 2 }), doc({ a: 1, b: 3 }), doc({ a: 1, b: 2 })];
   const err = (() => {
@@ -169,6 +195,6 @@ t.test('OrderedIndex: compound keys in declared order, bulk build equals inserts
 
   const tags = OrderedIndex.build({ fields: ['tags'], dirs: [1], unique: false, sparse: false }, [doc({ tags: ['x', 'y', 'x'] }), doc({ tags: [] }), doc({})], 'tagged');
   t.ok(tags.multikey, 'an array makes the index multikey');
-  t.equal(tags.lookup('x')!.length, 1, 'a repeated element indexes the document once');
+  t.equal(asPosting(tags.lookup('x')!).length, 1, 'a repeated element indexes the document once');
   t.equal(tags.entries, 4, 'x, y, and the empty array and the missing field under null');
 });

@@ -4,6 +4,28 @@ import { idOf, type Stored } from './stored.js';
 
 /** The documents under one key, sorted by `_id` (so ties always come out in the same order). */
 export type Posting = Stored[];
+/**
+ * What a key holds: its one document itself, or a posting of two or more. Most keys of a compound index that ends
+ * with a unique field (`{repoId, isClosed, id}`) hold one document: a one-element array per key cost 56 bytes and an
+ * object for the collector to mark, for each of 200,000 issues in each of a dozen such indexes.
+ */
+export type Entry = Stored | Posting;
+
+/** Documents under an entry. */
+export function entrySize(e: Entry): number {
+  return Array.isArray(e) ? e.length : 1;
+}
+
+/** The `j`-th document of an entry (`_id` order). */
+export function entryDoc(e: Entry, j: number): Stored {
+  return Array.isArray(e) ? e[j]! : e;
+}
+
+/** An entry's documents as a posting (a singleton's is a new one-element array: for callers that need an array). */
+export function asPosting(e: Entry): Posting {
+  return Array.isArray(e) ? e : [e];
+}
+
 export type Compare<K> = (a: K, b: K) => number;
 /** A boundary in key order: negative for keys before it, zero at it, positive after it (must be monotone). */
 export type Probe<K> = (key: K) => number;
@@ -18,7 +40,7 @@ class Leaf<K> {
   prev: Leaf<K> | null = null;
   constructor(
     public keys: K[],
-    public vals: Posting[],
+    public vals: Entry[],
     public count: number,
   ) {}
 }
@@ -57,6 +79,17 @@ export function postingIndex(posting: Posting, doc: Stored): number {
   return -lo - 1;
 }
 
+/** `doc` added to an entry: the entry to keep (a singleton becomes a posting), or null when `doc` was there. */
+function withDoc(e: Entry, doc: Stored): Entry | null {
+  if (!Array.isArray(e)) {
+    const a = idOf(e);
+    const b = idOf(doc);
+    if (a === b) return null;
+    return a < b ? [e, doc] : [doc, e];
+  }
+  return addToPosting(e, doc) ? e : null;
+}
+
 function addToPosting(posting: Posting, doc: Stored): boolean {
   // New documents get the largest `_id` so far: appending is the common case.
   const n = posting.length;
@@ -82,8 +115,8 @@ export class BTree<K> {
     return this.root.count;
   }
 
-  /** Builds a balanced tree from distinct keys in ascending order and their postings (taken over, not copied). */
-  static build<K>(compare: Compare<K>, keys: K[], vals: Posting[]): BTree<K> {
+  /** Builds a balanced tree from distinct keys in ascending order and their entries (taken over, not copied). */
+  static build<K>(compare: Compare<K>, keys: K[], vals: Entry[]): BTree<K> {
     const tree = new BTree<K>(compare);
     if (keys.length === 0) return tree;
     let level: Array<Node<K>> = [];
@@ -92,7 +125,7 @@ export class BTree<K> {
     for (let i = 0; i < keys.length; i += FILL) {
       const lv = vals.slice(i, i + FILL);
       let count = 0;
-      for (const p of lv) count += p.length;
+      for (const p of lv) count += entrySize(p);
       const leaf = new Leaf<K>(keys.slice(i, i + FILL), lv, count);
       leaf.prev = prev;
       if (prev) prev.next = leaf;
@@ -142,8 +175,8 @@ export class BTree<K> {
     return lo;
   }
 
-  /** The posting of `key` (the stored array itself: callers must not change it), or undefined. */
-  get(key: K): Posting | undefined {
+  /** The entry of `key` (a posting is the stored array itself: callers must not change it), or undefined. */
+  get(key: K): Entry | undefined {
     let node = this.root;
     while (!node.leaf) node = node.children[this.childFor(node.keys, key)]!;
     const i = this.lowerBound(node.keys, key);
@@ -153,15 +186,16 @@ export class BTree<K> {
   // ---------------------------------------------------------------------------------------------- changes
 
   // Results of the last recursive insert / remove (kept on the tree rather than allocated per level).
-  private added: Posting | null = null;
+  private added: Entry | null = null;
   private created = false;
   private emptied = false;
+  private left: Entry | null = null;
 
   /**
-   * Adds `doc` under `key` and returns its posting; `created` tells whether the key is new. Adding a document that
-   * is already there changes nothing.
+   * Adds `doc` under `key` and returns the key's entry (a new one when a singleton became a posting); `created` tells
+   * whether the key is new. Adding a document that is already there changes nothing.
    */
-  insert(key: K, doc: Stored): { posting: Posting; created: boolean } {
+  insert(key: K, doc: Stored): { posting: Entry; created: boolean } {
     const root = this.root;
     const split = this.insertAt(root, key, doc);
     if (split) this.root = new Inner<K>([split.sep], [root, split.right], root.count + split.right.count);
@@ -174,16 +208,19 @@ export class BTree<K> {
     if (node.leaf) {
       const i = this.lowerBound(node.keys, key);
       if (i < node.keys.length && this.compare(node.keys[i]!, key) === 0) {
-        this.added = node.vals[i]!;
         this.created = false;
-        if (addToPosting(node.vals[i]!, doc)) node.count++;
+        const next = withDoc(node.vals[i]!, doc);
+        if (next) {
+          node.vals[i] = next;
+          node.count++;
+        }
+        this.added = node.vals[i]!;
         return null;
       }
-      const posting = [doc];
       node.keys.splice(i, 0, key);
-      node.vals.splice(i, 0, posting);
+      node.vals.splice(i, 0, doc);
       node.count++;
-      this.added = posting;
+      this.added = doc;
       this.created = true;
       return node.keys.length > MAX ? this.splitLeaf(node) : null;
     }
@@ -205,7 +242,7 @@ export class BTree<K> {
     const mid = node.keys.length >> 1;
     const vals = node.vals.splice(mid);
     let count = 0;
-    for (const p of vals) count += p.length;
+    for (const p of vals) count += entrySize(p);
     const right = new Leaf<K>(node.keys.splice(mid), vals, count);
     node.count -= count;
     right.next = node.next;
@@ -226,32 +263,43 @@ export class BTree<K> {
     return { sep, right: new Inner<K>(keys, children, count) };
   }
 
-  /** Removes `doc` from under `key`; `removed` when it was there, `emptied` when the key went with it. */
-  remove(key: K, doc: Stored): { removed: boolean; emptied: boolean } {
+  /**
+   * Removes `doc` from under `key`; `removed` when it was there, `emptied` when the key went with it, `entry` what the
+   * key holds after (a posting left with one document becomes that document).
+   */
+  remove(key: K, doc: Stored): { removed: boolean; emptied: boolean; entry: Entry | null } {
     this.emptied = false;
+    this.left = null;
     const removed = this.removeAt(this.root, key, doc);
     const emptied = this.emptied;
+    const entry = this.left;
+    this.left = null;
     let root = this.root;
     while (!root.leaf && root.children.length === 1) root = root.children[0]!;
     if (!root.leaf && root.children.length === 0) root = new Leaf<K>([], [], 0);
     this.root = root;
-    return { removed, emptied };
+    return { removed, emptied, entry };
   }
 
   private removeAt(node: Node<K>, key: K, doc: Stored): boolean {
     if (node.leaf) {
       const i = this.lowerBound(node.keys, key);
       if (i >= node.keys.length || this.compare(node.keys[i]!, key) !== 0) return false;
-      const posting = node.vals[i]!;
-      const at = postingIndex(posting, doc);
-      if (at < 0) return false;
-      posting.splice(at, 1);
-      node.count--;
-      if (posting.length === 0) {
+      const e = node.vals[i]!;
+      if (!Array.isArray(e)) {
+        if (idOf(e) !== idOf(doc)) return false;
+        node.count--;
         node.keys.splice(i, 1);
         node.vals.splice(i, 1);
         this.emptied = true;
+        return true;
       }
+      const at = postingIndex(e, doc);
+      if (at < 0) return false;
+      e.splice(at, 1);
+      node.count--;
+      if (e.length === 1) node.vals[i] = e[0]!;
+      this.left = node.vals[i]!;
       return true;
     }
     const c = this.childFor(node.keys, key);
@@ -271,14 +319,22 @@ export class BTree<K> {
     return true;
   }
 
-  /** Replaces `from` by `to` (same `_id`) under `key`, in place; false when `from` is not there. */
-  swap(key: K, from: Stored, to: Stored): boolean {
-    const posting = this.get(key);
-    if (!posting) return false;
-    const at = postingIndex(posting, from);
-    if (at < 0 || posting[at] !== from) return false;
-    posting[at] = to;
-    return true;
+  /** Replaces `from` by `to` (same `_id`) under `key`, in place; the key's entry after, or null when `from` is not there. */
+  swap(key: K, from: Stored, to: Stored): Entry | null {
+    let node = this.root;
+    while (!node.leaf) node = node.children[this.childFor(node.keys, key)]!;
+    const i = this.lowerBound(node.keys, key);
+    if (i >= node.keys.length || this.compare(node.keys[i]!, key) !== 0) return null;
+    const e = node.vals[i]!;
+    if (!Array.isArray(e)) {
+      if (e !== from) return null;
+      node.vals[i] = to;
+      return to;
+    }
+    const at = postingIndex(e, from);
+    if (at < 0 || e[at] !== from) return null;
+    e[at] = to;
+    return e;
   }
 
   // ---------------------------------------------------------------------------------------------- ranks and walks
@@ -303,10 +359,10 @@ export class BTree<K> {
       // What lies before position `lo`: summed from whichever end of the node is nearer.
       if (node.leaf) {
         const vals = node.vals;
-        if (lo <= vals.length >> 1) for (let j = 0; j < lo; j++) r += vals[j]!.length;
+        if (lo <= vals.length >> 1) for (let j = 0; j < lo; j++) r += entrySize(vals[j]!);
         else {
           let after = 0;
-          for (let j = lo; j < vals.length; j++) after += vals[j]!.length;
+          for (let j = lo; j < vals.length; j++) after += entrySize(vals[j]!);
           r += node.count - after;
         }
         return r;
@@ -336,7 +392,7 @@ export class BTree<K> {
     }
     let i = 0;
     for (; i < node.vals.length - 1; i++) {
-      const n = node.vals[i]!.length;
+      const n = entrySize(node.vals[i]!);
       if (rank < n) break;
       rank -= n;
     }
@@ -357,7 +413,7 @@ export class BTree<K> {
     }
     let i = node.vals.length - 1;
     for (; i > 0; i--) {
-      const n = node.vals[i]!.length;
+      const n = entrySize(node.vals[i]!);
       if (rank < n) break;
       rank -= n;
     }
@@ -373,9 +429,13 @@ export class BTree<K> {
     if (n <= 0 || rank < 0 || rank >= this.root.count) return;
     let { leaf, i, off } = dir === 1 ? this.locate(rank) : this.locateFromEnd(rank);
     for (;;) {
-      const posting = leaf.vals[i]!;
-      for (let j = off; j < posting.length; j++) {
-        if (visit(posting[j]!) || --n === 0) return;
+      const e = leaf.vals[i]!;
+      if (!Array.isArray(e)) {
+        if (visit(e) || --n === 0) return;
+      } else {
+        for (let j = off; j < e.length; j++) {
+          if (visit(e[j]!) || --n === 0) return;
+        }
       }
       off = 0;
       if (dir === 1) {

@@ -1,7 +1,7 @@
 // The embedded adapter's indexes: stored versions ordered by one field, or by a tuple of fields in declared order.
 import { DuplicateKeyError, type IndexSpec } from '../port.js';
 import { indexName } from '../documents.js';
-import { BTree, postingIndex, type Posting, type Probe } from './btree.js';
+import { BTree, type Entry, type Posting, type Probe } from './btree.js';
 import { compareValues, typeRank } from './query.js';
 import { ARRAY_INDEX, type IndexKey } from './filter.js';
 import type { Stored } from './stored.js';
@@ -9,6 +9,11 @@ import type { Stored } from './stored.js';
 /** Index order of keys: MongoDB's order of types, then of values. `null` stands for a missing value too. */
 /** Bounds of a range condition (one type: MongoDB's type bracketing). */
 export type RangeBounds = { $gt?: IndexKey; $gte?: IndexKey; $lt?: IndexKey; $lte?: IndexKey };
+
+/** A posting of one document is kept as the document itself (btree.ts `Entry`). */
+function toEntry(posting: Posting): Entry {
+  return posting.length === 1 ? posting[0]! : posting;
+}
 
 export function compareKey(a: unknown, b: unknown): number {
   if (a === b) return 0;
@@ -134,8 +139,8 @@ export class OrderedIndex {
   /** Number of fields flagged multikey: when it changes, plans made before are stale. */
   multikeyCount = 0;
   private tree: BTree<unknown>;
-  /** Single-field indexes: the posting of every scalar key, for lookups without a tree search. */
-  private readonly map: Map<unknown, Posting> | null;
+  /** Single-field indexes: the entry of every scalar key, for lookups without a tree search. */
+  private readonly map: Map<unknown, Entry> | null;
 
   constructor(readonly def: IndexDefinition) {
     this.fields = def.fields;
@@ -278,7 +283,7 @@ export class OrderedIndex {
   }
 
   private buildSingle(docs: Iterable<Stored>, collection: string): void {
-    const map = this.map!;
+    const map = new Map<unknown, Posting>();
     const objects: Array<{ key: unknown; doc: Stored }> = [];
     let numbers = true;
     let strings = true;
@@ -325,7 +330,9 @@ export class OrderedIndex {
       keys = pairs.map((p) => p.key);
       vals = pairs.map((p) => p.posting);
     }
-    this.tree = BTree.build(compareKey, keys, vals);
+    const entries = vals.map(toEntry);
+    for (const [key, posting] of map) this.map!.set(key, toEntry(posting));
+    this.tree = BTree.build(compareKey, keys, entries);
   }
 
   private buildCompound(docs: Iterable<Stored>, collection: string): void {
@@ -382,12 +389,12 @@ export class OrderedIndex {
         vals.push([owners[i]!]);
       }
     }
-    this.tree = BTree.build(cmp as (a: unknown, b: unknown) => number, keys as unknown[], vals);
+    this.tree = BTree.build(cmp as (a: unknown, b: unknown) => number, keys as unknown[], vals.map(toEntry));
   }
 
   // ---------------------------------------------------------------------------------------------- changes
 
-  private posting(key: unknown): Posting | undefined {
+  private posting(key: unknown): Entry | undefined {
     if (this.map && (typeof key !== 'object' || key === null)) return this.map.get(key);
     return this.tree.get(key);
   }
@@ -397,7 +404,7 @@ export class OrderedIndex {
     if (!this.unique || keys === SKIP) return false;
     const taken = (key: unknown): boolean => {
       const p = this.posting(key);
-      return p !== undefined && (p.length > 1 || p[0] !== doc);
+      return p !== undefined && (Array.isArray(p) ? p.length > 1 || p[0] !== doc : p !== doc);
     };
     return keys instanceof Many ? keys.keys.some(taken) : taken(keys);
   }
@@ -410,8 +417,9 @@ export class OrderedIndex {
   }
 
   private addKey(key: unknown, doc: Stored): void {
-    const { posting, created } = this.tree.insert(key, doc);
-    if (created && this.map && (typeof key !== 'object' || key === null)) this.map.set(key, posting);
+    const { posting } = this.tree.insert(key, doc);
+    // A new key, or a singleton that became a posting: the map follows the tree's entry.
+    if (this.map && (typeof key !== 'object' || key === null)) this.map.set(key, posting);
   }
 
   remove(doc: Stored, keys: Keys): void {
@@ -421,17 +429,18 @@ export class OrderedIndex {
   }
 
   private removeKey(key: unknown, doc: Stored): void {
-    const { emptied } = this.tree.remove(key, doc);
-    if (emptied && this.map && (typeof key !== 'object' || key === null)) this.map.delete(key);
+    const { emptied, entry } = this.tree.remove(key, doc);
+    if (!this.map || (typeof key === 'object' && key !== null)) return;
+    if (emptied) this.map.delete(key);
+    else if (entry !== null) this.map.set(key, entry);
   }
 
   /** Puts `to` where `from` is (same `_id`, same keys). */
   swap(keys: Keys, from: Stored, to: Stored): void {
     if (keys === SKIP) return;
     const one = (key: unknown): void => {
-      const p = this.posting(key);
-      const at = p ? postingIndex(p, from) : -1;
-      if (at >= 0 && p![at] === from) p![at] = to;
+      const entry = this.tree.swap(key, from, to);
+      if (entry !== null && this.map && (typeof key !== 'object' || key === null)) this.map.set(key, entry);
     };
     if (keys instanceof Many) keys.keys.forEach(one);
     else one(keys);
@@ -439,13 +448,13 @@ export class OrderedIndex {
 
   // ---------------------------------------------------------------------------------------------- reads
 
-  /** The documents under one scalar value of a single-field index (the stored array: read only). */
-  lookup(value: IndexKey): Posting | undefined {
+  /** The documents under one scalar value of a single-field index (a posting is the stored array: read only). */
+  lookup(value: IndexKey): Entry | undefined {
     return this.map!.get(value);
   }
 
   /** The documents under a full compound key. */
-  lookupTuple(values: unknown[]): Posting | undefined {
+  lookupTuple(values: unknown[]): Entry | undefined {
     return this.tree.get(values);
   }
 

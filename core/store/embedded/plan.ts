@@ -3,7 +3,7 @@
 //
 // A plan holds the collection's indexes as they were when it was made: the collection forgets its plans whenever
 // an index is added, rebuilt or flagged multikey (`EmbeddedCollection.forgetPlans`).
-import type { Posting } from './btree.js';
+import { entrySize, type Entry } from './btree.js';
 import type { OrderedIndex, RangeBounds } from './indexes.js';
 import { matchOf, type IndexableCondition, type IndexKey, type Match, type PlannableFilter, type Values } from './filter.js';
 import type { SortFields } from './query.js';
@@ -76,12 +76,13 @@ export interface Plan {
   match: Match;
 }
 
-function eachOfPostings(postings: Posting[], dedupe: boolean): Access['each'] {
+function eachOfPostings(postings: Entry[], dedupe: boolean): Access['each'] {
   return (visit) => {
     const seen = dedupe ? new Set<Stored>() : null;
-    for (const posting of postings) {
-      for (let i = 0; i < posting.length; i++) {
-        const doc = posting[i]!;
+    for (const entry of postings) {
+      const n = entrySize(entry);
+      for (let i = 0; i < n; i++) {
+        const doc = Array.isArray(entry) ? entry[i]! : entry;
         if (seen) {
           if (seen.has(doc)) continue;
           seen.add(doc);
@@ -188,14 +189,14 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
     const pure = cond.pureEq && alone;
     const open = (v: Values): Access => {
       // One hash lookup per value (an `$in` of ids is as many lookups, no tree search).
-      const postings: Posting[] = [];
+      const postings: Entry[] = [];
       let size = 0;
       const q = v[slot];
       if (!list) {
         const posting = index.lookup(q as IndexKey);
         if (posting) {
           postings.push(posting);
-          size = posting.length;
+          size = entrySize(posting);
         }
       } else {
         const all = q as IndexKey[];
@@ -203,7 +204,7 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
           const posting = index.lookup(value);
           if (posting) {
             postings.push(posting);
-            size += posting.length;
+            size += entrySize(posting);
           }
         }
       }
@@ -243,7 +244,7 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
     const values = prefix.map((cond) => eqValue(cond, v));
     if (point) {
       const posting = index.lookupTuple(values);
-      return { index: name, size: posting?.length ?? 0, exact: covers, residual, each: eachOfPostings(posting ? [posting] : [], false) };
+      return { index: name, size: posting ? entrySize(posting) : 0, exact: covers, residual, each: eachOfPostings(posting ? [posting] : [], false) };
     }
     const [start, end] = ranged ? index.prefixBoundedRange(values, boundsOf(ranged, v)) : index.prefixRange(values);
     const dedupe = index.multikeyFrom(prefix.length);
