@@ -31,31 +31,40 @@ export function gramKeys(...lowerTexts: string[]): Set<number> {
   return out;
 }
 
-/** Ids in `a` and in `b` (both ascending): a merge when they are of like size, else binary searches into the larger. */
+/**
+ * Ids in `a` and in `b` (both ascending). Each id of the shorter is looked for in the longer by a galloping search
+ * from where the previous one was found (steps of 1, 2, 4, … then a binary search inside the last step): O(n log(m/n))
+ * for lists of n ≤ m ids, so two lists of like size cost about a merge and a short list against a long one a few
+ * probes per id. (A plain merge walked every id of the longer list: a 10th of a `q` search's CPU time.)
+ */
 export function intersectSorted(a: Int32Array, b: Int32Array): Int32Array {
   if (a.length > b.length) [a, b] = [b, a];
   const out = new Int32Array(a.length);
   let n = 0;
-  if (b.length > 16 * a.length) {
-    let lo = 0;
-    for (let i = 0; i < a.length; i++) {
-      const id = a[i]!;
-      let hi = b.length;
+  let lo = 0;
+  const m = b.length;
+  for (let i = 0; i < a.length && lo < m; i++) {
+    const id = a[i]!;
+    if (b[lo]! < id) {
+      // Gallop: find hi with b[hi] >= id (or the end), knowing b[lo] < id.
+      let step = 1;
+      let hi = lo + 1;
+      while (hi < m && b[hi]! < id) {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+      }
+      if (hi > m) hi = m;
+      // Binary search in (lo, hi]: the first position whose id is not below `id`.
+      lo++;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
         if (b[mid]! < id) lo = mid + 1;
         else hi = mid;
       }
-      if (lo === b.length) break;
-      if (b[lo] === id) out[n++] = id;
+      if (lo === m) break;
     }
-  } else {
-    let j = 0;
-    for (let i = 0; i < a.length && j < b.length; i++) {
-      const id = a[i]!;
-      while (j < b.length && b[j]! < id) j++;
-      if (j < b.length && b[j] === id) out[n++] = id;
-    }
+    if (b[lo] === id) out[n++] = id;
   }
   return out.subarray(0, n);
 }

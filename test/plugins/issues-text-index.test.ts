@@ -30,6 +30,11 @@ t.test('intersectSorted: merge and binary-search paths agree with a set intersec
     t.same([...intersectSorted(b, a)], want);
   }
   t.same([...intersectSorted(new Int32Array(0), Int32Array.of(1, 2))], []);
+  const evens = Int32Array.from({ length: 5000 }, (_, i) => 2 * i);
+  t.same([...intersectSorted(evens, evens)], [...evens], 'a list with itself');
+  t.same([...intersectSorted(evens, Int32Array.from({ length: 5000 }, (_, i) => 2 * i + 1))], [], 'interleaved, disjoint');
+  t.same([...intersectSorted(Int32Array.of(0, 9998, 20000), evens)], [0, 9998], 'the first, the last, past the end');
+  t.same([...intersectSorted(Int32Array.of(-5, 3, 4096, 9999), evens)], [4096], 'before the start, odd ids, one hit');
 });
 
 t.test('GramPostings: add, remove, batch removal and bulk load against a model', async (t) => {
