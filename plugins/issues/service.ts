@@ -109,6 +109,8 @@ export const COLLECTIONS: CollectionSpec[] = [
   { name: UPGRADES, indexes: [{ fields: { name: 1 }, unique: true }] },
 ];
 
+/** `q` candidates from which a one-repository search may walk the repository's index instead of looking them up. */
+const REPO_WALK_FROM = 64;
 /** The start pass that removes the trigrams earlier versions stored in each issue (`grams`, `commentGrams`). */
 const STORED_GRAMS_PASS = 'drop-stored-grams';
 
@@ -685,7 +687,7 @@ export class Issues implements IssuesService {
       const asked = new Set(q.ids);
       ids = ids.filter((id) => asked.has(id));
     }
-    if (q.repoId !== undefined && ids.length > 64 && (await this.issues.count({ repoId: q.repoId })) < ids.length) {
+    if (q.repoId !== undefined && ids.length > REPO_WALK_FROM && (await this.issues.count({ repoId: q.repoId })) < ids.length) {
       const wanted = new Set(ids);
       return { filter: this.filterOf(q), candidates, keep: (id) => wanted.has(id) };
     }
