@@ -913,14 +913,14 @@ export class Issues implements IssuesService {
   async buildTextIndex(): Promise<void> {
     const started = performance.now();
     const issues = await this.issues.find({}, { sort: { id: 1 } });
-    const text = new GramPostingsBuilder(totalLength(issues.map((i) => i.title), issues.map((i) => i.body)));
+    const text = new GramPostingsBuilder(trigramsAtMost(issues, (i) => i.title, (i) => i.body));
     for (const issue of issues) {
       text.add(issue.id, issue.title.toLowerCase());
       text.add(issue.id, issue.body.toLowerCase());
     }
     this.textIndex.text.replaceWith(text);
     const all = await this.comments.find({}, { sort: { issueId: 1, id: 1 } });
-    const comments = new GramPostingsBuilder(totalLength(all.map((cm) => cm.body)));
+    const comments = new GramPostingsBuilder(trigramsAtMost(all, (cm) => cm.body));
     for (const cm of all) {
       comments.add(cm.issueId, cm.body.toLowerCase());
     }
@@ -1150,9 +1150,9 @@ export class Issues implements IssuesService {
 }
 
 /** Trigrams the texts can hold at most (a bulk build's capacity). */
-function totalLength(...lists: string[][]): number {
+function trigramsAtMost<T>(rows: readonly T[], ...texts: Array<(row: T) => string>): number {
   let n = 0;
-  for (const list of lists) for (const text of list) n += Math.max(0, text.length - 2);
+  for (const row of rows) for (const text of texts) n += Math.max(0, text(row).length - 2);
   return n;
 }
 

@@ -114,10 +114,6 @@ export class GramPostings {
     return this.postings.get(key)?.size ?? 0;
   }
 
-  has(id: number, key: number): boolean {
-    return this.postings.get(key)?.has(id) ?? false;
-  }
-
   /** Ids holding every one of `keys` (at least one key), ascending: the rarest posting intersected with the others. */
   holdingAll(keys: readonly number[]): Int32Array {
     if (keys.length === 0) throw new RangeError('holdingAll needs at least one trigram');

@@ -16,11 +16,6 @@ export function entrySize(e: Entry): number {
   return Array.isArray(e) ? e.length : 1;
 }
 
-/** The `j`-th document of an entry (`_id` order). */
-export function entryDoc(e: Entry, j: number): Stored {
-  return Array.isArray(e) ? e[j]! : e;
-}
-
 /** An entry's documents as a posting (a singleton's is a new one-element array: for callers that need an array). */
 export function asPosting(e: Entry): Posting {
   return Array.isArray(e) ? e : [e];
