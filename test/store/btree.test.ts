@@ -198,3 +198,86 @@ t.test('OrderedIndex: compound keys in declared order, bulk build equals inserts
   t.equal(asPosting(tags.lookup('x')!).length, 1, 'a repeated element indexes the document once');
   t.equal(tags.entries, 4, 'x, y, and the empty array and the missing field under null');
 });
+
+t.test('OrderedIndex: documents standing for their own compound keys stay exact through every kind of change', async (t) => {
+  // Fields: a small group, an array field (0, 1 or 2 values: 2 means several keys, tuples), a field sometimes missing.
+  const random = rng(23);
+  const def = { fields: ['g', 'tags', 'n'], dirs: [1, 1, -1] as Array<1 | -1>, unique: false, sparse: false };
+  const make = (id: string): Stored => {
+    const r = random();
+    const tags = r < 0.3 ? [] : r < 0.7 ? [Math.floor(random() * 3)] : [Math.floor(random() * 3), 3 + Math.floor(random() * 2)];
+    const fields: Record<string, unknown> = { g: Math.floor(random() * 6), tags };
+    if (random() < 0.8) fields.n = Math.floor(random() * 40);
+    return withId(fields, id);
+  };
+  const live = new Map<string, Stored>();
+  for (let i = 0; i < 1500; i++) {
+    const d = make(`k${String(i).padStart(6, '0')}`);
+    live.set(idOf(d), d);
+  }
+  const index = OrderedIndex.build(def, [...live.values()], 'rows');
+  t.ok(index.docKeys, 'top-level fields: documents are keys');
+  let next = 1500;
+  let swaps = 0;
+  for (let step = 0; step < 6000; step++) {
+    const ids = [...live.keys()];
+    const r = random();
+    if (r < 0.25 || ids.length < 50) {
+      const d = make(`k${String(next++).padStart(6, '0')}`);
+      index.add(d, index.keysOf(d));
+      live.set(idOf(d), d);
+    } else if (r < 0.5) {
+      const d = live.get(ids[Math.floor(random() * ids.length)]!)!;
+      index.remove(d, index.keysOf(d));
+      live.delete(idOf(d));
+    } else {
+      // A new version: the same key fields (a swap) or other ones (removed and added).
+      const old = live.get(ids[Math.floor(random() * ids.length)]!)!;
+      const same = random() < 0.5;
+      const fresh = same ? withId({ ...old, other: step }, idOf(old)) : withId({ ...make('x'), other: step }, idOf(old));
+      const before = index.keysOf(old);
+      const after = index.keysOf(fresh);
+      if (index.sameKeys(before, after)) {
+        index.swap(before, old, fresh);
+        swaps++;
+      } else {
+        index.remove(old, before);
+        index.add(fresh, after);
+      }
+      live.set(idOf(fresh), fresh);
+    }
+  }
+  t.ok(swaps > 500, `same-key updates swapped in place (${swaps})`);
+  const walkAll = (ix: OrderedIndex): string[] => {
+    const out: string[] = [];
+    ix.walk(1, 0, ix.entries, (d) => {
+      out.push(`${idOf(d)}:${String(d.other)}`);
+      return false;
+    });
+    return out;
+  };
+  const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
+  t.same(walkAll(index), walkAll(rebuilt), 'the same documents in the same order as an index built from the live set');
+  const count = (ix: OrderedIndex, prefix: unknown[]): number => {
+    const [start, end] = ix.prefixRange(prefix);
+    return end - start;
+  };
+  let ranges = 0;
+  for (let g = 0; g < 6; g++) {
+    for (let tag = 0; tag < 5; tag++) {
+      for (const n of [null, 0, 7, 39]) {
+        if (count(index, [g, tag, n]) !== count(rebuilt, [g, tag, n])) t.fail(`range g=${g} tag=${tag} n=${n}`);
+        ranges++;
+      }
+      if (count(index, [g, tag]) !== count(rebuilt, [g, tag])) t.fail(`range g=${g} tag=${tag}`);
+    }
+  }
+  t.pass(`${ranges} prefix ranges count as the rebuilt index's`);
+  const current = new Set(live.values());
+  const held = index.heldKeys();
+  const stale = held.filter((k) => !Array.isArray(k) && !current.has(k as Stored));
+  t.equal(stale.length, 0, 'no key, separators included, holds a version that left the index');
+  const inline = held.filter((k) => !Array.isArray(k)).length;
+  t.ok(inline > held.length / 5, `documents are keys (${inline} of ${held.length} keys held)`);
+  t.ok(held.some((k) => Array.isArray(k)), 'a document with several keys (and a key its document left) is a tuple');
+});

@@ -101,7 +101,16 @@ function addToPosting(posting: Posting, doc: Stored): boolean {
 export class BTree<K> {
   private root: Node<K>;
 
-  constructor(readonly compare: Compare<K>) {
+  /**
+   * `detach`, when given, says that a key may be one of the documents under it, standing for its own key (a compound
+   * index's `docKeys`): such a key, in a leaf or as a separator above, is never left holding a document that is no
+   * longer under it. A swap puts the new version in its place (same key, by the caller's contract); a removal that
+   * leaves the key (or a separator equal to it) puts `detach(doc)` there, an equal key that is not the document.
+   */
+  constructor(
+    readonly compare: Compare<K>,
+    private readonly detach: ((doc: K) => K) | null = null,
+  ) {
     this.root = new Leaf<K>([], [], 0);
   }
 
@@ -111,8 +120,8 @@ export class BTree<K> {
   }
 
   /** Builds a balanced tree from distinct keys in ascending order and their entries (taken over, not copied). */
-  static build<K>(compare: Compare<K>, keys: K[], vals: Entry[]): BTree<K> {
-    const tree = new BTree<K>(compare);
+  static build<K>(compare: Compare<K>, keys: K[], vals: Entry[], detach: ((doc: K) => K) | null = null): BTree<K> {
+    const tree = new BTree<K>(compare, detach);
     if (keys.length === 0) return tree;
     let level: Array<Node<K>> = [];
     let firsts: K[] = [];
@@ -295,12 +304,15 @@ export class BTree<K> {
       node.count--;
       if (e.length === 1) node.vals[i] = e[0]!;
       this.left = node.vals[i]!;
+      if (this.detach && (node.keys[i] as unknown) === doc) node.keys[i] = this.detach(node.keys[i]!);
       return true;
     }
     const c = this.childFor(node.keys, key);
     const child = node.children[c]!;
     if (!this.removeAt(child, key, doc)) return false;
     node.count--;
+    // A separator equal to the key is the one just left of the path down to it.
+    if (this.detach && c > 0 && (node.keys[c - 1] as unknown) === doc) node.keys[c - 1] = this.detach(node.keys[c - 1]!);
     // Nodes are not merged when they shrink; an empty one leaves its parent (and the leaf chain).
     const empty = child.leaf ? child.keys.length === 0 : child.children.length === 0;
     if (empty) {
@@ -317,9 +329,15 @@ export class BTree<K> {
   /** Replaces `from` by `to` (same `_id`) under `key`, in place; the key's entry after, or null when `from` is not there. */
   swap(key: K, from: Stored, to: Stored): Entry | null {
     let node = this.root;
-    while (!node.leaf) node = node.children[this.childFor(node.keys, key)]!;
+    while (!node.leaf) {
+      const c = this.childFor(node.keys, key);
+      // A separator that is `from` itself (detach trees): `to` has the same key.
+      if (this.detach && c > 0 && (node.keys[c - 1] as unknown) === from) node.keys[c - 1] = to as unknown as K;
+      node = node.children[c]!;
+    }
     const i = this.lowerBound(node.keys, key);
     if (i >= node.keys.length || this.compare(node.keys[i]!, key) !== 0) return null;
+    if (this.detach && (node.keys[i] as unknown) === from) node.keys[i] = to as unknown as K;
     const e = node.vals[i]!;
     if (!Array.isArray(e)) {
       if (e !== from) return null;
@@ -330,6 +348,17 @@ export class BTree<K> {
     if (at < 0 || e[at] !== from) return null;
     e[at] = to;
     return e;
+  }
+
+  /** Every key the tree holds, separators of inner nodes included (for consistency checks). */
+  heldKeys(): K[] {
+    const out: K[] = [];
+    const visit = (node: Node<K>): void => {
+      out.push(...node.keys);
+      if (!node.leaf) node.children.forEach(visit);
+    };
+    visit(this.root);
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------- ranks and walks
