@@ -281,3 +281,41 @@ t.test('OrderedIndex: documents standing for their own compound keys stay exact 
   t.ok(inline > held.length / 5, `documents are keys (${inline} of ${held.length} keys held)`);
   t.ok(held.some((k) => Array.isArray(k)), 'a document with several keys (and a key its document left) is a tuple');
 });
+
+t.test('OrderedIndex: a bulk build orders every kind of first field as inserts one by one do', async (t) => {
+  const random = rng(31);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const firsts: Record<string, () => unknown> = {
+    'small integers': () => Math.floor(random() * 50),
+    'large integers': () => Math.floor(random() * 1e9),
+    'negative and fractional numbers': () => pick([-3, -1, 0, 0.5, 2, 7.25]),
+    strings: () => pick(['a', 'b', 'B', 'ab', '']),
+    'booleans, null and missing': () => pick([true, false, null, undefined]),
+    'mixed types with objects': () => pick([1, 'x', null, { o: 1 }, { o: 2 }, true]),
+    'arrays (several keys)': () => pick([[1, 2], [2], [], 3, [3, 3]]),
+  };
+  for (const [kind, first] of Object.entries(firsts)) {
+    for (const dir of [1, -1] as Array<1 | -1>) {
+      const docs = Array.from({ length: 400 }, (_, i) => {
+        const fields: Record<string, unknown> = { b: Math.floor(random() * 5), id: i };
+        const v = first();
+        if (v !== undefined) fields.a = v;
+        return doc(fields);
+      });
+      const def = { fields: ['a', 'b', 'id'], dirs: [dir, -1, 1] as Array<1 | -1>, unique: false, sparse: false };
+      const built = OrderedIndex.build(def, docs, 'rows');
+      const inserted = new OrderedIndex(def);
+      for (const d of [...docs].reverse()) inserted.add(d, inserted.keysOf(d));
+      const walk = (ix: OrderedIndex): string[] => {
+        const out: string[] = [];
+        ix.walk(1, 0, ix.entries, (d) => {
+          out.push(idOf(d));
+          return false;
+        });
+        return out;
+      };
+      t.equal(built.entries, inserted.entries, `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: entries`);
+      t.same(walk(built), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order`);
+    }
+  }
+});

@@ -40,9 +40,6 @@ function keyFieldOf(fields: string[]): KeyField {
   };
 }
 
-/** Field `i` of a tuple. */
-const tupleField: KeyField = (key, i) => (key as Tuple)[i];
-
 /** Compares compound keys field by field in declared order, each in its declared direction. */
 function tupleCompare(dirs: Array<1 | -1>, field: KeyField): (a: unknown, b: unknown) => number {
   if (dirs.length === 2) {
@@ -132,6 +129,64 @@ export function definitionOf(spec: IndexSpec): IndexDefinition {
 /** nedb keys an index by its field names, sorted and comma-joined: the file format keeps that name. */
 export function nedbIndexKey(fields: string[]): string {
   return [...fields].sort().join(',');
+}
+
+/**
+ * Positions `0..firsts.length-1` in key order, given each position's first field (`firsts`, in direction `dir`) and
+ * the whole order (`byKey`, a total order). Positions are first bucketed by their first field, so only the (small)
+ * buckets are sorted: by counting when the first values are small non-negative integers (ids), else by a hash map of
+ * groups ordered once; anything else (object values) is one sort.
+ */
+function sortedPositions(firsts: unknown[], dir: 1 | -1, byKey: (a: number, b: number) => number): Int32Array | number[] {
+  const total = firsts.length;
+  let max = -1;
+  for (let i = 0; i < total; i++) {
+    const v = firsts[i];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 4 * total + 1024) {
+      max = -2;
+      break;
+    }
+    if (v > max) max = v;
+  }
+  if (max >= -1) {
+    const starts = new Int32Array(max + 2);
+    for (let i = 0; i < total; i++) starts[(firsts[i] as number) + 1]!++;
+    for (let v = 0; v <= max; v++) starts[v + 1]! += starts[v]!;
+    const fill = starts.slice(0, max + 1);
+    const byFirst = new Int32Array(total);
+    for (let i = 0; i < total; i++) byFirst[fill[firsts[i] as number]!++] = i;
+    const order = new Int32Array(total);
+    let out = 0;
+    for (let k = 0; k <= max; k++) {
+      const v = dir === 1 ? k : max - k;
+      const s = starts[v]!;
+      const e = starts[v + 1]!;
+      if (e - s > 1) order.set(byFirst.subarray(s, e).sort(byKey), out);
+      else if (e > s) order[out] = byFirst[s]!;
+      out += e - s;
+    }
+    return order;
+  }
+  const groups = new Map<unknown, number[]>();
+  for (let i = 0; i < total; i++) {
+    const first = firsts[i];
+    if (typeof first === 'object' && first !== null) {
+      const all = firsts.map((_, j) => j);
+      return all.sort(byKey);
+    }
+    const group = groups.get(first);
+    if (group) group.push(i);
+    else groups.set(first, [i]);
+  }
+  const keys = [...groups.keys()].sort(compareKey);
+  if (dir === -1) keys.reverse();
+  const order: number[] = [];
+  for (const first of keys) {
+    const group = groups.get(first)!;
+    if (group.length > 1) group.sort(byKey);
+    for (const i of group) order.push(i);
+  }
+  return order;
 }
 
 export class OrderedIndex {
@@ -395,65 +450,69 @@ export class OrderedIndex {
   }
 
   private buildCompound(docs: Iterable<Stored>, collection: string): void {
-    // Entries are grouped by their first field (a hash map for scalars), the groups are ordered once and each group
-    // (small: a user's rows) is sorted by the whole tuple. Positions break ties, so each posting keeps `_id` order.
-    // Sorting compares transient tuples (reading fields from documents on each compare cost half the load time again);
-    // the tree keeps `refs`: a document standing for its own key (`docKeys`) or a tuple.
-    const cmp = tupleCompare(this.dirs, tupleField);
-    const groups = new Map<unknown, number[]>();
-    const tuples: Tuple[] = [];
+    // Sorting reads one column per field (entry `at`'s value of field `f` is `cols[f][at]`): no tuple per entry to
+    // allocate and chase. Positions break ties, so each posting keeps `_id` order. The tree keeps `refs`: a document
+    // standing for its own key (`docKeys`) or a tuple.
+    const n = this.fields.length;
+    const dirs = this.dirs;
+    const cols: unknown[][] = this.fields.map(() => []);
     const refs: unknown[] = [];
     const owners: Stored[] = [];
-    let scalarFirsts = true;
-    const put = (ref: unknown, doc: Stored): void => {
-      const t = this.tupleOf(ref);
-      const first = t[0];
-      if (typeof first === 'object' && first !== null) scalarFirsts = false;
-      const at = tuples.length;
-      tuples.push(t);
-      refs.push(ref);
-      owners.push(doc);
-      const group = groups.get(first);
-      if (group) group.push(at);
-      else groups.set(first, [at]);
-    };
+    const values = new Array<unknown>(n);
     for (const doc of docs) {
+      if (this.docKeys) {
+        // keysOf's own reading, kept: a document with one value per field goes in as itself.
+        let defined = false;
+        let many = false;
+        for (let f = 0; f < n; f++) {
+          const v = this.fieldKey(doc, f);
+          if (v !== undefined) defined = true;
+          if (v instanceof Many) many = true;
+          values[f] = v;
+        }
+        if (!defined && this.sparse) continue;
+        if (!many) {
+          for (let f = 0; f < n; f++) cols[f]!.push(values[f] === undefined ? null : values[f]);
+          refs.push(doc);
+          owners.push(doc);
+          continue;
+        }
+      }
       const k = this.keysOf(doc);
       if (k === SKIP) continue;
-      if (k instanceof Many) for (const t of k.keys) put(t, doc);
-      else put(k, doc);
-    }
-    const byTuple = (a: number, b: number): number => cmp(tuples[a]!, tuples[b]!) || a - b;
-    let order: number[];
-    if (scalarFirsts) {
-      const firsts = [...groups.keys()];
-      firsts.sort(compareKey);
-      if (this.dirs[0] === -1) firsts.reverse();
-      order = [];
-      for (const first of firsts) {
-        const group = groups.get(first)!;
-        if (group.length > 1) group.sort(byTuple);
-        for (const i of group) order.push(i);
+      for (const t of k instanceof Many ? (k.keys as Tuple[]) : [k as Tuple]) {
+        for (let f = 0; f < n; f++) cols[f]!.push(t[f]);
+        refs.push(t);
+        owners.push(doc);
       }
-    } else {
-      order = tuples.map((_, i) => i);
-      order.sort(byTuple);
     }
+    const sameKey = (a: number, b: number): number => {
+      for (let f = 0; f < n; f++) {
+        const col = cols[f]!;
+        const c = compareKey(col[a], col[b]);
+        if (c !== 0) return c * dirs[f]!;
+      }
+      return 0;
+    };
+    const order = sortedPositions(cols[0]!, dirs[0]!, (a, b) => sameKey(a, b) || a - b);
     const keys: unknown[] = [];
-    const vals: Posting[] = [];
+    const vals: Entry[] = [];
     for (let r = 0; r < order.length; r++) {
       const i = order[r]!;
-      if (r > 0 && cmp(tuples[order[r - 1]!]!, tuples[i]!) === 0) {
-        const posting = vals[vals.length - 1]!;
-        if (posting[posting.length - 1] === owners[i]) continue;
-        if (this.unique) throw this.clash(collection, tuples[i]);
-        posting.push(owners[i]!);
+      if (r > 0 && sameKey(order[r - 1]!, i) === 0) {
+        const last = vals.length - 1;
+        const e = vals[last]!;
+        const doc = owners[i]!;
+        if ((Array.isArray(e) ? e[e.length - 1] : e) === doc) continue;
+        if (this.unique) throw this.clash(collection, refs[i]);
+        if (Array.isArray(e)) e.push(doc);
+        else vals[last] = [e, doc];
       } else {
         keys.push(refs[i]!);
-        vals.push([owners[i]!]);
+        vals.push(owners[i]!);
       }
     }
-    this.tree = BTree.build(tupleCompare(this.dirs, this.field), keys, vals.map(toEntry), this.detach);
+    this.tree = BTree.build(tupleCompare(this.dirs, this.field), keys, vals, this.detach);
   }
 
   // ---------------------------------------------------------------------------------------------- changes
