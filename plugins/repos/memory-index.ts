@@ -112,6 +112,17 @@ function gramsOf(text: string): string[] {
   return [...out];
 }
 
+/** A number for an ASCII gram of 1..3 characters (length in the top bits), or -1 for any other. */
+function gramCode(text: string, i: number, n: number): number {
+  let code = n;
+  for (let k = 0; k < n; k++) {
+    const c = text.charCodeAt(i + k);
+    if (c >= 128) return -1;
+    code = (code << 7) | c;
+  }
+  return code;
+}
+
 /** Fields whose change moves an entry between postings. */
 function sameIndexing(a: Entry, b: Entry): boolean {
   return a.ownerId === b.ownerId && a.lowerName === b.lowerName && a.lowerDesc === b.lowerDesc && a.private === b.private
@@ -163,6 +174,50 @@ class Side {
     for (const t of new Set(e.topics)) out.push(get(this.topic, t));
     for (const f of FLAGS) if (e[f]) out.push(this.flag[f]);
     return out.filter((p): p is TaggedPosting => p !== undefined);
+  }
+
+  /**
+   * Start-up form of `postingsOf(e, true)` followed by a push of `e.id` to each (the same postings, in load order): no
+   * gram strings or sets per entry. An ASCII gram is looked up by a number (`gramCode`) in `codes` (one per map, kept
+   * for the load only); a gram is pushed once per entry by checking the posting's last id. Owners are not big yet.
+   */
+  loadEntry(e: Entry, codes: { name: Map<number, TaggedPosting>; descOnly: Map<number, TaggedPosting> }): void {
+    const id = e.id;
+    const pushOnce = (p: TaggedPosting): void => {
+      if (p.size === 0 || p.at(p.size - 1) !== id) p.push(id);
+    };
+    this.all.push(id);
+    this.of(this.owner, e.ownerId).push(id);
+    const name = e.lowerName;
+    for (let n = 1; n <= MAX_GRAM; n++) {
+      for (let i = 0; i + n <= name.length; i++) pushOnce(this.gram(this.name, codes.name, name, i, n, true)!);
+    }
+    const desc = e.lowerDesc;
+    for (let n = 1; n <= MAX_GRAM; n++) {
+      for (let i = 0; i + n <= desc.length; i++) {
+        // A gram the name has: its name posting already ends with this entry.
+        const inName = this.gram(this.name, codes.name, desc, i, n, false);
+        if (inName && inName.size > 0 && inName.at(inName.size - 1) === id) continue;
+        pushOnce(this.gram(this.descOnly, codes.descOnly, desc, i, n, true)!);
+      }
+    }
+    for (const t of e.topics) pushOnce(this.of(this.topic, t));
+    for (const f of FLAGS) if (e[f]) this.flag[f].push(id);
+  }
+
+  /** The posting of `text`'s gram at `i`, `n` long, in `map` (created when asked), through `codes` for ASCII grams. */
+  private gram(map: Map<string, TaggedPosting>, codes: Map<number, TaggedPosting>, text: string, i: number, n: number, create: boolean): TaggedPosting | undefined {
+    const code = gramCode(text, i, n);
+    if (code >= 0) {
+      let p = codes.get(code);
+      if (p) return p;
+      const g = text.slice(i, i + n);
+      p = create ? this.of(map, g) : map.get(g);
+      if (p) codes.set(code, p);
+      return p;
+    }
+    const g = text.slice(i, i + n);
+    return create ? this.of(map, g) : map.get(g);
   }
 
   /**
@@ -290,7 +345,13 @@ export class RepoIndex {
       all.push(e);
     }
     all.sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
-    for (const e of all) for (const p of this.side(e).postingsOf(e, true)) p.push(e.id);
+    const codes = () => ({ name: new Map<number, TaggedPosting>(), descOnly: new Map<number, TaggedPosting>() });
+    const pubCodes = codes();
+    const privCodes = codes();
+    for (const e of all) {
+      if (e.private) this.priv.loadEntry(e, privCodes);
+      else this.pub.loadEntry(e, pubCodes);
+    }
     for (const s of [this.pub, this.priv]) for (const [o, p] of s.owner) if (p.size >= this.bigOwner) s.promote(o, this.entries);
     this.pub.trim();
     this.priv.trim();

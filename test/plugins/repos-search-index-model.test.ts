@@ -20,7 +20,8 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ['ab', 'abc', 'cab', 'core', 'web', 'api', 'app', 'bab', 'aaa', 'kit', 'x', 'server', 'serve', 'data'];
+// Non-ASCII words too: the start-up load keys ASCII grams by number and others by string.
+const WORDS = ['ab', 'abc', 'cab', 'core', 'web', 'api', 'app', 'bab', 'aaa', 'kit', 'x', 'server', 'serve', 'data', 'café', 'ñab', 'caf'];
 const TOPICS = ['go', 'web', 'cli'];
 
 t.test('search, all and sorted agree with a model through changes', async (t) => {
@@ -38,7 +39,7 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
       website: '', private: r() < 0.3, fork: r() < 0.15, forkId: null, mirror: r() < 0.1, archived: r() < 0.1, template: r() < 0.05,
       empty: true, size: Math.floor(r() * 5), defaultBranch: 'main', numStars: Math.floor(r() * 4), numForks: 0, numWatches: 0,
       createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', mirrorUpdated: null, mirrorError: null,
-      topics: r() < 0.3 ? [pick(TOPICS)] : [],
+      topics: r() < 0.3 ? [pick(TOPICS)] : r() < 0.05 ? [pick(TOPICS), pick(TOPICS)] : [],
     };
   };
   for (let i = 0; i < 700; i++) {
@@ -97,6 +98,7 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
       const at = Math.floor(r() * (n.length - len + 1));
       texts.push(n.slice(at, at + len));
     }
+    texts.push('é', 'afé', 'ñ', 'he ');
     const flagSets: Array<IndexQuery['flags']> = [undefined, { fork: false, mirror: false }, { fork: true }, { mirror: true }, { archived: false },
       { archived: true, template: false }, { fork: false, mirror: false, archived: false }];
     for (const q of texts) {
