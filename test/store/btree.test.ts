@@ -1,7 +1,7 @@
 // The embedded adapter's counted B+tree and ordered indexes checked against a sorted array.
 import t from 'tap';
 import { asPosting, BTree } from '../../core/store/embedded/btree.js';
-import { compareKey, OrderedIndex } from '../../core/store/embedded/indexes.js';
+import { ColumnCache, compareKey, OrderedIndex } from '../../core/store/embedded/indexes.js';
 import { idOf, withId, type Stored } from '../../core/store/embedded/stored.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
 
@@ -293,6 +293,8 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
     'booleans, null and missing': () => pick([true, false, null, undefined]),
     'mixed types with objects': () => pick([1, 'x', null, { o: 1 }, { o: 2 }, true]),
     'arrays (several keys)': () => pick([[1, 2], [2], [], 3, [3, 3]]),
+    'arrays of one value or none': () => pick([[2], [], 3, [0], null]),
+    'strings and integers': () => pick(['2026-01-02', '2025-12-31', 7, 0]),
   };
   for (const [kind, first] of Object.entries(firsts)) {
     for (const dir of [1, -1] as Array<1 | -1>) {
@@ -304,6 +306,10 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
       });
       const def = { fields: ['a', 'b', 'id'], dirs: [dir, -1, 1] as Array<1 | -1>, unique: false, sparse: false };
       const built = OrderedIndex.build(def, docs, 'rows');
+      // As a collection's load builds it: columns read once for all its indexes (a second index shares them).
+      const columns = new ColumnCache(docs);
+      OrderedIndex.build({ ...def, fields: ['b', 'a'], dirs: [1, 1] }, docs, 'rows', columns);
+      const fromColumns = OrderedIndex.build(def, docs, 'rows', columns);
       const inserted = new OrderedIndex(def);
       for (const d of [...docs].reverse()) inserted.add(d, inserted.keysOf(d));
       const walk = (ix: OrderedIndex): string[] => {
@@ -316,6 +322,8 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
       };
       t.equal(built.entries, inserted.entries, `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: entries`);
       t.same(walk(built), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order`);
+      t.same(walk(fromColumns), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order, from shared columns`);
+      t.equal(fromColumns.multikey, inserted.multikey, `${kind}: multikey as inserts find it`);
     }
   }
 });

@@ -29,7 +29,7 @@ import { applyUpdate, compileSort, sortWindow, upsertSeed, type SortFields } fro
 import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
 import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
 import { accessOf, planFor, walkOf, type Plan, type Walk } from './plan.js';
-import { definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
+import { ColumnCache, definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
 import { storage } from './nedb.js';
 import { Journal, repairTornTail } from './journal.js';
 import { idOf, parseLine, serialize, serializeStored, withId, type Stored } from './stored.js';
@@ -208,9 +208,10 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     for (const [id, doc] of byId) deepFreeze(withId(doc, id));
     this.primary = byId;
     const docs = this.inIdOrder();
+    const columns = new ColumnCache(docs);
     for (const [key, def] of defs) {
       try {
-        this.setIndex(key, OrderedIndex.build(def, docs, this.name));
+        this.setIndex(key, OrderedIndex.build(def, docs, this.name, columns));
       } catch (err) {
         if (err instanceof DuplicateKeyError) err.message += `: ${this.file} holds two documents with it; refusing to load it`;
         throw err;

@@ -132,61 +132,147 @@ export function nedbIndexKey(fields: string[]): string {
 }
 
 /**
- * Positions `0..firsts.length-1` in key order, given each position's first field (`firsts`, in direction `dir`) and
- * the whole order (`byKey`, a total order). Positions are first bucketed by their first field, so only the (small)
- * buckets are sorted: by counting when the first values are small non-negative integers (ids), else by a hash map of
- * groups ordered once; anything else (object values) is one sort.
+ * The index order of a column's values as dense ranks (equal values, equal ranks), or null when a value is an object
+ * or an array (those are ordered by comparing). MongoDB's type order: null (and missing) < numbers < strings <
+ * booleans.
  */
-function sortedPositions(firsts: unknown[], dir: 1 | -1, byKey: (a: number, b: number) => number): Int32Array | number[] {
-  const total = firsts.length;
+interface Ranks {
+  ranks: Int32Array;
+  size: number;
+}
+
+function ranksOf(col: unknown[]): Ranks | null {
+  const n = col.length;
+  let nulls = false;
+  let falses = false;
+  let trues = false;
+  const numbers: number[] = [];
+  const strings = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    if (v === null || v === undefined) nulls = true;
+    else if (typeof v === 'number') numbers.push(v);
+    else if (typeof v === 'string') strings.add(v);
+    else if (v === true) trues = true;
+    else if (v === false) falses = true;
+    else return null;
+  }
+  if (strings.size === 0 && !falses && !trues) {
+    const small = smallIntegerRanks(col, numbers, nulls);
+    if (small) return small;
+  }
+  const rankOf = new Map<unknown, number>();
+  let size = nulls ? 1 : 0;
+  const sorted = Float64Array.from(numbers).sort();
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) rankOf.set(sorted[i], size++);
+  // Default sort is UTF-16 code unit order, as `<` compares strings.
+  for (const v of [...strings].sort()) rankOf.set(v, size++);
+  if (falses) rankOf.set(false, size++);
+  if (trues) rankOf.set(true, size++);
+  const ranks = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = col[i];
+    ranks[i] = v === null || v === undefined ? 0 : rankOf.get(v)!;
+  }
+  return { ranks, size };
+}
+
+/**
+ * Ranks of a column of null and non-negative integers up to a few times its length (ids, counters): by a table of
+ * the values present, no sort and no map. Null otherwise.
+ */
+function smallIntegerRanks(col: unknown[], numbers: number[], nulls: boolean): Ranks | null {
   let max = -1;
-  for (let i = 0; i < total; i++) {
-    const v = firsts[i];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 4 * total + 1024) {
-      max = -2;
-      break;
-    }
+  for (const v of numbers) {
+    if (!(v >= 0 && v <= 4 * col.length + 1024 && Number.isInteger(v))) return null;
     if (v > max) max = v;
   }
-  if (max >= -1) {
-    const starts = new Int32Array(max + 2);
-    for (let i = 0; i < total; i++) starts[(firsts[i] as number) + 1]!++;
-    for (let v = 0; v <= max; v++) starts[v + 1]! += starts[v]!;
-    const fill = starts.slice(0, max + 1);
-    const byFirst = new Int32Array(total);
-    for (let i = 0; i < total; i++) byFirst[fill[firsts[i] as number]!++] = i;
-    const order = new Int32Array(total);
-    let out = 0;
-    for (let k = 0; k <= max; k++) {
-      const v = dir === 1 ? k : max - k;
-      const s = starts[v]!;
-      const e = starts[v + 1]!;
-      if (e - s > 1) order.set(byFirst.subarray(s, e).sort(byKey), out);
-      else if (e > s) order[out] = byFirst[s]!;
-      out += e - s;
-    }
-    return order;
+  const base = nulls ? 1 : 0;
+  const rankOfValue = new Int32Array(max + 1);
+  for (const v of numbers) rankOfValue[v] = 1;
+  let size = base;
+  for (let v = 0; v <= max; v++) if (rankOfValue[v] === 1) rankOfValue[v] = size++;
+  const ranks = new Int32Array(col.length);
+  for (let i = 0; i < col.length; i++) {
+    const v = col[i];
+    ranks[i] = v === null || v === undefined ? 0 : rankOfValue[v as number]!;
   }
-  const groups = new Map<unknown, number[]>();
-  for (let i = 0; i < total; i++) {
-    const first = firsts[i];
-    if (typeof first === 'object' && first !== null) {
-      const all = firsts.map((_, j) => j);
-      return all.sort(byKey);
+  return { ranks, size };
+}
+
+/**
+ * Positions `0..n-1` in key order, ties by position, when every column has ranks: one stable counting sort per
+ * field, from the last to the first (no comparisons). `ranks[f]` is field `f`'s, in direction `dirs[f]`.
+ */
+function radixOrder(ranks: Ranks[], dirs: Array<1 | -1>, n: number): Int32Array {
+  let order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  let next = new Int32Array(n);
+  for (let f = ranks.length - 1; f >= 0; f--) {
+    const { ranks: r, size } = ranks[f]!;
+    const down = dirs[f] === -1;
+    const starts = new Int32Array(size + 1);
+    for (let i = 0; i < n; i++) starts[(down ? size - 1 - r[i]! : r[i]!) + 1]!++;
+    for (let k = 0; k < size; k++) starts[k + 1]! += starts[k]!;
+    for (let i = 0; i < n; i++) {
+      const at = order[i]!;
+      next[starts[down ? size - 1 - r[at]! : r[at]!]!++] = at;
     }
-    const group = groups.get(first);
-    if (group) group.push(i);
-    else groups.set(first, [i]);
-  }
-  const keys = [...groups.keys()].sort(compareKey);
-  if (dir === -1) keys.reverse();
-  const order: number[] = [];
-  for (const first of keys) {
-    const group = groups.get(first)!;
-    if (group.length > 1) group.sort(byKey);
-    for (const i of group) order.push(i);
+    [order, next] = [next, order];
   }
   return order;
+}
+
+/** One top-level field of every document of a collection (in `_id` order), read as a compound index reads it. */
+class Column {
+  /** Per document: its one key value (missing or `[]` as undefined, `[x]` as x), or an array of several. */
+  readonly values: unknown[];
+  /** Some document has an array of two or more values under the field: it is several entries. */
+  readonly several: boolean;
+  /** Some document has an array or an object under the field. */
+  readonly multikey: boolean;
+  private ranked: Ranks | null | undefined;
+
+  constructor(docs: Stored[], field: string) {
+    const values = new Array<unknown>(docs.length);
+    let several = false;
+    let multikey = false;
+    for (let i = 0; i < docs.length; i++) {
+      let v = docs[i]![field];
+      if (typeof v === 'object' && v !== null) {
+        multikey = true;
+        if (Array.isArray(v)) {
+          if (v.length >= 2) several = true;
+          else v = v[0];
+        }
+      }
+      values[i] = v;
+    }
+    this.values = values;
+    this.several = several;
+    this.multikey = multikey;
+  }
+
+  ranks(): Ranks | null {
+    if (this.ranked === undefined) this.ranked = ranksOf(this.values);
+    return this.ranked;
+  }
+}
+
+/**
+ * Columns of a collection's documents by field, read once for all the indexes a load builds (a dozen compound
+ * indexes of the issues read `repoId`, `isClosed` and `id` over and over).
+ */
+export class ColumnCache {
+  private readonly columns = new Map<string, Column>();
+
+  constructor(readonly docs: Stored[]) {}
+
+  of(field: string): Column {
+    let c = this.columns.get(field);
+    if (!c) this.columns.set(field, (c = new Column(this.docs, field)));
+    return c;
+  }
 }
 
 export class OrderedIndex {
@@ -383,9 +469,9 @@ export class OrderedIndex {
    * (a hash map for scalar keys, one sort for compound ones), sorted once and the tree is built balanced.
    * A unique clash throws DuplicateKeyError naming the key.
    */
-  static build(def: IndexDefinition, docs: Iterable<Stored>, collection: string): OrderedIndex {
+  static build(def: IndexDefinition, docs: Iterable<Stored>, collection: string, columns?: ColumnCache): OrderedIndex {
     const index = new OrderedIndex(def);
-    if (index.compound) index.buildCompound(docs, collection);
+    if (index.compound) index.buildCompound(docs, collection, columns);
     else index.buildSingle(docs, collection);
     return index;
   }
@@ -449,12 +535,22 @@ export class OrderedIndex {
     this.tree = BTree.build(compareKey, keys, entries);
   }
 
-  private buildCompound(docs: Iterable<Stored>, collection: string): void {
-    // Sorting reads one column per field (entry `at`'s value of field `f` is `cols[f][at]`): no tuple per entry to
-    // allocate and chase. Positions break ties, so each posting keeps `_id` order. The tree keeps `refs`: a document
-    // standing for its own key (`docKeys`) or a tuple.
+  private buildCompound(docs: Iterable<Stored>, collection: string, columns?: ColumnCache): void {
+    // Entry `at`'s value of field `f` is `cols[f][at]`: no tuple per entry. Positions break ties, so each posting keeps
+    // `_id` order. The tree keeps `refs`: a document standing for its own key (`docKeys`) or a tuple.
     const n = this.fields.length;
     const dirs = this.dirs;
+    // The collection's columns, shared by its indexes, serve when every document is one entry of this one (one value
+    // per field; a sparse index may skip some).
+    const shared = columns && this.docKeys && !this.sparse ? this.fields.map((f) => columns.of(f)) : null;
+    if (shared && shared.every((c) => !c.several)) {
+      shared.forEach((c, f) => c.multikey && this.flagMultikey(f));
+      const ranked = shared.map((c) => c.ranks());
+      const all = columns!.docs;
+      const ranks = ranked.every((r) => r !== null) ? (ranked as Ranks[]) : null;
+      this.buildFromColumns(shared.map((c) => c.values), ranks, all, all, collection);
+      return;
+    }
     const cols: unknown[][] = this.fields.map(() => []);
     const refs: unknown[] = [];
     const owners: Stored[] = [];
@@ -486,15 +582,30 @@ export class OrderedIndex {
         owners.push(doc);
       }
     }
-    const sameKey = (a: number, b: number): number => {
-      for (let f = 0; f < n; f++) {
-        const col = cols[f]!;
-        const c = compareKey(col[a], col[b]);
-        if (c !== 0) return c * dirs[f]!;
+    const ranked = cols.map(ranksOf);
+    this.buildFromColumns(cols, ranked.every((r) => r !== null) ? (ranked as Ranks[]) : null, refs, owners, collection);
+  }
+
+  /**
+   * The tree from entries given as columns (`cols[f][at]`), the tree key (`refs[at]`) and document (`owners[at]`) of
+   * each. Ranked columns sort without comparing; a column holding objects or arrays falls back to a comparison sort.
+   */
+  private buildFromColumns(cols: unknown[][], ranks: Ranks[] | null, refs: unknown[], owners: Stored[], collection: string): void {
+    const n = this.fields.length;
+    const dirs = this.dirs;
+    const sameKey = ranks
+      ? (a: number, b: number): number => {
+        for (let f = 0; f < n; f++) if (ranks[f]!.ranks[a] !== ranks[f]!.ranks[b]) return 1;
+        return 0;
       }
-      return 0;
-    };
-    const order = sortedPositions(cols[0]!, dirs[0]!, (a, b) => sameKey(a, b) || a - b);
+      : (a: number, b: number): number => {
+        for (let f = 0; f < n; f++) {
+          const c = compareKey(cols[f]![a], cols[f]![b]);
+          if (c !== 0) return c * dirs[f]!;
+        }
+        return 0;
+      };
+    const order = ranks ? radixOrder(ranks, dirs, refs.length) : refs.map((_, i) => i).sort((a, b) => sameKey(a, b) || a - b);
     const keys: unknown[] = [];
     const vals: Entry[] = [];
     for (let r = 0; r < order.length; r++) {
