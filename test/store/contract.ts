@@ -442,6 +442,13 @@ export function storeContract(name: string, harness: StoreHarness): void {
       const inList = await big.explain({ id: { $in: [1, 2, 3] } });
       t.equal(inList.index, 'id_1', '$in uses the index');
       t.equal(inList.examined, 3);
+      // Each document once, whatever the order or repetition of the list's values.
+      const ids = async (list: unknown[]) => (await big.find({ id: { $in: list } }, { sort: { id: 1 } })).map((d) => d.id);
+      t.same(await ids([3, 2, 1]), [1, 2, 3], '$in descending');
+      t.same(await ids([1, 2, 2, 3]), [1, 2, 3], '$in with a repeated value');
+      t.same(await ids([5, 4, 5, 1]), [1, 4, 5], '$in unordered with a repeated value');
+      t.same(await ids([7, 7]), [7], '$in of one value twice');
+      t.same(await ids([1, '2', 3, 600]), [1, 3], '$in of mixed types');
       const page = await big.explain({ owner_id: 3 }, { sort: { id: -1 }, skip: 5, limit: 10 });
       t.not(page.index, null, 'a sorted page over an indexed filter uses an index');
       t.ok(page.examined < 500, `and never scans the collection (${page.examined} examined)`);

@@ -179,6 +179,19 @@ function residualOf(filter: PlannableFilter, fixed: string[]): Match {
   return matchOf(filter, drop.size ? drop : null);
 }
 
+/** Whether values are numbers in strictly ascending or descending order: then they are distinct (no set needed). */
+function strictlyMonotone(values: readonly IndexKey[]): boolean {
+  const n = values.length;
+  if (typeof values[0] !== 'number' || typeof values[1] !== 'number') return false;
+  const up = values[1]! > values[0]!;
+  for (let i = 1; i < n; i++) {
+    const a = values[i - 1];
+    const b = values[i];
+    if (typeof b !== 'number' || (up ? !(b > (a as number)) : !(b < (a as number)))) return false;
+  }
+  return true;
+}
+
 function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond: IndexableCondition, full: Match): Candidate | null {
   const field = index.fields[0]!;
   const alone = filter.keys.length === 1 && filter.keys[0] === field;
@@ -200,7 +213,7 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
         }
       } else {
         const all = q as IndexKey[];
-        for (const value of all.length > 1 ? new Set<IndexKey>(all) : all) {
+        for (const value of all.length > 1 && !strictlyMonotone(all) ? new Set<IndexKey>(all) : all) {
           const posting = index.lookup(value);
           if (posting) {
             postings.push(posting);
