@@ -13,6 +13,7 @@ import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
 import { Renderer } from './convert.js';
 import { GRAM, matchesText, mentionedNames } from './text.js';
 import { gramKeys, GramPostingsBuilder, IssueTextIndex, keysToIds, type TextCandidates } from './text-index.js';
+import { TextMatches } from './text-matches.js';
 
 export const ISSUES = 'issues';
 export const COMMENTS = 'issue_comments';
@@ -217,6 +218,8 @@ export class Issues implements IssuesService {
   readonly render: Renderer;
   /** The `q` trigram index: built at start (`buildTextIndex`), kept in step by every text change. */
   readonly textIndex = new IssueTextIndex();
+  /** Verified matches of recent cross-repository `q` searches (text-matches.ts). */
+  readonly textMatches = new TextMatches();
 
   constructor(readonly ctx: PluginContext) {
     this.issues = ctx.store.collection(ISSUES);
@@ -432,12 +435,15 @@ export class Issues implements IssuesService {
       updatedAt: now,
       closedAt: closed ? now : null,
     };
-    const stored = await this.withIntent({ repoIds: [issue.repoId], milestoneIds: [milestoneId] }, async () => {
-      const inserted = await this.issues.insertOne(issue);
-      await this.count(inserted, 1);
+    const stored = await this.textMatches.around(async () => {
+      const inserted = await this.withIntent({ repoIds: [issue.repoId], milestoneIds: [milestoneId] }, async () => {
+        const row = await this.issues.insertOne(issue);
+        await this.count(row, 1);
+        return row;
+      });
+      await this.reindexText(inserted.id, null);
       return inserted;
-    });
-    await this.reindexText(stored.id, null);
+    }, () => [issue.title, issue.body]);
     await this.watch(stored, c.caller.id);
     if (!stored.isPull) {
       await this.emitIssue(c, stored, 'opened', mentionIds.length ? { mentionedIds: mentionIds } : {});
@@ -470,13 +476,17 @@ export class Issues implements IssuesService {
         return after;
       };
       const movesCounters = 'isClosed' in set || 'milestoneId' in set;
-      const after = movesCounters
-        ? await this.withIntent({ repoIds: [cur.repoId], milestoneIds: [cur.milestoneId, set.milestoneId ?? 0] }, write)
-        : await write();
-      if (after) {
-        if (after.title !== cur.title || after.body !== cur.body) await this.reindexText(cur.id, cur);
-        return { before: cur, after };
-      }
+      const writeAndIndex = async () => {
+        const after = movesCounters
+          ? await this.withIntent({ repoIds: [cur.repoId], milestoneIds: [cur.milestoneId, set.milestoneId ?? 0] }, write)
+          : await write();
+        if (after && (after.title !== cur.title || after.body !== cur.body)) await this.reindexText(cur.id, cur);
+        return after;
+      };
+      const after = 'title' in set || 'body' in set
+        ? await this.textMatches.around(writeAndIndex, () => [cur.title, cur.body, set.title ?? '', set.body ?? ''])
+        : await writeAndIndex();
+      if (after) return { before: cur, after };
       current = await this.byId(current.id);
     }
     if (!current) return null;
@@ -697,6 +707,7 @@ export class Issues implements IssuesService {
   /** A page of matching issues, newest first, and the exact total. */
   async list(q: IssueQuery): Promise<{ total: number; issues: IssueRecord[] }> {
     const lower = q.q?.toLowerCase() ?? '';
+    if (lower.length >= GRAM && q.repoId === undefined) return this.listMatching(q, lower);
     const { filter, candidates: indexed, keep } = await this.searchPlan(q);
     if (!lower && this.pivotable(q)) {
       const [total, issues] = await Promise.all([this.countVisible(q, filter), this.pivotedPage(q)]);
@@ -729,6 +740,47 @@ export class Issues implements IssuesService {
     }
     const matches = candidates.filter((issue, k) => byText[k] || byComment.has(issue.id));
     return { total: matches.length, issues: matches.slice(q.skip, q.skip + q.limit) };
+  }
+
+  /**
+   * A `q` search across repositories: its verified matches (kept per query in `textMatches`, computed on a miss), the
+   * caller's other conditions and visibility as the store filter over them. No text is checked on a repeated query.
+   */
+  private async listMatching(q: IssueQuery, lower: string): Promise<{ total: number; issues: IssueRecord[] }> {
+    let matches = this.textMatches.get(lower);
+    if (!matches) {
+      const generation = this.textMatches.generation;
+      matches = await this.verifiedMatches(lower);
+      this.textMatches.put(lower, matches, generation);
+    }
+    let ids = Array.from(matches);
+    if (q.ids !== undefined) {
+      const asked = new Set(q.ids);
+      ids = ids.filter((id) => asked.has(id));
+    }
+    const found = await this.issues.find(this.filterOf({ ...q, ids }), { sort: q.sort ?? { id: -1 } });
+    return { total: found.length, issues: found.slice(q.skip, q.skip + q.limit) };
+  }
+
+  /**
+   * Every issue whose title, body or comments contain `lower` (GRAM characters or more), ascending, whoever may see
+   * it. The trigram index's candidates are checked literally: title and body where they hold every trigram, the
+   * comments (read once, together) of those whose comments do and whose title and body did not match.
+   */
+  async verifiedMatches(lower: string): Promise<Int32Array> {
+    const candidates = this.textIndex.candidates(lower);
+    const inText = Array.from(candidates.ids).filter((id) => candidates.inText(id));
+    const matched = new Set<number>();
+    if (inText.length) {
+      for (const issue of await this.issues.find({ id: { $in: inText } })) if (matchesText(issue, lower)) matched.add(issue.id);
+    }
+    const byComment = Array.from(candidates.ids).filter((id) => !matched.has(id) && candidates.inComments(id));
+    if (byComment.length) {
+      for (const cm of await this.comments.find({ issueId: { $in: byComment } }, { projection: { issueId: 1, body: 1 } })) {
+        if (cm.body.toLowerCase().includes(lower)) matched.add(cm.issueId);
+      }
+    }
+    return Int32Array.from(matched).sort();
   }
 
   /** The skip from which search pages are pivoted: a seam for tests, which reach deep pages with a few hundred rows. */
@@ -835,12 +887,15 @@ export class Issues implements IssuesService {
     const now = nowRfc3339();
     const mentioned = (await this.mentionIds(body, c.caller.id)).filter((id) => !issue.mentionIds.includes(id));
     const id = await this.ctx.store.nextId(COMMENTS);
-    const { comment, after } = await this.withIntent({ issueIds: [issue.id] }, async () => {
-      const inserted = await this.comments.insertOne({ id, issueId: issue.id, repoId: issue.repoId, posterId: c.caller.id, body, createdAt: now, updatedAt: now });
-      return { comment: inserted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: 1 }, $set: { updatedAt: now } }) };
-    });
+    const { comment, after } = await this.textMatches.around(async () => {
+      const added = await this.withIntent({ issueIds: [issue.id] }, async () => {
+        const inserted = await this.comments.insertOne({ id, issueId: issue.id, repoId: issue.repoId, posterId: c.caller.id, body, createdAt: now, updatedAt: now });
+        return { comment: inserted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: 1 }, $set: { updatedAt: now } }) };
+      });
+      await this.indexComment(issue.id, body);
+      return added;
+    }, () => [body]);
     for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
-    await this.indexComment(issue.id, body);
     await this.watch(issue, c.caller.id);
     if (!after) {
       // The issue went meanwhile: its comments go with it.
@@ -853,12 +908,17 @@ export class Issues implements IssuesService {
 
   async editComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord, body: string): Promise<CommentRecord> {
     if (body === comment.body) return comment;
-    const after = await this.comments.findOneAndUpdate({ id: comment.id }, { $set: { body, updatedAt: nowRfc3339() } });
+    const after = await this.textMatches.around(async () => {
+      const edited = await this.comments.findOneAndUpdate({ id: comment.id }, { $set: { body, updatedAt: nowRfc3339() } });
+      if (edited) {
+        await this.indexComment(issue.id, body);
+        await this.reindexComments(issue.id, [comment.body]);
+      }
+      return edited;
+    }, () => [comment.body, body]);
     if (!after) throw fail.notFound();
     const mentioned = (await this.mentionIds(body, comment.posterId)).filter((id) => !issue.mentionIds.includes(id));
     for (const id of mentioned) await this.issues.updateOne({ id: issue.id }, { $addToSet: { mentionIds: id } });
-    await this.indexComment(issue.id, body);
-    await this.reindexComments(issue.id, [comment.body]);
     await this.emitComment(c, issue, after, 'edited', { changes: { body: { from: comment.body } }, ...(mentioned.length ? { mentionedIds: mentioned } : {}) });
     return after;
   }
@@ -948,13 +1008,20 @@ export class Issues implements IssuesService {
   }
 
   async deleteComment(c: IssueChangeContext, issue: IssueRecord, comment: CommentRecord): Promise<void> {
-    const result = await this.withIntent({ issueIds: [issue.id] }, async () => {
-      const deleted = await this.comments.findOneAndDelete({ id: comment.id });
-      return deleted ? { gone: deleted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: -1 } }) } : null;
-    });
+    let goneBody = comment.body;
+    const result = await this.textMatches.around(async () => {
+      const removed = await this.withIntent({ issueIds: [issue.id] }, async () => {
+        const deleted = await this.comments.findOneAndDelete({ id: comment.id });
+        return deleted ? { gone: deleted, after: await this.issues.findOneAndUpdate({ id: issue.id }, { $inc: { numComments: -1 } }) } : null;
+      });
+      if (removed) {
+        goneBody = removed.gone.body;
+        await this.reindexComments(issue.id, [removed.gone.body]);
+      }
+      return removed;
+    }, () => [comment.body, goneBody]);
     if (!result) return;
     const { gone, after } = result;
-    await this.reindexComments(issue.id, [gone.body]);
     await this.reactions.deleteMany({ issueId: issue.id, commentId: gone.id });
     await this.emitComment(c, after ?? issue, gone, 'deleted');
   }
