@@ -55,6 +55,8 @@ export interface BenchResult {
     rounds: number;
     order: string;
     logLevel: string;
+    /** Node flags of the forgekit server (absent in runs before the option existed: none). */
+    nodeFlags?: string[];
     pinning: { server: string; load: string } | null;
     filter: string[];
   };
@@ -162,6 +164,7 @@ export function summaryText(result: BenchResult): string {
       `RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, at end ${(s.rssAtEndBytes / MiB).toFixed(0)} MiB, peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB ` +
       `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})`,
     `request log: ${fmtInt(s.logLines)} lines, ${(s.logBytes / MiB).toFixed(1)} MiB (logging at ${result.settings.logLevel})`,
+    ...(result.settings.nodeFlags?.length ? [`forgekit server's node flags: ${result.settings.nodeFlags.join(' ')}`] : []),
   ].join('\n');
 }
 
@@ -196,7 +199,8 @@ export function markdownReport(result: BenchResult): string {
       `the req/s ratio when the bare server kept its core at least 80% busy (the physical limit was reached), else on the CPU ratio ` +
       `(at saturation the two are the same number). ` +
       (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
-    `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run).`,
+    `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run)` +
+      (st.nodeFlags?.length ? `; its node ran with \`${st.nodeFlags.join(' ')}\`.` : '.'),
     `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +
       `${fmtInt(result.dataset.sizes.repos)} repositories (${Math.round(result.dataset.sizes.privateShare * 100)}% private), ` +
       `search terms matching ${Object.entries(result.dataset.termCounts).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}. ` +

@@ -51,11 +51,13 @@ export interface BenchOptions {
   skipSeeders: string[];
   /** Repositories in the dataset instead of the mode's default (growth runs: 10k, 100k, 1M); null: the default. */
   repos: number | null;
+  /** Node flags of the forgekit server's process (`--node-flag=--max-semi-space-size=32`): an A/B of runtime flags. */
+  nodeFlags: string[];
 }
 
 const USAGE = `usage: node dist/bench/run.js [--quick] [--case <text>]... [--connections N] [--duration S]
        [--warmup S] [--settle S] [--rounds N] [--out DIR] [--no-pin] [--keep-data] [--no-results-md] [--log-level info|silent]
-       [--skip-seeder <file text>]... [--repos N]`;
+       [--skip-seeder <file text>]... [--repos N] [--node-flag=<flag of the forgekit server's node>]...`;
 
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -74,6 +76,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'no-results-md': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'info' },
       'skip-seeder': { type: 'string', multiple: true, default: [] },
+      'node-flag': { type: 'string', multiple: true, default: [] },
       repos: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -110,6 +113,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     skipSeeders: (values['skip-seeder'] as string[]).flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean),
     // 0: no seeded repositories, for a dataset a case file builds through the API (bench/cases/api-built.ts).
     repos: values.repos === undefined ? null : values.repos.trim() === '0' ? 0 : Math.floor(num(values.repos, 0, 'repos', 1_000)),
+    nodeFlags: nodeFlagsOf(values['node-flag'] as string[]),
   };
 }
 
@@ -133,9 +137,15 @@ function freePort(): Promise<number> {
   });
 }
 
-function startChild(script: string, env: NodeJS.ProcessEnv, logFile: string, cpu: string | null, timeoutMs: number): Promise<Child> {
+/** Node flags for the server child: each must be one `--flag` or `--flag=value` (no script, no spaces). */
+function nodeFlagsOf(flags: string[]): string[] {
+  for (const f of flags) if (!/^--[a-z0-9-]+(=[^\s]+)?$/.test(f)) throw new Error(`--node-flag must be a node option such as --max-semi-space-size=32 (got ${JSON.stringify(f)})`);
+  return flags;
+}
+
+function startChild(script: string, env: NodeJS.ProcessEnv, logFile: string, cpu: string | null, timeoutMs: number, nodeFlags: string[] = []): Promise<Child> {
   const fd = openSync(logFile, 'a');
-  const args = [path.join(HERE, script)];
+  const args = [...nodeFlags, path.join(HERE, script)];
   const started = performance.now();
   const proc = cpu
     ? spawn('taskset', ['-c', cpu, process.execPath, ...args], { env, stdio: ['ignore', fd, fd, 'ipc'] })
@@ -529,8 +539,10 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
       FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port: forgePort, logLevel: opts.logLevel }),
       // The full dataset boots in ~20 s on a quiet machine and several times that on a busy one; the boot time is
       // reported (and judged against its target), so waiting longer only keeps a slow boot from ending the run.
-    }, logFile, pinning?.server ?? null, opts.quick ? 120_000 : 600_000);
+    }, logFile, pinning?.server ?? null, opts.quick ? 120_000 : 600_000, opts.nodeFlags);
     out(`forgekit ready in ${forge.spawnToReadyMs} ms (createForge ${forge.ready.createForgeMs} ms), RSS ${(forge.ready.rss / 1024 / 1024).toFixed(0)} MiB`);
+    const execArgv: string[] = forge.ready.execArgv ?? [];
+    for (const flag of opts.nodeFlags) if (!execArgv.includes(flag)) throw new Error(`the forgekit server runs without ${flag} (its node flags: ${execArgv.join(' ') || 'none'})`);
     bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000);
 
     for (const { loadedCase, group } of selected) {
@@ -590,6 +602,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
         rounds: opts.rounds,
         order: 'A B A B (forgekit, then bare, per round)',
         logLevel: opts.logLevel,
+        nodeFlags: opts.nodeFlags,
         pinning,
         filter: opts.filter,
       },

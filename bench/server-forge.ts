@@ -41,6 +41,8 @@ async function main(): Promise<void> {
     sinceProcessStartMs: Math.round(ready),
     rss: mem.rss,
     heapUsed: mem.heapUsed,
+    // The node flags it runs with (run.js checks that `--node-flag` reached it).
+    execArgv: process.execArgv,
   });
   let profiler: Session | undefined;
   process.on('message', (msg: { type?: string }) => {

@@ -8,6 +8,13 @@ import { growthReport, loadRun } from '../../bench/growth.js';
 import { resultFileName } from '../../bench/report.js';
 import { datasetSizes, parseOptions } from '../../bench/run.js';
 
+t.test('--node-flag: node options of the forgekit server, checked', async (t) => {
+  t.same(parseOptions([]).nodeFlags, [], 'none by default');
+  t.same(parseOptions(['--node-flag=--max-semi-space-size=32', '--node-flag=--trace-gc']).nodeFlags, ['--max-semi-space-size=32', '--trace-gc']);
+  t.throws(() => parseOptions(['--node-flag=dist/evil.js']), /--node-flag must be a node option/, 'a script is refused');
+  t.throws(() => parseOptions(['--node-flag=--a b']), /--node-flag must be a node option/, 'one flag per option');
+});
+
 t.test('--repos changes the number of repositories only', async (t) => {
   t.equal(parseOptions([]).repos, null);
   t.equal(parseOptions(['--repos', '1000000']).repos, 1_000_000);
