@@ -67,6 +67,9 @@ class Many {
 /** What a document is indexed under: one key, several, or nothing (sparse index, field missing). */
 type Keys = unknown;
 const SKIP = Symbol('not indexed');
+/** `readFields` bits. */
+const DEFINED = 1;
+const SEVERAL = 2;
 
 /** Every value a dotted path reaches, the way the query matcher (`anyLeaf`) sees them; `undefined` where missing. */
 function leaves(node: unknown, parts: string[], i: number, out: unknown[]): void {
@@ -404,6 +407,24 @@ export class OrderedIndex {
     return distinct(out);
   }
 
+  /** Scratch for `keysOf`'s reading (synchronous: one call at a time). */
+  private readonly scratch: unknown[] = [];
+
+  /**
+   * Each field's value of `doc` (one value, Many, or undefined) into `out`: DEFINED when any is present, SEVERAL when
+   * any is an array of two or more values (bits, not an object: this runs on every write for every index).
+   */
+  private readFields(doc: Stored, out: unknown[]): number {
+    let read = 0;
+    for (let f = 0; f < this.fields.length; f++) {
+      const v = this.fieldKey(doc, f);
+      if (v !== undefined) read |= DEFINED;
+      if (v instanceof Many) read |= SEVERAL;
+      out[f] = v;
+    }
+    return read;
+  }
+
   /** What `doc` is indexed under. */
   keysOf(doc: Stored): Keys {
     if (!this.compound) {
@@ -413,15 +434,9 @@ export class OrderedIndex {
     }
     const n = this.fields.length;
     if (this.docKeys) {
-      let defined = false;
-      let many = false;
-      for (let f = 0; f < n; f++) {
-        const v = this.fieldKey(doc, f);
-        if (v !== undefined) defined = true;
-        if (v instanceof Many) many = true;
-      }
-      if (!defined && this.sparse) return SKIP;
-      if (!many) return doc;
+      const read = this.readFields(doc, this.scratch);
+      if (!(read & DEFINED) && this.sparse) return SKIP;
+      if (!(read & SEVERAL)) return doc;
     }
     const values = new Array<unknown>(n);
     let defined = false;
@@ -558,16 +573,9 @@ export class OrderedIndex {
     for (const doc of docs) {
       if (this.docKeys) {
         // keysOf's own reading, kept: a document with one value per field goes in as itself.
-        let defined = false;
-        let many = false;
-        for (let f = 0; f < n; f++) {
-          const v = this.fieldKey(doc, f);
-          if (v !== undefined) defined = true;
-          if (v instanceof Many) many = true;
-          values[f] = v;
-        }
-        if (!defined && this.sparse) continue;
-        if (!many) {
+        const read = this.readFields(doc, values);
+        if (!(read & DEFINED) && this.sparse) continue;
+        if (!(read & SEVERAL)) {
           for (let f = 0; f < n; f++) cols[f]!.push(values[f] === undefined ? null : values[f]);
           refs.push(doc);
           owners.push(doc);
