@@ -3,12 +3,11 @@
 // issue or of anything it shows (poster, assignees, labels, milestone), and a page seen twice
 // unchanged must not be serialised again.
 import t from 'tap';
-import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('issue lists from kept texts', async (t) => {
-  const held: { issues?: any } = {};
-  const probe = definePlugin({ name: 'issues-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const { held, plugin: probe } = issuesProbe('issues-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice', email: 'alice@example.com' });

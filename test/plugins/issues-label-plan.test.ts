@@ -3,12 +3,11 @@
 // read and deduplicated over the label's every issue). Shown with explain() on the filter the service runs, and the
 // HTTP pages checked against the issues as stored.
 import t from 'tap';
-import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('the issue list with a label walks its range by rank', async (t) => {
-  const held: { issues?: any } = {};
-  const probe = definePlugin({ name: 'issues-label-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const { held, plugin: probe } = issuesProbe('issues-label-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser();

@@ -2,13 +2,12 @@
 // and in /repos/issues/search, after title edits, comment edits and deletions, for issues stored by an earlier version
 // (a start pass drops the trigrams they carried), and never for a repository the caller cannot read.
 import t from 'tap';
-import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { issuesProbe } from '../helpers/issues-probe.js';
 import { UPGRADES } from '../../plugins/issues/service.js';
 
 t.test('q matches comments', async (t) => {
-  const held: { issues?: any } = {};
-  const probe = definePlugin({ name: 'issues-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const { held, plugin: probe } = issuesProbe('issues-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });

@@ -4,12 +4,11 @@
 // user), every state, several page sizes and offsets, with issues off in one repository and a hidden owner's public
 // repository; the rows of the repositories are interleaved by id, so no page is one repository's.
 import t from 'tap';
-import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('deep issue search pages equal the model', async (t) => {
-  const held: { issues?: { pivotFrom: number; pivotedPages: number } } = {};
-  const probe = definePlugin({ name: 'issues-pivot-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues') as never; } });
+  const { held, plugin: probe } = issuesProbe<{ pivotFrom: number; pivotedPages: number }>('issues-pivot-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   held.issues!.pivotFrom = 150;

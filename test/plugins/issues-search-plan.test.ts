@@ -2,12 +2,11 @@
 // trigram of the term, and the store looks up only those (the literal check then decides) — shown with explain() on
 // the exact filter the service runs, over a repository where the term is rare and its pieces are common.
 import t from 'tap';
-import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('q searches through the trigram index', async (t) => {
-  const held: { issues?: any } = {};
-  const probe = definePlugin({ name: 'issues-plan-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const { held, plugin: probe } = issuesProbe('issues-plan-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser();
@@ -32,8 +31,7 @@ t.test('q searches through the trigram index', async (t) => {
 });
 
 t.test('a term whose every trigram is common: candidates from intersected posting lists', async (t) => {
-  const held: { issues?: any } = {};
-  const probe = definePlugin({ name: 'issues-plan-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const { held, plugin: probe } = issuesProbe('issues-plan-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser();

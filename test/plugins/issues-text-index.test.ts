@@ -2,8 +2,8 @@
 // model, then the index a server keeps through creates, edits, comments, deletions (concurrent ones too) compared
 // with the index a fresh start builds from the same store — they must be equal, pair for pair.
 import t from 'tap';
-import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
+import { issuesProbe } from '../helpers/issues-probe.js';
 import { gramKeys, GramPostings, GramPostingsBuilder, intersectSorted, IssueTextIndex, keysToIds } from '../../plugins/issues/text-index.js';
 
 /** A small deterministic generator (the model checks must be repeatable). */
@@ -89,8 +89,7 @@ t.test('GramPostings: add, remove, batch removal and bulk load against a model',
 });
 
 t.test('the index a server keeps equals the one a start builds', async (t) => {
-  const held: { issues?: any } = {};
-  const probe = definePlugin({ name: 'issues-index-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const { held, plugin: probe } = issuesProbe('issues-index-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });

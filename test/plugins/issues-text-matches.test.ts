@@ -2,9 +2,9 @@
 // exact through every change of issue texts — a new issue, title and body edits, comments added, edited and deleted,
 // deleted issues — and never read while a change is under way.
 import t from 'tap';
-import { definePlugin } from '../../core/plugin.js';
 import { TextMatches } from '../../plugins/issues/text-matches.js';
 import { startForge } from '../helpers/forge.js';
+import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('TextMatches: kept, dropped by the texts of a change, never read or stored across one', async (t) => {
   const m = new TextMatches();
@@ -41,8 +41,7 @@ t.test('TextMatches: kept, dropped by the texts of a change, never read or store
 });
 
 t.test('repeated q searches stay exact through changes', async (t) => {
-  const held: { issues?: any } = {};
-  const probe = definePlugin({ name: 'issues-probe', dependencies: ['issues'], start(ctx) { held.issues = ctx.services.get('issues'); } });
+  const { held, plugin: probe } = issuesProbe('issues-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });
