@@ -1,5 +1,5 @@
 // The growth report (bench/growth.ts) and the `--repos` option behind it: sizes, file names, per-family cost growth.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -38,6 +38,7 @@ t.test('a growth run names its size in the result file', async (t) => {
 
 t.test('the report gives boot, RSS and each family\'s cost growth against 100k', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'forgekit-growth-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const side = (reqPerSec: number, cpuUsPerRequest: number, p99Ms: number) => ({ reqPerSec, cpuUsPerRequest, p99Ms });
   const run = (repos: number, costs: number[]) => {
     const file = path.join(dir, `${repos}.json`);

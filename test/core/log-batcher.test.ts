@@ -1,14 +1,16 @@
 // The kernel's log destination: batches by size, keeps order and every byte, survives a full pipe, never throws.
 import t from 'tap';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogBatcher } from '../../core/http/log-batcher.js';
 import { nodeCommand } from '../helpers/child-env.js';
 
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'forgekit-logb-'));
+const dirs: string[] = [];
+const tmp = () => { const dir = mkdtempSync(path.join(os.tmpdir(), 'forgekit-logb-')); dirs.push(dir); return dir; };
+t.teardown(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }); });
 
 t.test('lines wait for a full batch, then go out whole and in order', async (t) => {
   const file = path.join(tmp(), 'log');

@@ -6,7 +6,7 @@ import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
 import { createForge } from '../../plugins/index.js';
 import { pino } from 'pino';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -148,13 +148,17 @@ t.test(`replyBatch ${replyBatch}: pipelined requests on one connection are answe
 t.test(`replyBatch ${replyBatch}: a write that throws is logged with its request id, the connection is closed`, async (t) => {
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-batch-'));
   const forge = await createForge({
     plugins: [slowly],
     logger,
-    config: { port: 0, host: '127.0.0.1', dataDir: await mkdtemp(path.join(os.tmpdir(), 'forgekit-batch-')), server: { replyBatch } as never },
+    config: { port: 0, host: '127.0.0.1', dataDir, server: { replyBatch } as never },
   });
   const { url } = await forge.listen();
-  t.teardown(() => forge.close());
+  t.teardown(async () => {
+    await forge.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
   const agent = new http.Agent({ keepAlive: false });
   t.teardown(() => agent.destroy());
   await t.rejects(get(`${url}/api/v1/batch-broken`, agent), 'the client sees the connection end, not a hang');

@@ -76,6 +76,7 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'forgekit-test-')));
   const port = await freePort();
   const adminPassword = 'admin-password-1';
+  // A forge that fails to boot (tests of refused configurations) must not leave its data dir behind.
   const forge = await createForge({
     plugins: options.extraPlugins ? [...builtinPlugins, ...options.extraPlugins] : undefined,
     env: { FORGEKIT_MONGODB_URI: process.env.FORGEKIT_MONGODB_URI, ...options.env },
@@ -88,6 +89,9 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
       ...(options.disabledPlugins ? { disabledPlugins: options.disabledPlugins } : {}),
       ...options.config,
     },
+  }).catch(async (err: unknown) => {
+    if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    throw err;
   });
   const { url } = await forge.listen();
   const api = `${url}/api/v1`;
