@@ -69,6 +69,26 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A setup step's response that must have `status`: anything else stops the test with what came back. */
+export function checkStatus<R extends { status: number; text: string }>(res: R, status: number): R {
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
+  return res;
+}
+
+/** `checkStatus` of a request still under way. */
+export async function expectStatus<R extends { status: number; text: string }>(res: Promise<R>, status: number): Promise<R> {
+  return checkStatus(await res, status);
+}
+
+/** `call(method, path, token, json?, status = defaultStatus)`: a setup request that must answer `status`; its JSON body. */
+export function jsonCaller(f: Pick<TestForge, 'request'>, defaultStatus = 200) {
+  return async (method: string, path: string, token: string | undefined, json?: unknown, status = defaultStatus): Promise<any> => {
+    const res = await f.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
+    if (res.status !== status) throw new Error(`${method} ${path}: expected ${status}, got ${res.status}: ${res.text}`);
+    return res.json;
+  };
+}
+
 let userCounter = 0;
 
 export async function startForge(options: StartOptions = {}): Promise<TestForge> {

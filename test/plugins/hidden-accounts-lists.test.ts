@@ -3,14 +3,11 @@
 // anonymous, a stranger, an organization co-member of a private user, the private user itself, a restricted user
 // and a site admin. The lists decide it in bulk (UsersService.hiddenIds: no promise per account), which must agree.
 import t from 'tap';
-import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
+import { startForge, expectStatus, type TestForge, type TestUser } from '../helpers/forge.js';
 
 const logins = (res: { json: any }) => (res.json as Array<{ login: string }>).map((u) => u.login).sort();
 
-async function ok(p: Promise<{ status: number; text: string }>, status: number): Promise<void> {
-  const res = await p;
-  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
-}
+const ok = expectStatus;
 
 t.test('lists hide exactly the accounts a profile read hides', async (t) => {
   const f: TestForge = await startForge();

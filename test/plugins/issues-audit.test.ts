@@ -9,7 +9,7 @@ import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
 import { UNITS_OFF } from '../../plugins/issues/service.js';
 import type { IssueEvent } from '../../schemas/events.js';
-import { startForge, type TestForge } from '../helpers/forge.js';
+import { startForge, jsonCaller, type TestForge } from '../helpers/forge.js';
 
 const issueEvents: IssueEvent[] = [];
 const recorder = definePlugin({
@@ -20,11 +20,7 @@ const recorder = definePlugin({
   },
 });
 
-async function ok(f: TestForge, method: string, path: string, token: string | undefined, json?: unknown, status = 200): Promise<any> {
-  const res = await f.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
-  if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.json;
-}
+const ok = (f: TestForge, ...call: Parameters<ReturnType<typeof jsonCaller>>) => jsonCaller(f)(...call);
 
 t.test('issues audit', async (t) => {
   const f = await startForge({ extraPlugins: [recorder] });

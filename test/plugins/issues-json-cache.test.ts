@@ -3,7 +3,7 @@
 // issue or of anything it shows (poster, assignees, labels, milestone), and a page seen twice
 // unchanged must not be serialised again.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, jsonCaller } from '../helpers/forge.js';
 import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('issue lists from kept texts', async (t) => {
@@ -13,11 +13,7 @@ t.test('issue lists from kept texts', async (t) => {
   const alice = await f.createUser({ username: 'alice', email: 'alice@example.com' });
   const bob = await f.createUser({ username: 'bob', email: 'bob@example.com' });
   let repoPath = '/repos/alice/tracker';
-  const call = async (method: string, path: string, token: string | undefined, json?: unknown, status = 200) => {
-    const res = await f.request(method, path, { token, json });
-    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const call = jsonCaller(f);
   await call('POST', '/user/repos', alice.token, { name: 'tracker' }, 201);
   const bug = await call('POST', `${repoPath}/labels`, alice.token, { name: 'bug', color: '#ee0701' }, 201);
   const ms = await call('POST', `${repoPath}/milestones`, alice.token, { title: 'v1' }, 201);

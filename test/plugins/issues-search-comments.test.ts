@@ -2,7 +2,7 @@
 // and in /repos/issues/search, after title edits, comment edits and deletions, for issues stored by an earlier version
 // (a start pass drops the trigrams they carried), and never for a repository the caller cannot read.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, jsonCaller } from '../helpers/forge.js';
 import { issuesProbe } from '../helpers/issues-probe.js';
 import { UPGRADES } from '../../plugins/issues/service.js';
 
@@ -12,11 +12,7 @@ t.test('q matches comments', async (t) => {
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });
   const bob = await f.createUser({ username: 'bob' });
-  const req = async (method: string, path: string, token: string | undefined, json?: unknown, status = 200) => {
-    const res = await f.request(method, path, { token, json });
-    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const req = jsonCaller(f);
   await req('POST', '/user/repos', alice.token, { name: 'pub' }, 201);
   await req('POST', '/user/repos', alice.token, { name: 'priv', private: true }, 201);
   await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Crash on start', body: 'nothing to see' }, 201);

@@ -4,7 +4,7 @@
 // user), every state, several page sizes and offsets, with issues off in one repository and a hidden owner's public
 // repository; the rows of the repositories are interleaved by id, so no page is one repository's.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, jsonCaller } from '../helpers/forge.js';
 import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('deep issue search pages equal the model', async (t) => {
@@ -12,11 +12,7 @@ t.test('deep issue search pages equal the model', async (t) => {
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   held.issues!.pivotFrom = 150;
-  const ok = async (method: string, path: string, token: string, json?: unknown, status = 201) => {
-    const res = await f.request(method, path, { token, json });
-    if (res.status !== status) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = jsonCaller(f, 201);
   const users = Object.fromEntries(await Promise.all(['alice', 'bob', 'carol', 'dave', 'hid'].map(async (u) => [u, await f.createUser({ username: u })] as const)));
   const token = (u: string) => users[u]!.token;
   await ok('POST', '/orgs', token('alice'), { username: 'acme' });

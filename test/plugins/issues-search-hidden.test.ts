@@ -3,7 +3,7 @@
 // by row; issues of repositories with issues off are subtracted the same way. The totals must stay exact for every
 // caller, with and without filters, and agree with the listed rows.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, jsonCaller } from '../helpers/forge.js';
 
 t.test('issue search totals with hidden owners', async (t) => {
   const f = await startForge();
@@ -13,11 +13,7 @@ t.test('issue search totals with hidden owners', async (t) => {
   const open = await f.createUser({ username: 'loud' });
   const collaborator = await f.createUser({ username: 'helper' });
   const stranger = await f.createUser({ username: 'passerby' });
-  const ok = async (method: string, path: string, token: string, json?: unknown, status = 201) => {
-    const res = await f.request(method, path, { token, json });
-    if (res.status !== status) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = jsonCaller(f, 201);
   await ok('POST', '/user/repos', hidden.token, { name: 'a' });
   await ok('POST', '/user/repos', hidden.token, { name: 'b' });
   await ok('POST', '/user/repos', open.token, { name: 'c' });

@@ -4,16 +4,12 @@
 // caller, state, kind and owner filter, with issues off in a covered repository and grants that overlap (a
 // collaborator on a repository its team already covers).
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, jsonCaller } from '../helpers/forge.js';
 
 t.test('issue search with whole-owner grants', async (t) => {
   const f = await startForge();
   t.teardown(() => f.close());
-  const ok = async (method: string, path: string, token: string, json?: unknown, status = 201) => {
-    const res = await f.request(method, path, { token, json });
-    if (res.status !== status) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const ok = jsonCaller(f, 201);
   const alice = await f.createUser({ username: 'alice' });
   const bob = await f.createUser({ username: 'bob' });
   const carol = await f.createUser({ username: 'carol' });

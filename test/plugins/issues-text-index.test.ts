@@ -2,7 +2,7 @@
 // model, then the index a server keeps through creates, edits, comments, deletions (concurrent ones too) compared
 // with the index a fresh start builds from the same store — they must be equal, pair for pair.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, jsonCaller } from '../helpers/forge.js';
 import { issuesProbe } from '../helpers/issues-probe.js';
 import { gramKeys, GramPostings, GramPostingsBuilder, intersectSorted, IssueTextIndex, keysToIds } from '../../plugins/issues/text-index.js';
 
@@ -93,11 +93,8 @@ t.test('the index a server keeps equals the one a start builds', async (t) => {
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });
-  const req = async (method: string, path: string, json?: unknown, status = 200) => {
-    const res = await f.request(method, path, { token: alice.token, json });
-    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const call = jsonCaller(f);
+  const req = (method: string, path: string, json?: unknown, status = 200) => call(method, path, alice.token, json, status);
   await req('POST', '/user/repos', { name: 'one' }, 201);
   await req('POST', '/user/repos', { name: 'two' }, 201);
   const random = rng(3);

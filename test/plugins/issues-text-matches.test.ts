@@ -3,7 +3,7 @@
 // deleted issues — and never read while a change is under way.
 import t from 'tap';
 import { TextMatches } from '../../plugins/issues/text-matches.js';
-import { startForge } from '../helpers/forge.js';
+import { startForge, jsonCaller } from '../helpers/forge.js';
 import { issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('TextMatches: kept, dropped by the texts of a change, never read or stored across one', async (t) => {
@@ -46,11 +46,7 @@ t.test('repeated q searches stay exact through changes', async (t) => {
   t.teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });
   const bob = await f.createUser({ username: 'bob' });
-  const req = async (method: string, path: string, token: string | undefined, json?: unknown, status = 200) => {
-    const res = await f.request(method, path, { token, json });
-    if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res.json;
-  };
+  const req = jsonCaller(f);
   await req('POST', '/user/repos', alice.token, { name: 'pub' }, 201);
   await req('POST', '/user/repos', alice.token, { name: 'priv', private: true }, 201);
   await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Gizmotron fails', body: 'plain' }, 201);

@@ -4,7 +4,7 @@
 import t from 'tap';
 import { definePlugin } from '../../core/plugin.js';
 import type { IssueCommentEvent, IssueEvent } from '../../schemas/events.js';
-import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
+import { startForge, jsonCaller, type TestForge, type TestUser } from '../helpers/forge.js';
 
 const issueEvents: IssueEvent[] = [];
 const commentEvents: IssueCommentEvent[] = [];
@@ -17,11 +17,7 @@ const recorder = definePlugin({
   },
 });
 
-async function ok(f: TestForge, method: string, path: string, token: string | undefined, json?: unknown, status = 200): Promise<any> {
-  const res = await f.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
-  if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.json;
-}
+const ok = (f: TestForge, ...call: Parameters<ReturnType<typeof jsonCaller>>) => jsonCaller(f)(...call);
 
 t.test('issues', async (t) => {
   const f = await startForge({ extraPlugins: [recorder] });

@@ -4,7 +4,7 @@
 // by id), private repositories of an owner, an all-repositories team and a collaboration included — and again
 // after a privacy change, a membership change and a collaboration change (no answer is ever kept between requests).
 import t, { type Test } from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, expectStatus } from '../helpers/forge.js';
 
 interface Made {
   id: number;
@@ -19,11 +19,7 @@ t.test('every plan agrees with the model', async (t) => {
   const ann = await f.createUser({ username: 'ann' });
   const mia = await f.createUser({ username: 'mia' });
   const col = await f.createUser({ username: 'col' });
-  const ok = async (p: Promise<{ status: number; text: string; json?: any }>, status: number) => {
-    const res = await p;
-    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = expectStatus;
   await ok(f.request('POST', '/orgs', { token: ann.token, json: { username: 'porg' } }), 201);
   const team = await ok(f.request('POST', '/orgs/porg/teams', { token: ann.token, json: { name: 'all', permission: 'read', includes_all_repositories: true } }), 201);
   await ok(f.request('PUT', `/teams/${team.json.id}/members/mia`, { token: ann.token }), 204);

@@ -3,7 +3,7 @@
 // set of ids. Every page and total must match a model of who reads what — with `uid`, `is_private`, `private=false`,
 // both name orders, a priority owner, and after a repository is made public, one deleted and one created.
 import t, { type Test } from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, expectStatus } from '../helpers/forge.js';
 
 interface Made {
   id: number;
@@ -15,11 +15,7 @@ interface Made {
 t.test('private repositories read by owner agree with the model', async (t) => {
   const f = await startForge();
   t.teardown(() => f.close());
-  const ok = async (p: Promise<{ status: number; text: string; json?: any }>, status: number) => {
-    const res = await p;
-    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = expectStatus;
   const ann = await f.createUser({ username: 'pann' });
   const bob = await f.createUser({ username: 'pbob' });
   await ok(f.request('POST', '/orgs', { token: ann.token, json: { username: 'porg2' } }), 201);

@@ -5,16 +5,12 @@
 // Each plan is forced in turn through the index's `sortPlan` (the collect plan, the old one, is the reference: for name
 // order backwards and `priority_owner_id` it also makes the search collect and sort every match, as it used to).
 import t, { type Test } from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, expectStatus } from '../helpers/forge.js';
 
 t.test('sorted search: the walk agrees with sorting every match', async (t) => {
   const f = await startForge();
   t.teardown(() => f.close());
-  const ok = async (p: Promise<{ status: number; text: string; json?: any }>, status: number) => {
-    const res = await p;
-    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = expectStatus;
   const ann = await f.createUser({ username: 'sann' });
   const bob = await f.createUser({ username: 'sbob' });
   const names = ['alpha', 'beta', 'gamma', 'delta', 'rho-1', 'rho-2', 'rho-3', 'sigma', 'tau', 'arc', 'bar', 'car'];

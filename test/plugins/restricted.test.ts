@@ -3,7 +3,7 @@
 // absent from search, lists, X-Total-Count, star/watch lists, forks and issue search; it sees public accounts and the
 // organizations it belongs to, and finds only itself in /users/search. An admin's PATCH takes effect at once.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, expectStatus } from '../helpers/forge.js';
 
 const names = (res: { json: any }) => (Array.isArray(res.json) ? res.json : res.json.data).map((r: any) => r.full_name ?? r.login);
 
@@ -156,11 +156,7 @@ t.test('a collaborator on a public repository of a hidden owner finds it', async
   const open = await f.createUser({ username: 'hopen' });
   const hc = await f.createUser({ username: 'hc' });
   const stranger = await f.createUser({ username: 'hstranger' });
-  const ok = async (p: Promise<{ status: number; text: string; json: any }>, status: number) => {
-    const res = await p;
-    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = expectStatus;
   for (const name of ['hid-a', 'hid-b']) await ok(f.request('POST', '/user/repos', { token: hpu.token, json: { name } }), 201);
   await ok(f.request('POST', '/user/repos', { token: open.token, json: { name: 'hid-e' } }), 201);
   await ok(f.request('POST', '/orgs', { token: hpu.token, json: { username: 'hpo', visibility: 'private' } }), 201);

@@ -4,7 +4,7 @@
 // a team without the issues unit gets 404 on issue routes of a private repository, while a public repository still
 // gives every signed-in user read on every unit.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, expectStatus } from '../helpers/forge.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
@@ -16,11 +16,7 @@ t.test('team units', async (t) => {
   const tracker = await f.createUser({ username: 'utracker' });
   const codeOnly = await f.createUser({ username: 'ucodeonly' });
   const reviewer = await f.createUser({ username: 'ureviewer' });
-  const ok = async (p: Promise<{ status: number; text: string; json: any }>, status: number) => {
-    const res = await p;
-    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = expectStatus;
   await ok(f.request('POST', '/orgs', { token: owner.token, json: { username: 'uorg' } }), 201);
   await ok(f.request('POST', '/org/uorg/repos', { token: owner.token, json: { name: 'secret', private: true, auto_init: true } }), 201);
   await ok(f.request('POST', '/org/uorg/repos', { token: owner.token, json: { name: 'open', auto_init: true } }), 201);

@@ -5,7 +5,7 @@
 // built once from a trigram) and the empty query (every user), and again after changes the index must follow: a
 // visibility change, a new full name, a new account matching a kept long query, a deleted account.
 import t, { type Test } from 'tap';
-import { startForge, type TestUser } from '../helpers/forge.js';
+import { startForge, expectStatus, type TestUser } from '../helpers/forge.js';
 
 interface Model {
   id: number;
@@ -17,11 +17,7 @@ interface Model {
 t.test('users search agrees with the model', async (t) => {
   const f = await startForge();
   t.teardown(() => f.close());
-  const ok = async (p: Promise<{ status: number; text: string; json?: any }>, status: number) => {
-    const res = await p;
-    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = expectStatus;
   const model = new Map<number, Model>();
   const adminAccount = (await f.request('GET', '/user', { token: f.admin.token })).json;
   model.set(adminAccount.id, { id: adminAccount.id, login: adminAccount.login, fullName: adminAccount.full_name, visibility: 'public' });

@@ -2,7 +2,7 @@
 // admin and the owner each see exactly what they should in GET /repos/{o}/{r}, both lists, search, X-Total-Count
 // and the permissions object; a private repository is a 404 (never a 403) to those who cannot read it.
 import t from 'tap';
-import { startForge } from '../helpers/forge.js';
+import { startForge, expectStatus } from '../helpers/forge.js';
 import { builtinPlugins } from '../../plugins/index.js';
 
 type Perm = { admin: boolean; push: boolean; pull: boolean };
@@ -43,10 +43,7 @@ t.test('visibility matrix', async (t) => {
   const tokens: Record<Actor, string | undefined> = {
     anonymous: undefined, stranger: stranger.token, reader: reader.token, teammate: teammate.token, admin: f.admin.token, owner: owner.token,
   };
-  const ok = async (p: Promise<{ status: number; text: string }>, status: number) => {
-    const res = await p;
-    if (res.status !== status) throw new Error(`setup: expected ${status}, got ${res.status} ${res.text}`);
-  };
+  const ok = expectStatus;
   await ok(f.request('POST', '/user/repos', { token: owner.token, json: { name: 'v-pub' } }), 201);
   await ok(f.request('POST', '/user/repos', { token: owner.token, json: { name: 'v-priv', private: true } }), 201);
   await ok(f.request('POST', '/orgs', { token: owner.token, json: { username: 'vorg' } }), 201);

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import t, { type Test } from 'tap';
 import type { WebhooksService } from '../../schemas/contracts/webhooks.js';
-import { startForge } from '../helpers/forge.js';
+import { startForge, checkStatus } from '../helpers/forge.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
 
 const SECRET = 'issue-secret';
@@ -81,10 +81,7 @@ t.test('webhooks from the issues plugin', async (t) => {
     t.same([to('/all').length, to('/only').length, to('/prs').length], [n, m, k], 'per hook');
     return { all: to('/all'), only: to('/only'), prs: to('/prs') };
   };
-  const ok = <R extends { status: number; text: string }>(res: R, status: number): R => {
-    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
-    return res;
-  };
+  const ok = checkStatus;
 
   let number = 0;
   let issueId = 0;
