@@ -19,6 +19,7 @@ import { loadCases } from './load-cases.js';
 import { loadOptions, replayContext } from './profile.js';
 import { benchClient } from './run.js';
 import { fixtureOf } from './seed.js';
+import { forgeServerFlags } from './server-flags.js';
 import { median } from './stats.js';
 
 /** User + system CPU time of a process, in µs (clock ticks of 10 ms on Linux: fine over rounds of seconds). */
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
   const fx = fixtureOf(plan, config.apiPrefix, values.quick === true);
   const port = 20000 + Math.floor(Math.random() * 20000);
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
-  const nodeArgs = [...values['node-flag'], script];
+  const nodeArgs = [...forgeServerFlags(config.server.gc, pinned, values['node-flag']), script];
   const out = values['server-log'] ? openSync(values['server-log'], 'w') : 'ignore';
   const child = pinned
     ? spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs], {
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   });
   // With taskset the child is taskset's exec'd node: the same pid.
   const pid = child.pid!;
-  console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${values['node-flag'].join(' ')}], pinned ${pinned}`);
+  console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${nodeArgs.slice(0, -1).join(' ')}], pinned ${pinned}`);
   const loaded = await loadCases(fx);
   const client = benchClient(ready.url, fx);
   const seeded = new Set<string>();
@@ -97,16 +98,22 @@ async function main(): Promise<void> {
       await autocannon({ ...opts, duration: name === values.case[0] && k === 0 ? 10 : 2 });
       const perRequest: number[] = [];
       const rates: number[] = [];
+      const p99s: number[] = [];
+      let maxMs = 0;
       for (let round = 0; round < Number(values.rounds); round++) {
         const before = cpuMicros(pid);
         const result = await autocannon({ ...opts, duration: Number(values.seconds) });
         const answered = result.requests.total;
         perRequest.push((cpuMicros(pid) - before) / Math.max(1, answered));
         rates.push(result.requests.average);
+        p99s.push(result.latency.p99);
+        maxMs = Math.max(maxMs, result.latency.max);
         if (result.non2xx) console.log(`  ${variant.label}: ${result.non2xx} non-2xx answers in round ${round + 1}`);
         await new Promise((r) => setTimeout(r, 500));
       }
-      console.log(`${variant.label}: ${median(perRequest).toFixed(0)} µs/req (rounds ${perRequest.map((x) => x.toFixed(0)).join(' ')}), ${Math.round(median(rates))} req/s`);
+      // p99 per round and the slowest answer: latency moves with the machine's other load far more than CPU time does.
+      console.log(`${variant.label}: ${median(perRequest).toFixed(0)} µs/req (rounds ${perRequest.map((x) => x.toFixed(0)).join(' ')}), `
+        + `${Math.round(median(rates))} req/s, p99 ${p99s.map((x) => x.toFixed(0)).join(' ')} ms, max ${maxMs.toFixed(0)} ms`);
     }
   }
   child.send({ type: 'stop' });
