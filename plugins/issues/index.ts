@@ -141,12 +141,18 @@ export default definePlugin<IssuesService>({
     const service = new Issues(ctx);
     await service.repair();
     await service.dropStoredGrams();
-    await service.buildTextIndex();
     await service.recordUnitsOff();
     ctx.events.on(REPO_UPDATED, ({ repo, before }: { repo: RepoRecord; before?: RepoRecord }) => service.onRepoUpdated(repo, before));
     ctx.events.on(REPO_DELETED, ({ repo }: { repo: RepoRecord }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
+    // In the background: the server answers meanwhile (`q` searches check texts themselves until it is done).
+    service.startTextIndex();
     return service;
+  },
+  async stop(ctx) {
+    const service = ctx.services.get('issues') as Issues;
+    service.stopTextIndex();
+    await service.textIndexReady;
   },
   // Gitea: repository issue routes need the issue scope; organization labels live in its organization group.
   routes: routes.map((r) => ({ ...r, scope: r.path.startsWith('/orgs/') ? 'organization' as const : 'issue' as const })),

@@ -12,7 +12,9 @@ import type {
 import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
 import { Renderer } from './convert.js';
 import { GRAM, matchesText, mentionedNames } from './text.js';
-import { gramKeys, GramPostingsBuilder, IssueTextIndex, keysToIds, type TextCandidates } from './text-index.js';
+import {
+  type GramPostings, gramKeys, GramPostingsBuilder, IssueTextIndex, keysToIds, lowerBound, noPause, yieldAfter, type Pause, type TextCandidates,
+} from './text-index.js';
 import { TextMatches } from './text-matches.js';
 
 export const ISSUES = 'issues';
@@ -203,6 +205,10 @@ export function dropDuplicateScopes(labels: LabelRecord[]): LabelRecord[] {
 }
 
 const MAX_RETRIES = 50;
+/** A background build of the `q` index works this long between turns of the event loop (requests wait at most that). */
+const BUILD_SLICE_MS = 8;
+/** Rows read between checks of that time. */
+const BUILD_ROWS = 256;
 
 export class Issues implements IssuesService {
   readonly allowedReactions: readonly string[] = REACTION_CONTENTS;
@@ -216,8 +222,16 @@ export class Issues implements IssuesService {
   readonly intents: CounterIntents<keyof CounterTargets>;
   readonly unitsOff: Collection<{ repoId: number }>;
   readonly render: Renderer;
-  /** The `q` trigram index: built at start (`buildTextIndex`), kept in step by every text change. */
+  /**
+   * The `q` trigram index: built in the background from start (`buildTextIndex`), kept in step by every text change.
+   * Until it is built, `q` searches check the text of every issue the rest of the query selects.
+   */
   readonly textIndex = new IssueTextIndex();
+  /** While the index is being built: issues whose title or body, and issues whose comments, changed meanwhile. */
+  private textBuild: { texts: Set<number>; comments: Set<number> } | null = null;
+  /** Settles once the index built at start is in use (it never rejects: a failed build is logged). */
+  textIndexReady: Promise<void> = Promise.resolve();
+  private stopping = false;
   /** Verified matches of recent cross-repository `q` searches (text-matches.ts). */
   readonly textMatches = new TextMatches();
 
@@ -690,7 +704,8 @@ export class Issues implements IssuesService {
    */
   async searchPlan(q: IssueQuery): Promise<{ filter: Filter; candidates: TextCandidates | null; keep: ((id: number) => boolean) | null }> {
     const lower = q.q?.toLowerCase() ?? '';
-    if (lower.length < GRAM) return { filter: this.filterOf(q), candidates: null, keep: null };
+    // Without trigrams, or while the index is built: every issue of the rest of the query is a candidate.
+    if (lower.length < GRAM || this.textBuild) return { filter: this.filterOf(q), candidates: null, keep: null };
     const candidates = this.textIndex.candidates(lower);
     let ids: number[] = Array.from(candidates.ids);
     if (q.ids !== undefined) {
@@ -707,7 +722,7 @@ export class Issues implements IssuesService {
   /** A page of matching issues, newest first, and the exact total. */
   async list(q: IssueQuery): Promise<{ total: number; issues: IssueRecord[] }> {
     const lower = q.q?.toLowerCase() ?? '';
-    if (lower.length >= GRAM && q.repoId === undefined) return this.listMatching(q, lower);
+    if (lower.length >= GRAM && q.repoId === undefined && !this.textBuild) return this.listMatching(q, lower);
     const { filter, candidates: indexed, keep } = await this.searchPlan(q);
     if (!lower && this.pivotable(q)) {
       const [total, issues] = await Promise.all([this.countVisible(q, filter), this.pivotedPage(q)]);
@@ -768,6 +783,7 @@ export class Issues implements IssuesService {
    * comments (read once, together) of those whose comments do and whose title and body did not match.
    */
   async verifiedMatches(lower: string): Promise<Int32Array> {
+    await this.textIndexReady;
     const candidates = this.textIndex.candidates(lower);
     const inText = Array.from(candidates.ids).filter((id) => candidates.inText(id));
     const matched = new Set<number>();
@@ -943,6 +959,7 @@ export class Issues implements IssuesService {
 
   /** After a change of an issue's title or body (`before`: the text it may be indexed under; null for a new issue). */
   private reindexText(id: number, before: { title: string; body: string } | null): Promise<void> {
+    if (this.textBuild) return void this.textBuild.texts.add(id), Promise.resolve();
     return this.inTextOrder(id, async () => {
       const now = await this.issues.findOne({ id });
       const keys = now ? gramKeys(now.title.toLowerCase(), now.body.toLowerCase()) : new Set<number>();
@@ -953,11 +970,13 @@ export class Issues implements IssuesService {
 
   /** A new comment's trigrams join its issue's (adding never hides a match, so no store read is needed). */
   private indexComment(issueId: number, body: string): Promise<void> {
+    if (this.textBuild) return void this.textBuild.comments.add(issueId), Promise.resolve();
     return this.inTextOrder(issueId, () => this.textIndex.comments.add(issueId, gramKeys(body.toLowerCase())));
   }
 
   /** After comments of an issue changed or went (`before`: their old bodies): its trigrams are its comments' now. */
   private reindexComments(issueId: number, before: string[]): Promise<void> {
+    if (this.textBuild) return void this.textBuild.comments.add(issueId), Promise.resolve();
     return this.inTextOrder(issueId, async () => {
       const bodies = await this.comments.find({ issueId });
       const keys = gramKeys(...bodies.map((cm) => cm.body.toLowerCase()));
@@ -966,29 +985,113 @@ export class Issues implements IssuesService {
     });
   }
 
+  /** Start: builds the `q` index in the background (`textIndexReady` settles when it is in use). */
+  startTextIndex(): void {
+    this.textIndexReady = this.buildTextIndex(yieldAfter(BUILD_SLICE_MS)).catch((err: unknown) => {
+      if (!this.stopping) this.ctx.log.error({ err }, 'issues: the q trigram index could not be built; q searches check every text');
+    });
+  }
+
+  /** Stop: a build under way ends at its next pause. */
+  stopTextIndex(): void {
+    this.stopping = true;
+  }
+
   /**
-   * Start: the index from every issue's title and body and every comment, in id order. Reads whole documents: the
-   * embedded store hands out its stored versions as they are, while a projection would make (and keep) a copy of each.
+   * The index from every issue's title and body and every comment, in id order, `pause`d between steps so requests
+   * are answered meanwhile (they check texts themselves until it is done). Changes made meanwhile are only noted
+   * (`textBuild`); once the snapshot's postings are in place, the noted issues are indexed as the store holds them
+   * now, again until no change is left, and the index is used from then on. Reads whole documents: the embedded
+   * store hands out its stored versions as they are, while a projection would make (and keep) a copy of each.
    */
-  async buildTextIndex(): Promise<void> {
+  async buildTextIndex(pause: Pause = noPause): Promise<void> {
     const started = performance.now();
-    const issues = await this.issues.find({}, { sort: { id: 1 } });
-    const text = new GramPostingsBuilder(trigramsAtMost(issues, (i) => i.title, (i) => i.body));
-    for (const issue of issues) {
-      text.add(issue.id, issue.title.toLowerCase());
-      text.add(issue.id, issue.body.toLowerCase());
+    const build = { texts: new Set<number>(), comments: new Set<number>() };
+    this.textBuild = build;
+    const step = async () => {
+      await pause();
+      if (this.stopping) throw new Error('stopped while building the q trigram index');
+    };
+    try {
+      const issues = await this.issues.find({}, { sort: { id: 1 } });
+      const text = new GramPostingsBuilder(trigramsAtMost(issues, (i) => i.title, (i) => i.body));
+      for (let k = 0; k < issues.length; k++) {
+        const issue = issues[k]!;
+        text.add(issue.id, issue.title.toLowerCase());
+        text.add(issue.id, issue.body.toLowerCase());
+        if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
+      }
+      await step();
+      await this.textIndex.text.replaceWith(text, step);
+      const all = await this.comments.find({}, { sort: { issueId: 1, id: 1 } });
+      const comments = new GramPostingsBuilder(trigramsAtMost(all, (cm) => cm.body));
+      for (let k = 0; k < all.length; k++) {
+        comments.add(all[k]!.issueId, all[k]!.body.toLowerCase());
+        if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
+      }
+      await step();
+      await this.textIndex.comments.replaceWith(comments, step);
+      await this.catchUpTextIndex(build, issues, all, step);
+    } finally {
+      // Used from here (the catch-up left nothing), or, after a failure, no longer waited for by changes.
+      if (this.textBuild === build) this.textBuild = null;
     }
-    this.textIndex.text.replaceWith(text);
-    const all = await this.comments.find({}, { sort: { issueId: 1, id: 1 } });
-    const comments = new GramPostingsBuilder(trigramsAtMost(all, (cm) => cm.body));
-    for (const cm of all) {
-      comments.add(cm.issueId, cm.body.toLowerCase());
-    }
-    this.textIndex.comments.replaceWith(comments);
     const { pairs: textPairs, bytes: textBytes } = this.textIndex.text.stats();
     const { pairs: commentPairs, bytes: commentBytes } = this.textIndex.comments.stats();
     this.ctx.log.info({ ms: Math.round(performance.now() - started), textPairs, commentPairs, mib: Math.round((textBytes + commentBytes) / 1048576) },
       'issues: q trigram index built');
+  }
+
+  /**
+   * The issues changed while the index was built from `issues` and `comments` (snapshots, ascending): each gets the
+   * keys of its texts as the store holds them now, in place of those it was indexed under; repeated until a pass ends
+   * with no change noted meanwhile, which (synchronously) puts the index in use.
+   */
+  private async catchUpTextIndex(build: { texts: Set<number>; comments: Set<number> }, issues: readonly IssueRecord[],
+    comments: readonly CommentRecord[], step: Pause): Promise<void> {
+    const indexedText = new Map<number, Set<number>>();
+    const indexedComments = new Map<number, Set<number>>();
+    const snapshotText = (id: number): Set<number> => {
+      const issue = issues[lowerBound(issues.length, (k) => issues[k]!.id < id)];
+      return issue?.id === id ? gramKeys(issue.title.toLowerCase(), issue.body.toLowerCase()) : new Set();
+    };
+    const snapshotComments = (issueId: number): Set<number> => {
+      const bodies: string[] = [];
+      for (let k = lowerBound(comments.length, (i) => comments[i]!.issueId < issueId); comments[k]?.issueId === issueId; k++) {
+        bodies.push(comments[k]!.body.toLowerCase());
+      }
+      return gramKeys(...bodies);
+    };
+    const replace = (postings: GramPostings, id: number, before: Set<number>, now: Set<number>) => {
+      postings.remove(id, [...before].filter((key) => !now.has(key)));
+      postings.add(id, now);
+    };
+    while (build.texts.size > 0 || build.comments.size > 0) {
+      const texts = [...build.texts];
+      const commented = [...build.comments];
+      build.texts.clear();
+      build.comments.clear();
+      const current = new Map<number, Set<number>>();
+      for (const issue of await this.issues.find({ id: { $in: texts } })) current.set(issue.id, gramKeys(issue.title.toLowerCase(), issue.body.toLowerCase()));
+      for (const id of texts) {
+        const now = current.get(id) ?? new Set<number>();
+        replace(this.textIndex.text, id, indexedText.get(id) ?? snapshotText(id), now);
+        indexedText.set(id, now);
+      }
+      const bodies = new Map<number, string[]>();
+      for (const cm of await this.comments.find({ issueId: { $in: commented } }, { projection: { issueId: 1, body: 1 } })) {
+        const list = bodies.get(cm.issueId);
+        if (list) list.push(cm.body.toLowerCase());
+        else bodies.set(cm.issueId, [cm.body.toLowerCase()]);
+      }
+      for (const id of commented) {
+        const now = gramKeys(...(bodies.get(id) ?? []));
+        replace(this.textIndex.comments, id, indexedComments.get(id) ?? snapshotComments(id), now);
+        indexedComments.set(id, now);
+      }
+      await step();
+    }
+    this.textBuild = null;
   }
 
   /**
@@ -1202,6 +1305,11 @@ export class Issues implements IssuesService {
       this.numbers.deleteMany({ repoId: repo.id }),
       this.unitsOff.deleteMany({ repoId: repo.id }),
     ]);
+    if (this.textBuild) {
+      for (const issue of texts) this.textBuild.texts.add(issue.id);
+      for (const cm of commentTexts) this.textBuild.comments.add(cm.issueId);
+      return;
+    }
     this.textIndex.text.removeBatch(keysToIds(texts.map((i) => ({ id: i.id, texts: [i.title, i.body] }))));
     this.textIndex.comments.removeBatch(keysToIds(commentTexts.map((cm) => ({ id: cm.issueId, texts: [cm.body] }))));
   }

@@ -103,10 +103,15 @@ export class GramPostings {
     }
   }
 
-  /** Replaces every posting with those a builder made (a start's bulk load). */
-  replaceWith(built: GramPostingsBuilder): void {
+  /** Replaces every posting with those a builder made (a start's bulk load), `pause`d between steps. */
+  async replaceWith(built: GramPostingsBuilder, pause: Pause = noPause): Promise<void> {
+    const finished = await built.finish(pause);
     this.postings.clear();
-    for (const [key, ids] of built.finish()) this.postings.set(key, Posting.of(ascending, ids));
+    let n = 0;
+    for (const [key, ids] of finished) {
+      this.postings.set(key, Posting.of(ascending, ids));
+      if (++n % CHUNK_KEYS === 0) await pause();
+    }
   }
 
   /** How many documents hold the trigram. */
@@ -211,25 +216,61 @@ export class GramPostingsBuilder {
     }
   }
 
-  /** Per trigram, its ids ascending (exact-size arrays). */
-  finish(): Map<number, Int32Array> {
+  /** Per trigram, its ids ascending (exact-size arrays); `pause` runs between chunks of the work. */
+  async finish(pause: Pause = noPause): Promise<Map<number, Int32Array>> {
     const { pairSlot, pairId, pairs, keys } = this;
     // One array for all trigrams, cut into views (one allocation, not one per trigram).
     // The loops run in chunks through small functions, which V8 optimises after a few calls (a loop run once, in
     // place, stayed in the interpreter: ~14 ns a pair instead of ~1).
     const starts = new Int32Array(keys.length + 1);
-    for (let p = 0; p < pairs; p += CHUNK) countSlots(pairSlot, starts, p, Math.min(pairs, p + CHUNK));
+    for (let p = 0; p < pairs; p += CHUNK) {
+      countSlots(pairSlot, starts, p, Math.min(pairs, p + CHUNK));
+      if ((p / CHUNK) % CHUNKS_PER_PAUSE === CHUNKS_PER_PAUSE - 1) await pause();
+    }
     for (let slot = 0; slot < keys.length; slot++) starts[slot + 1]! += starts[slot]!;
     const all = new Int32Array(pairs);
     const cursor = starts.slice(0, keys.length);
-    for (let p = 0; p < pairs; p += CHUNK) scatter(pairSlot, pairId, cursor, all, p, Math.min(pairs, p + CHUNK));
+    for (let p = 0; p < pairs; p += CHUNK) {
+      scatter(pairSlot, pairId, cursor, all, p, Math.min(pairs, p + CHUNK));
+      if ((p / CHUNK) % CHUNKS_PER_PAUSE === CHUNKS_PER_PAUSE - 1) await pause();
+    }
     const out = new Map<number, Int32Array>();
     for (let slot = 0; slot < keys.length; slot++) out.set(keys[slot]!, all.subarray(starts[slot]!, starts[slot + 1]!));
     return out;
   }
 }
 
+/** Between steps of a long build: lets requests in (a build in the background), or nothing (`noPause`). */
+export type Pause = () => Promise<void>;
+export const noPause: Pause = () => Promise.resolve();
+
+/** A pause that gives the event loop a turn (`setImmediate`: after the I/O waiting) once `ms` of work went by. */
+export function yieldAfter(ms: number): Pause {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < ms) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+/** The first of `n` positions at which `before` is false (`before` true on a prefix). */
+export function lowerBound(n: number, before: (k: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 const CHUNK = 1 << 16;
+/** Pairs counted or scattered between pauses: ~1 M, a few ms. */
+const CHUNKS_PER_PAUSE = 16;
+/** Postings made between pauses. */
+const CHUNK_KEYS = 1 << 14;
 
 function countSlots(pairSlot: Int32Array, starts: Int32Array, from: number, to: number): void {
   for (let p = from; p < to; p++) starts[pairSlot[p]! + 1]!++;

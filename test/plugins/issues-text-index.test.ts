@@ -82,7 +82,7 @@ t.test('GramPostings: add, remove, batch removal and bulk load against a model',
   t.throws(() => builder.add(1, 'cats'), RangeError, 'ids in ascending order only');
   const loaded = new GramPostings();
   loaded.add(999, gramKeys('stale entry'));
-  loaded.replaceWith(builder);
+  await loaded.replaceWith(builder);
   t.equal(loaded.sizeOf([...gramKeys('sta')][0]!), 0, 'a bulk load replaces what was there');
   for (const [k, ids] of model) if (ids.size) t.same([...loaded.holdingAll([k])], [...ids].sort((a, b) => a - b));
   t.equal(loaded.stats().pairs, [...model.values()].reduce((n, ids) => n + ids.size, 0), 'no pair twice');
