@@ -1,6 +1,6 @@
 // The embedded adapter: the shared contract plus what only a file-backed store has (files, compaction, scans).
 import t from 'tap';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -90,6 +90,20 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     const again = await openEmbedded(dir);
     t.equal((await again.collection('counters_test').findOne({ id: 1 }))!.n, 31, 'nothing lost across rewrites');
     await again.close();
+  });
+
+  t.test('a file loaded with superseded lines is rewritten by the next compaction, not at load', async (t) => {
+    const file = path.join(dir, 'store', 'stale_test.db');
+    await mkdir(path.dirname(file), { recursive: true });
+    const versions = [1, 2, 3].map((n) => JSON.stringify({ _id: 'a1', id: 1, n }));
+    await writeFile(file, [...versions, JSON.stringify({ _id: 'b2', id: 2, n: 0 }), JSON.stringify({ $$deleted: true, _id: 'b2' })].join('\n') + '\n');
+    const store = await openEmbedded(dir, recordingLogger(), 0);
+    t.equal((await store.collection('stale_test').findOne({ id: 1 }))!.n, 3, 'the last version is loaded');
+    t.equal(await store.collection('stale_test').count({}), 1, 'the deleted document is gone');
+    t.equal((await lines(file)).length, 5, 'the load left the file as it was (no rewrite holds the start)');
+    await store.compactAll(); // what the compaction timer runs
+    t.same((await lines(file)).map((l) => JSON.parse(l)), [{ _id: 'a1', id: 1, n: 3 }], 'compacted without any write since the load');
+    await store.close();
   });
 
   t.test('concurrent writes are group-committed and each is in the file when acknowledged', async (t) => {

@@ -218,8 +218,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       }
     }
     await this.journal.open();
-    // Superseded lines (updates, deletions) are dropped now rather than at the first background compaction.
-    if (lines > byId.size + defs.size) await this.compact();
+    // Superseded lines (updates, deletions) go at the next compaction (timer or close), not now: rewriting a large
+    // file here would hold the start.
+    if (lines > byId.size + defs.size) this.journal.markStale();
   }
 
   private setIndex(key: string, index: OrderedIndex): void {

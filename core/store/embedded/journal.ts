@@ -51,13 +51,18 @@ export class Journal {
   private running = false;
   /** Set when a write failed: the file may end with a partial line until the next successful rewrite. */
   private broken: Error | null = null;
-  /** Writes since the last rewrite: compaction is skipped when nothing changed. */
+  /** Writes since the last rewrite (or 1 for a file loaded with superseded lines): compaction skips a clean file. */
   dirty = 0;
 
   constructor(readonly file: string) {}
 
   async open(): Promise<void> {
     this.fh = await open(this.file, 'a', 0o600);
+  }
+
+  /** The file holds lines a rewrite would drop (a load found superseded versions): the next compaction rewrites it. */
+  markStale(): void {
+    this.dirty++;
   }
 
   append(text: string): Promise<void> {
