@@ -19,7 +19,6 @@ import { loadCases } from './load-cases.js';
 import { loadOptions, replayContext } from './profile.js';
 import { benchClient } from './run.js';
 import { fixtureOf } from './seed.js';
-import { forgeServerFlags } from './server-flags.js';
 import { median } from './stats.js';
 
 /** User + system CPU time of a process, in µs (clock ticks of 10 ms on Linux: fine over rounds of seconds). */
@@ -58,7 +57,7 @@ async function main(): Promise<void> {
   const fx = fixtureOf(plan, config.apiPrefix, values.quick === true);
   const port = 20000 + Math.floor(Math.random() * 20000);
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
-  const nodeArgs = [...forgeServerFlags(config.server.gc, pinned, values['node-flag']), script];
+  const nodeArgs = [...values['node-flag'], script];
   const out = values['server-log'] ? openSync(values['server-log'], 'w') : 'ignore';
   const child = pinned
     ? spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs], {
@@ -75,7 +74,7 @@ async function main(): Promise<void> {
   });
   // With taskset the child is taskset's exec'd node: the same pid.
   const pid = child.pid!;
-  console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${nodeArgs.slice(0, -1).join(' ')}], pinned ${pinned}`);
+  console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${values['node-flag'].join(' ')}], pinned ${pinned}`);
   const loaded = await loadCases(fx);
   const client = benchClient(ready.url, fx);
   const seeded = new Set<string>();

@@ -18,7 +18,6 @@ import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, tokenOf, type Datas
 import { loadCases } from './load-cases.js';
 import { benchClient, prepareRequest, SETUP_PASSWORD, streamRequest, type StreamLoad } from './run.js';
 import { fixtureOf } from './seed.js';
-import { forgeServerFlags } from './server-flags.js';
 
 interface ProfileNode {
   id: number;
@@ -199,8 +198,7 @@ async function main(): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
   // --boot: the whole process under --cpu-prof, stopped once listening. --case: only the load window (inspector).
-  const flags = forgeServerFlags(config.server.gc, false, values.boot ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
-  const child = spawn(process.execPath, [...flags, script], {
+  const child = spawn(process.execPath, [...(values.boot ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), script], {
     env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

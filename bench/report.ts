@@ -55,10 +55,7 @@ export interface BenchResult {
     rounds: number;
     order: string;
     logLevel: string;
-    /**
-     * Node flags of the forgekit server: its collector's for the CPUs it runs on (bench/server-flags.ts, since
-     * 2026-12-02), then `--node-flag`'s (absent in runs before the option existed: none).
-     */
+    /** Node flags of the forgekit server (absent in runs before the option existed: none). */
     nodeFlags?: string[];
     pinning: { server: string; load: string } | null;
     filter: string[];

@@ -28,7 +28,6 @@ import {
   type BenchResult, type CaseResult,
 } from './report.js';
 import { fixtureOf, seedDataset } from './seed.js';
-import { forgeServerFlags } from './server-flags.js';
 import { combine, ratioOf, runStats, Samples, type RunStats } from './stats.js';
 import { BOOT_MAX_MS, inferGroup, judge, RSS_MAX_BYTES } from './targets.js';
 
@@ -534,17 +533,16 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
 
     const logFile = path.join(tmp, 'forgekit.log');
     const forgePort = await freePort();
-    const serverFlags = forgeServerFlags(baseConfig.server.gc, pinning !== null, opts.nodeFlags);
     forge = await startChild('server-forge.js', {
       ...process.env,
       ...(mongodbUri ? { FORGEKIT_MONGODB_URI: mongodbUri } : {}),
       FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port: forgePort, logLevel: opts.logLevel }),
       // The full dataset boots in ~20 s on a quiet machine and several times that on a busy one; the boot time is
       // reported (and judged against its target), so waiting longer only keeps a slow boot from ending the run.
-    }, logFile, pinning?.server ?? null, opts.quick ? 120_000 : 600_000, serverFlags);
+    }, logFile, pinning?.server ?? null, opts.quick ? 120_000 : 600_000, opts.nodeFlags);
     out(`forgekit ready in ${forge.spawnToReadyMs} ms (createForge ${forge.ready.createForgeMs} ms), RSS ${(forge.ready.rss / 1024 / 1024).toFixed(0)} MiB`);
     const execArgv: string[] = forge.ready.execArgv ?? [];
-    for (const flag of serverFlags) if (!execArgv.includes(flag)) throw new Error(`the forgekit server runs without ${flag} (its node flags: ${execArgv.join(' ') || 'none'})`);
+    for (const flag of opts.nodeFlags) if (!execArgv.includes(flag)) throw new Error(`the forgekit server runs without ${flag} (its node flags: ${execArgv.join(' ') || 'none'})`);
     bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000);
 
     for (const { loadedCase, group } of selected) {
@@ -604,8 +602,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
         rounds: opts.rounds,
         order: 'A B A B (forgekit, then bare, per round)',
         logLevel: opts.logLevel,
-        // All of the server's node flags: the collector's for its CPUs (bench/server-flags.ts), then --node-flag's.
-        nodeFlags: forge.ready.execArgv ?? [],
+        nodeFlags: opts.nodeFlags,
         pinning,
         filter: opts.filter,
       },

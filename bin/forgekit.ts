@@ -9,7 +9,6 @@ import { CommandError, UsageError } from './cli/context.js';
 import { firstStartHints } from './cli/first-start.js';
 import { prettyLogger, wantsPretty } from './cli/pretty-log.js';
 import { loadConfig } from '../core/config.js';
-import { gcFlags, relaunchWith, runsSingleThreadedGc, usableCpus } from './gc-mode.js';
 
 const USAGE = `usage: forgekit <command> [options]
 
@@ -26,14 +25,10 @@ admin, doctor, dump and restore work while the server is stopped. Add --help to 
 
 async function serve(): Promise<void> {
   const config = loadConfig({ env: process.env });
-  const cpus = usableCpus();
-  const flags = gcFlags(config.server.gc, cpus, process.execArgv);
-  if (flags.length > 0) return relaunchWith(flags);
   // A terminal gets readable lines; a pipe, a file or a log collector gets JSON (or whatever logFormat forces).
   const forge = await createForge({ env: process.env, ...(wantsPretty(config) ? { logger: prettyLogger(config) } : {}) });
   const { url } = await forge.listen();
   await firstStartHints(forge, url);
-  forge.log.info({ gc: runsSingleThreadedGc() ? 'single-threaded' : 'concurrent', mode: config.server.gc, cpus }, 'garbage collector');
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

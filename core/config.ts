@@ -22,14 +22,9 @@ export interface ForgeConfig {
   /**
    * node:http server options (ms; 0 = off / unlimited), and `replyBatch`: the most replies whose writes are held to
    * the end of the event-loop turn (0 = write each reply in place; see core/http/reply-batch.ts), and `discardBodyBytes`:
-   * how much of a refused body (413, 415) is read and dropped so the client can read the answer (core/http/body.ts),
-   * and `gc`: the garbage collector `forgekit serve` starts the server process with (bin/gc-mode.ts; the kernel itself
-   * cannot change it).
+   * how much of a refused body (413, 415) is read and dropped so the client can read the answer (core/http/body.ts).
    */
-  server: {
-    headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number; replyBatch: number; discardBodyBytes: number;
-    gc: 'auto' | 'single-threaded' | 'concurrent';
-  };
+  server: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; maxConnections: number; replyBatch: number; discardBodyBytes: number };
   pagination: { defaultLimit: number; maxLimit: number };
   admin: { username: string; password: string; email: string };
   disabledPlugins: string[];
@@ -64,7 +59,6 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_LOG_LEVEL', 'logLevel', String],
   ['FORGEKIT_LOG_FORMAT', 'logFormat', String],
   ['FORGEKIT_REPLY_BATCH', 'server.replyBatch', Number],
-  ['FORGEKIT_GC', 'server.gc', String],
   ['FORGEKIT_LOAD_PLUGINS', 'loadPlugins', (v) => v.split(',').map((s) => s.trim()).filter(Boolean)],
   ['FORGEKIT_ADMIN_USERNAME', 'admin.username', String],
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],

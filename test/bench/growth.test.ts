@@ -7,23 +7,12 @@ import { FULL_SIZES, planDataset } from '../../bench/dataset.js';
 import { growthReport, loadRun } from '../../bench/growth.js';
 import { resultFileName } from '../../bench/report.js';
 import { datasetSizes, parseOptions } from '../../bench/run.js';
-import { forgeServerFlags } from '../../bench/server-flags.js';
-import { usableCpus } from '../../bin/gc-mode.js';
 
 t.test('--node-flag: node options of the forgekit server, checked', async (t) => {
   t.same(parseOptions([]).nodeFlags, [], 'none by default');
   t.same(parseOptions(['--node-flag=--max-semi-space-size=32', '--node-flag=--trace-gc']).nodeFlags, ['--max-semi-space-size=32', '--trace-gc']);
   t.throws(() => parseOptions(['--node-flag=dist/evil.js']), /--node-flag must be a node option/, 'a script is refused');
   t.throws(() => parseOptions(['--node-flag=--a b']), /--node-flag must be a node option/, 'one flag per option');
-});
-
-t.test('the server gets the collector `forgekit serve` would give it on its CPUs, then --node-flag\'s', async (t) => {
-  t.same(forgeServerFlags('auto', true), ['--single-threaded-gc'], 'pinned to one CPU');
-  t.same(forgeServerFlags('auto', true, ['--trace-gc']), ['--single-threaded-gc', '--trace-gc']);
-  t.same(forgeServerFlags('auto', true, ['--concurrent-marking']), ['--concurrent-marking'], 'a flag choosing the threads wins');
-  t.same(forgeServerFlags('concurrent', true), [], 'FORGEKIT_GC=concurrent');
-  t.same(forgeServerFlags('single-threaded', false), ['--single-threaded-gc']);
-  t.same(forgeServerFlags('auto', false), usableCpus() >= 2 ? [] : ['--single-threaded-gc'], 'unpinned: the CPUs this process may use');
 });
 
 t.test('--repos changes the number of repositories only', async (t) => {

@@ -53,8 +53,6 @@ t.test('npm run bench -- --quick runs every case and writes well-formed results'
     t.match(result.commit.commit, /^([0-9a-f]{40}|unknown)$/);
     t.ok(result.settings.rounds >= 2, 'at least two interleaved rounds');
     t.equal(result.settings.logLevel, 'info', 'request logging on');
-    // Pinned to one CPU, the server runs with the collector `forgekit serve` gives one CPU (bin/gc-mode.ts).
-    if (result.settings.pinning) t.ok(result.settings.nodeFlags?.includes('--single-threaded-gc'), 'the server\'s node flags are recorded');
     t.same(result.dataset.sizes, QUICK_SIZES);
     t.equal(result.dataset.accounts, QUICK_SIZES.users + QUICK_SIZES.orgs);
   });
