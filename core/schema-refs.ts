@@ -54,20 +54,38 @@ export function directRefs(schema: unknown): string[] {
   return out;
 }
 
-/** What was compiled from a schema object, per set of shared schema objects it reached. */
+/**
+ * What was compiled from a schema, per set of shared schema objects it reached: by the schema object, then by its
+ * content — plugins build equal schemas as separate objects (a route's page query, a path of owner and repo), and a
+ * boot compiled 216 validators where 143 differ (~0.15 s).
+ */
 export class CompiledBySchema<T> {
   private readonly entries = new WeakMap<JsonSchema, Array<{ deps: SchemaDeps; value: T }>>();
+  private readonly byContent = new Map<string, Array<{ deps: SchemaDeps; value: T }>>();
 
   get(schema: JsonSchema, deps: SchemaDeps): T | undefined {
     for (const entry of this.entries.get(schema) ?? []) if (sameDeps(entry.deps, deps)) return entry.value;
+    for (const entry of this.byContent.get(JSON.stringify(schema)) ?? []) {
+      if (sameDeps(entry.deps, deps)) {
+        add(this.entries, schema, entry);
+        return entry.value;
+      }
+    }
     return undefined;
   }
 
   set(schema: JsonSchema, deps: SchemaDeps, value: T): void {
-    const list = this.entries.get(schema) ?? [];
-    list.push({ deps, value });
-    this.entries.set(schema, list);
+    const entry = { deps, value };
+    add(this.entries, schema, entry);
+    const content = JSON.stringify(schema);
+    this.byContent.set(content, [...(this.byContent.get(content) ?? []), entry]);
   }
+}
+
+function add<E>(map: WeakMap<JsonSchema, E[]>, schema: JsonSchema, entry: E): void {
+  const list = map.get(schema);
+  if (list) list.push(entry);
+  else map.set(schema, [entry]);
 }
 
 function sameDeps(a: SchemaDeps, b: SchemaDeps): boolean {

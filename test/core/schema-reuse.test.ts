@@ -28,7 +28,7 @@ t.test('directRefs and reachableSchemas', async (t) => {
   t.same(reachableSchemas(r, (id) => shared.get(id)), [['test/User', u]], "a schema's own $id is not a dependency");
 });
 
-t.test('CompiledBySchema answers only for the same schema and the same shared objects', async (t) => {
+t.test('CompiledBySchema answers for the same schema (object or content) and the same shared objects', async (t) => {
   const cache = new CompiledBySchema<string>();
   const s: JsonSchema = { type: 'string' };
   const u = user();
@@ -36,7 +36,12 @@ t.test('CompiledBySchema answers only for the same schema and the same shared ob
   t.equal(cache.get(s, [['test/User', u]]), 'compiled');
   t.equal(cache.get(s, [['test/User', user()]]), undefined, 'an equal but different User object');
   t.equal(cache.get(s, []), undefined, 'fewer dependencies');
-  t.equal(cache.get({ type: 'string' }, [['test/User', u]]), undefined, 'an equal but different schema object');
+  t.equal(cache.get({ type: 'string' }, [['test/User', u]]), 'compiled', 'an equal schema object: the same content compiles alike');
+  t.equal(cache.get({ type: 'string' }, [['test/User', user()]]), undefined, 'but not with other shared objects');
+  t.equal(cache.get({ type: 'string', minLength: 1 }, [['test/User', u]]), undefined, 'other content');
+  cache.set({ type: 'string' }, [], 'without deps');
+  t.equal(cache.get({ type: 'string' }, []), 'without deps', 'one content, two sets of shared objects');
+  t.equal(cache.get(s, [['test/User', u]]), 'compiled');
 });
 
 t.test('serializers: the reached shared schemas suffice, the output is the full set\'s, and a second factory reuses them', async (t) => {
