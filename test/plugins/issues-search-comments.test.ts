@@ -2,19 +2,15 @@
 // and in /repos/issues/search, after title edits, comment edits and deletions, for issues stored by an earlier version
 // (a start pass drops the trigrams they carried), and never for a repository the caller cannot read.
 import t from 'tap';
-import { startForge, jsonCaller } from '../helpers/forge.js';
-import { issuesProbe } from '../helpers/issues-probe.js';
+import { startForge } from '../helpers/forge.js';
+import { aliceWithPubAndPriv, issuesProbe } from '../helpers/issues-probe.js';
 import { UPGRADES } from '../../plugins/issues/service.js';
 
 t.test('q matches comments', async (t) => {
   const { held, plugin: probe } = issuesProbe('issues-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
-  const alice = await f.createUser({ username: 'alice' });
-  const bob = await f.createUser({ username: 'bob' });
-  const req = jsonCaller(f);
-  await req('POST', '/user/repos', alice.token, { name: 'pub' }, 201);
-  await req('POST', '/user/repos', alice.token, { name: 'priv', private: true }, 201);
+  const { alice, bob, req } = await aliceWithPubAndPriv(f);
   await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Crash on start', body: 'nothing to see' }, 201);
   await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Other', body: 'plain' }, 201);
   await req('POST', '/repos/alice/priv/issues', alice.token, { title: 'Secret', body: 'plain' }, 201);

@@ -3,8 +3,8 @@
 // deleted issues — and never read while a change is under way.
 import t from 'tap';
 import { TextMatches } from '../../plugins/issues/text-matches.js';
-import { startForge, jsonCaller } from '../helpers/forge.js';
-import { issuesProbe } from '../helpers/issues-probe.js';
+import { startForge } from '../helpers/forge.js';
+import { aliceWithPubAndPriv, issuesProbe } from '../helpers/issues-probe.js';
 
 t.test('TextMatches: kept, dropped by the texts of a change, never read or stored across one', async (t) => {
   const m = new TextMatches();
@@ -44,11 +44,7 @@ t.test('repeated q searches stay exact through changes', async (t) => {
   const { held, plugin: probe } = issuesProbe('issues-probe');
   const f = await startForge({ extraPlugins: [probe] });
   t.teardown(() => f.close());
-  const alice = await f.createUser({ username: 'alice' });
-  const bob = await f.createUser({ username: 'bob' });
-  const req = jsonCaller(f);
-  await req('POST', '/user/repos', alice.token, { name: 'pub' }, 201);
-  await req('POST', '/user/repos', alice.token, { name: 'priv', private: true }, 201);
+  const { alice, bob, req } = await aliceWithPubAndPriv(f);
   await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Gizmotron fails', body: 'plain' }, 201);
   await req('POST', '/repos/alice/pub/issues', alice.token, { title: 'Other', body: 'plain' }, 201);
   await req('POST', '/repos/alice/priv/issues', alice.token, { title: 'Secret gizmotron', body: 'plain' }, 201);
