@@ -959,7 +959,7 @@ export class Issues implements IssuesService {
 
   /** After a change of an issue's title or body (`before`: the text it may be indexed under; null for a new issue). */
   private reindexText(id: number, before: { title: string; body: string } | null): Promise<void> {
-    if (this.textBuild) return void this.textBuild.texts.add(id), Promise.resolve();
+    if (this.noted('texts', [id])) return Promise.resolve();
     return this.inTextOrder(id, async () => {
       const now = await this.issues.findOne({ id });
       const keys = now ? gramKeys(now.title.toLowerCase(), now.body.toLowerCase()) : new Set<number>();
@@ -970,19 +970,26 @@ export class Issues implements IssuesService {
 
   /** A new comment's trigrams join its issue's (adding never hides a match, so no store read is needed). */
   private indexComment(issueId: number, body: string): Promise<void> {
-    if (this.textBuild) return void this.textBuild.comments.add(issueId), Promise.resolve();
+    if (this.noted('comments', [issueId])) return Promise.resolve();
     return this.inTextOrder(issueId, () => this.textIndex.comments.add(issueId, gramKeys(body.toLowerCase())));
   }
 
   /** After comments of an issue changed or went (`before`: their old bodies): its trigrams are its comments' now. */
   private reindexComments(issueId: number, before: string[]): Promise<void> {
-    if (this.textBuild) return void this.textBuild.comments.add(issueId), Promise.resolve();
+    if (this.noted('comments', [issueId])) return Promise.resolve();
     return this.inTextOrder(issueId, async () => {
       const bodies = await this.comments.find({ issueId });
       const keys = gramKeys(...bodies.map((cm) => cm.body.toLowerCase()));
       this.textIndex.comments.remove(issueId, [...gramKeys(...before.map((b) => b.toLowerCase()))].filter((k) => !keys.has(k)));
       this.textIndex.comments.add(issueId, keys);
     });
+  }
+
+  /** While the index is not in use, a change of texts is only noted (a build catches up with it): true then. */
+  private noted(part: 'texts' | 'comments', issueIds: Iterable<number>): boolean {
+    if (!this.textBuild) return false;
+    for (const id of issueIds) this.textBuild[part].add(id);
+    return true;
   }
 
   /** Start: builds the `q` index in the background (`textIndexReady` settles when it is in use). */
@@ -1012,30 +1019,27 @@ export class Issues implements IssuesService {
       await pause();
       if (this.stopping) throw new Error('stopped while building the q trigram index');
     };
-    try {
-      const issues = await this.issues.find({}, { sort: { id: 1 } });
-      const text = new GramPostingsBuilder(trigramsAtMost(issues, (i) => i.title, (i) => i.body));
-      for (let k = 0; k < issues.length; k++) {
-        const issue = issues[k]!;
-        text.add(issue.id, issue.title.toLowerCase());
-        text.add(issue.id, issue.body.toLowerCase());
-        if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
-      }
-      await step();
-      await this.textIndex.text.replaceWith(text, step);
-      const all = await this.comments.find({}, { sort: { issueId: 1, id: 1 } });
-      const comments = new GramPostingsBuilder(trigramsAtMost(all, (cm) => cm.body));
-      for (let k = 0; k < all.length; k++) {
-        comments.add(all[k]!.issueId, all[k]!.body.toLowerCase());
-        if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
-      }
-      await step();
-      await this.textIndex.comments.replaceWith(comments, step);
-      await this.catchUpTextIndex(build, issues, all, step);
-    } finally {
-      // Used from here (the catch-up left nothing), or, after a failure, no longer waited for by changes.
-      if (this.textBuild === build) this.textBuild = null;
+    // A build that fails (or is stopped) leaves `textBuild` set: `q` searches keep checking texts themselves rather
+    // than trust a half-built index.
+    const issues = await this.issues.find({}, { sort: { id: 1 } });
+    const text = new GramPostingsBuilder(trigramsAtMost(issues, (i) => i.title, (i) => i.body));
+    for (let k = 0; k < issues.length; k++) {
+      const issue = issues[k]!;
+      text.add(issue.id, issue.title.toLowerCase());
+      text.add(issue.id, issue.body.toLowerCase());
+      if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
     }
+    await step();
+    await this.textIndex.text.replaceWith(text, step);
+    const all = await this.comments.find({}, { sort: { issueId: 1, id: 1 } });
+    const comments = new GramPostingsBuilder(trigramsAtMost(all, (cm) => cm.body));
+    for (let k = 0; k < all.length; k++) {
+      comments.add(all[k]!.issueId, all[k]!.body.toLowerCase());
+      if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
+    }
+    await step();
+    await this.textIndex.comments.replaceWith(comments, step);
+    await this.catchUpTextIndex(build, issues, all, step);
     const { pairs: textPairs, bytes: textBytes } = this.textIndex.text.stats();
     const { pairs: commentPairs, bytes: commentBytes } = this.textIndex.comments.stats();
     this.ctx.log.info({ ms: Math.round(performance.now() - started), textPairs, commentPairs, mib: Math.round((textBytes + commentBytes) / 1048576) },
@@ -1305,11 +1309,7 @@ export class Issues implements IssuesService {
       this.numbers.deleteMany({ repoId: repo.id }),
       this.unitsOff.deleteMany({ repoId: repo.id }),
     ]);
-    if (this.textBuild) {
-      for (const issue of texts) this.textBuild.texts.add(issue.id);
-      for (const cm of commentTexts) this.textBuild.comments.add(cm.issueId);
-      return;
-    }
+    if (this.noted('texts', texts.map((i) => i.id)) && this.noted('comments', commentTexts.map((cm) => cm.issueId))) return;
     this.textIndex.text.removeBatch(keysToIds(texts.map((i) => ({ id: i.id, texts: [i.title, i.body] }))));
     this.textIndex.comments.removeBatch(keysToIds(commentTexts.map((cm) => ({ id: cm.issueId, texts: [cm.body] }))));
   }

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { startForge, jsonCaller } from '../helpers/forge.js';
 import { issuesProbe } from '../helpers/issues-probe.js';
-import { gramKeys, IssueTextIndex, lowerBound, yieldAfter } from '../../plugins/issues/text-index.js';
+import { gramKeys, GramPostingsBuilder, IssueTextIndex, lowerBound, yieldAfter } from '../../plugins/issues/text-index.js';
 
 const WORDS = ['crash', 'boot', 'token', 'cache', 'ünïcode', 'frob', 'tea', 'gizmo', 'widget'];
 
@@ -119,12 +119,17 @@ t.test('changes and searches while the index is built', async (t) => {
     await equalsFresh(`round ${round}`);
   }
 
-  // Stopping ends a build at its next pause; its snapshot is not put in use.
+  // Stopping (or a failure) ends a build at its next pause; its half-built index is not put in use.
+  const before = await answers();
   let release!: () => void;
   const gate = new Promise<void>((resolve) => { release = resolve; });
-  const building = service.buildTextIndex(() => gate);
+  const building = service.buildTextIndex(async () => {
+    await gate;
+    await service.textIndex.text.replaceWith(new GramPostingsBuilder()); // as if half of it were replaced
+  });
   service.stopTextIndex();
   release();
   await t.rejects(building, /stopped while building/);
-  t.equal(service.textBuild, null, 'a stopped build leaves no noting behind');
+  t.ok(service.textBuild, 'the index stays out of use');
+  t.same(await answers(), before, 'q searches check texts themselves, with the same answers');
 });
