@@ -2,6 +2,7 @@
 // Gitea's headers and signatures, every event type's payload against Gitea's structures, branch filters, retries in
 // order, delivery history and redelivery, refused targets, and secrets that never come back.
 import { createHmac } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import t, { type Test } from 'tap';
 import { definePlugin, type PluginContext } from '../../core/plugin.js';
 import type { Account, RepoRecord } from '../../schemas/services.js';
@@ -426,7 +427,10 @@ t.test('targets the operator does not allow: refused at creation (422) or never 
   await allowing.forge.close();
   // The same data under the default list (`external`): loopback is refused.
   const strict = await startForge({ dataDir });
-  t.teardown(() => strict.close());
+  t.teardown(async () => {
+    await strict.close();
+    await rm(dataDir, { recursive: true, force: true }); // the first forge's data dir: its close() left it
+  });
   const refused = await strict.request('POST', `/repos/${repo.full_name}/hooks`, { token: user.token, json: hookBody(`${rx.url}/x`) });
   t.equal(refused.status, 422);
   t.match(refused.json.message, /config\.url/);
