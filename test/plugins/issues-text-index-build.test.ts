@@ -25,6 +25,21 @@ t.test('lowerBound and yieldAfter', async (t) => {
   setImmediate(() => { turned = true; });
   await eager();
   t.equal(turned, true, 'after it, the event loop turns (setImmediate callbacks run)');
+
+  // A long turn (another task of 30 ms) makes the next slice as long: the build keeps half of the time.
+  const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
+  const fair = yieldAfter(1);
+  await new Promise((r) => setTimeout(r, 2));
+  setImmediate(() => busy(30));
+  await fair();
+  turned = false;
+  setImmediate(() => { turned = true; });
+  busy(10);
+  await fair();
+  t.equal(turned, false, 'after a 30 ms turn, 10 ms of work is not yet a slice');
+  busy(25);
+  await fair();
+  t.equal(turned, true, 'after 35 ms it is');
 });
 
 t.test('changes and searches while the index is built', async (t) => {
