@@ -1,6 +1,6 @@
 // A preload for the forgekit server of a bench run: when the event loop stalls (a 5 ms timer fires more than 25 ms
 // late) and every garbage collection pause of 2 ms or more, with times since process start, one line each, to
-// FORGEKIT_STALL_TRACE (default /tmp/forgekit-stalls-<pid>.log). It answers "are the slow answers the collector's?"
+// FORGEKIT_STALL_TRACE (default <tmpdir>/forgekit-stalls-<pid>.log). It answers "are the slow answers the collector's?"
 // without a profiler in the way:
 //
 //   node dist/bench/run.js --node-flag=--import=$PWD/dist/bench/stall-trace.js …
@@ -8,6 +8,8 @@
 //
 // Lines: `stall <ms since start> <ms late>` and `gc <ms since start> <pause ms> <kind>`.
 import { appendFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { constants, performance, PerformanceObserver } from 'node:perf_hooks';
 
 const STALL_MS = 25;
@@ -60,5 +62,5 @@ function start(file: string): void {
 
 // Imported by a test for its two functions: only a preload (`--import`) traces.
 if (/--import[= ]\S*stall-trace/.test(process.execArgv.join(' '))) {
-  start(process.env.FORGEKIT_STALL_TRACE ?? `/tmp/forgekit-stalls-${process.pid}.log`);
+  start(process.env.FORGEKIT_STALL_TRACE ?? path.join(os.tmpdir(), `forgekit-stalls-${process.pid}.log`));
 }

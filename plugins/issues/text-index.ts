@@ -320,14 +320,8 @@ export class IssueTextIndex {
 
 /** Whether an ascending id array holds `id` (binary search). */
 function includes(ids: Int32Array, id: number): boolean {
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ids[mid]! < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < ids.length && ids[lo] === id;
+  const at = lowerBound(ids.length, (k) => ids[k]! < id);
+  return at < ids.length && ids[at] === id;
 }
 
 /** Ascending union of two ascending id arrays. */
