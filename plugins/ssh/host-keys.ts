@@ -30,9 +30,7 @@ export async function loadOrCreateHostKeys(dir: string): Promise<HostKey[]> {
       pem = await readFile(file);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      const pair = kind.type === 'rsa'
-        ? ssh2.utils.generateKeyPairSync('rsa', { bits: 3072 })
-        : ssh2.utils.generateKeyPairSync('ed25519');
+      const pair = generateKeyPair(kind.type);
       // `wx`: two processes starting at once never overwrite each other's key; the loser reads the winner's.
       try {
         await writeFile(file, pair.private, { mode: 0o600, flag: 'wx' });
@@ -53,6 +51,25 @@ export async function loadOrCreateHostKeys(dir: string): Promise<HostKey[]> {
     });
   }
   return keys;
+}
+
+type Generate = (type: HostKey['type']) => { private: string; public: string };
+
+const ssh2Generate: Generate = (type) =>
+  type === 'rsa' ? ssh2.utils.generateKeyPairSync('rsa', { bits: 3072 }) : ssh2.utils.generateKeyPairSync('ed25519');
+
+/**
+ * A key pair that ssh2 itself can read back. ssh2's generator strips every leading zero byte of an ed25519 public key,
+ * so about one key in 256 comes out 31 bytes long and `parseKey` rejects it (mscdex/ssh2#1390, #1513, open): such a
+ * pair is thrown away and another drawn.
+ */
+export function generateKeyPair(type: HostKey['type'], generate: Generate = ssh2Generate): { private: string; public: string } {
+  for (let attempt = 1; ; attempt++) {
+    const pair = generate(type);
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error) && !(ssh2.utils.parseKey(pair.public) instanceof Error)) return pair;
+    // Eight unreadable pairs in a row (odds 1 in 2^64 from the bug above) means the generator itself is broken.
+    if (attempt === 8) throw new Error(`cannot generate a readable ${type} key pair`);
+  }
 }
 
 export function fingerprintOf(blob: Buffer): string {

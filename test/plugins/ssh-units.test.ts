@@ -1,6 +1,11 @@
-// The SSH command parser: the three git services on owner/repo, quoted or not, nothing else.
+// The SSH command parser: the three git services on owner/repo, quoted or not, nothing else. Host key generation.
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ssh2 from 'ssh2';
+import { PACKAGE_ROOT } from '../../core/config.js';
 import { acceptedEnv, parseGitCommand } from '../../plugins/ssh/command.js';
+import { generateKeyPair } from '../../plugins/ssh/host-keys.js';
 
 t.test('accepted forms', async (t) => {
   const want = { service: 'upload-pack', owner: 'alice', repo: 'proj' };
@@ -27,4 +32,23 @@ t.test('environment', async (t) => {
   t.notOk(acceptedEnv('GIT_PROTOCOL', 'version=2; rm'));
   t.notOk(acceptedEnv('LD_PRELOAD', '/tmp/x.so'));
   t.notOk(acceptedEnv('GIT_DIR', '/etc'));
+});
+
+t.test('a key pair ssh2 cannot read back is drawn again', async (t) => {
+  const dir = path.join(PACKAGE_ROOT, 'test', 'fixtures', 'keys', 'ssh2-bug');
+  const short = { private: readFileSync(path.join(dir, 'ed25519-short-public'), 'utf8'), public: readFileSync(path.join(dir, 'ed25519-short-public.pub'), 'utf8').trim() };
+  t.ok(ssh2.utils.parseKey(short.private) instanceof Error, 'the fixture is the unreadable kind');
+  const drawn: string[] = [];
+  const pair = generateKeyPair('ed25519', (type) => {
+    drawn.push(type);
+    return drawn.length === 1 ? short : ssh2.utils.generateKeyPairSync('ed25519');
+  });
+  t.same(drawn, ['ed25519', 'ed25519'], 'one more pair drawn');
+  t.not(pair.private, short.private);
+  const parsed = ssh2.utils.parseKey(pair.private);
+  t.notOk(parsed instanceof Error, 'the returned pair reads back');
+  t.equal((parsed as { type: string }).type, 'ssh-ed25519');
+  let tries = 0;
+  t.throws(() => generateKeyPair('ed25519', () => (tries++, short)), /cannot generate a readable ed25519 key pair/);
+  t.equal(tries, 8, 'a generator that never yields a readable pair is given up on');
 });

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ssh2 from 'ssh2';
 import { definePlugin } from '../../core/plugin.js';
+import { generateKeyPair } from '../../plugins/ssh/host-keys.js';
 import { freePort, startForge, type TestForge, type TestUser } from '../helpers/forge.js';
 import { runGit, type GitResult } from '../helpers/git-client.js';
 import { prng } from '../../bench/dataset.js';
@@ -368,7 +369,7 @@ t.test('limits: connections, login grace, authentication attempts', async (t) =>
   await Promise.all([a.closed, b.closed]);
   t.pass('connections that do not authenticate within the login grace time are closed');
 
-  const keys = Array.from({ length: 10 }, () => ssh2.utils.generateKeyPairSync('ed25519'));
+  const keys = Array.from({ length: 10 }, () => generateKeyPair('ed25519'));
   let tried = 0;
   const client = new ssh2.Client();
   const ended = await new Promise<string>((resolve) => {
@@ -392,7 +393,7 @@ t.test('an authenticated connection that goes idle is closed', async (t) => {
   const f = await startForge({ config: { plugins: { ssh: { port, idleTimeoutMs: 300 } } } });
   t.teardown(() => f.close());
   const user = await f.createUser({ username: 'idler' });
-  const pair = ssh2.utils.generateKeyPairSync('ed25519');
+  const pair = generateKeyPair('ed25519');
   t.equal((await f.request('POST', '/user/keys', { token: user.token, json: { title: 'k', key: pair.public } })).status, 201);
   const client = new ssh2.Client();
   const events: string[] = [];
