@@ -3,6 +3,7 @@
 // object id names its content forever).
 import type { GitService, ObjectReader } from '../../schemas/contracts/git.js';
 import { fail } from '../../core/errors.js';
+import { Lru } from '../lib/lru.js';
 import { refListing } from './ref-snapshots.js';
 
 // ---- names ----
@@ -139,26 +140,6 @@ export function parseTag(sha: string, data: Buffer): ParsedTag {
     signature: at >= 0 ? message.slice(at) : null,
     payload: at >= 0 ? text.slice(0, text.length - (message.length - at)) : '',
   };
-}
-
-// ---- a small LRU for immutable things ----
-
-export class Lru<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(key: K): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
 }
 
 export interface FileChange {

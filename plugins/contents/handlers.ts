@@ -11,7 +11,8 @@ import {
   annotatedTag, apiCommit, apiTag, contents as contentsApi, escapePath, payloadCommit, unsignedVerification, type ContentsInput, type EntryType,
   type Verification,
 } from './convert.js';
-import { cleanPath, isHexSha, isValidRefName, Lru, parseTag, type FileChange, type ParsedCommit, type RepoReader } from './git-read.js';
+import { Lru } from '../lib/lru.js';
+import { cleanPath, isHexSha, isValidRefName, parseTag, type FileChange, type ParsedCommit, type RepoReader } from './git-read.js';
 import type { Contents, Opened } from './service.js';
 import type { Protections } from './protection.js';
 

@@ -6,7 +6,8 @@ import type { PluginContext } from '../../core/plugin.js';
 import type { GpgKeysService } from '../../schemas/contracts/gpg-keys.js';
 import '../../schemas/contracts/gpg-keys.js';
 import { unsignedVerification, type Verification } from './convert.js';
-import { Lru, type ParsedCommit, type ParsedTag } from './git-read.js';
+import { Lru } from '../lib/lru.js';
+import type { ParsedCommit, ParsedTag } from './git-read.js';
 
 /** Results by object id (an object's signature never changes; keys can, so entries expire). */
 const cache = new Lru<string, { at: number; value: Verification }>(10_000);

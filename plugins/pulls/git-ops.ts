@@ -2,6 +2,7 @@
 // fetching a head into `refs/pull/N/head`, mergeability with `git merge-tree --write-tree`, diffs and commit lists,
 // and every merge style built from `merge-tree` + `commit-tree`, landed with a compare-and-swap `update-ref`.
 import type { GitService } from '../../schemas/contracts/git.js';
+import { Lru } from '../lib/lru.js';
 
 export interface Exec {
   code: number;
@@ -44,37 +45,16 @@ const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 /** A git failure the caller turns into an HTTP answer (never shown with internals). */
 export class GitOpError extends Error {}
 
-/** A small least-recently-used map: answers keyed by commit ids never change, so they are kept until pushed out. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, value: V): void {
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
-  }
-  delete(key: string): void {
-    this.map.delete(key);
-  }
-}
-
 export class GitOps {
   /** Changed files between two commit ids (immutable, so cached by ids: a repeated /files page runs no git). */
-  private readonly filesCache = new Lru<Promise<ChangedFileInfo[]>>(256);
+  private readonly filesCache = new Lru<string, Promise<ChangedFileInfo[]>>(256);
   /**
    * `merge-tree` answers by (repository, ours, theirs): the same commits always merge the same way, so the merge
    * route's fresh check and the merge itself reuse the background check's answer. Kept 10 minutes: the tree object
    * merge-tree wrote is unreachable until a commit uses it, and gc may prune unreachable objects (after 2 weeks by
    * default) — an answer never outlives its object.
    */
-  private readonly mergeCache = new Lru<{ at: number; outcome: MergeOutcome }>(1024);
+  private readonly mergeCache = new Lru<string, { at: number; outcome: MergeOutcome }>(1024);
 
   constructor(private readonly git: GitService) {}
 

@@ -15,6 +15,7 @@
 // before the request that made the change is answered. One process owns a store (as the other in-process caches).
 import type { RepoRecord } from '../../schemas/services.js';
 import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
+import { Lru } from '../lib/lru.js';
 import { Minus, type IdSet } from './access.js';
 import { acceptedOf, arraySource, mergeFiltered, mergeHead, Posting, TaggedPosting, type IdOrder, type OrderedIds, type Tagging } from '../lib/postings.js';
 
@@ -308,7 +309,7 @@ export class RepoIndex {
   private pub = new Side(this.order, this.tagging);
   private priv = new Side(this.order, this.tagging);
   /** Exact postings of queries longer than a gram, per family (`n` name, `a` name or description) and side. */
-  private readonly long = new Map<string, { key: string; q: string; desc: boolean; pub: LongSide; priv: LongSide }>();
+  private readonly long = new Lru<string, { key: string; q: string; desc: boolean; pub: LongSide; priv: LongSide }>(LONG_QUERIES_MAX);
   /** Scratch marks by id for building a long query's posting (cleared after each build). */
   private buildMarks = new Uint8Array(0);
   /** Repositories on a side from which an owner gets its own name-gram postings there (a test lowers it). */
@@ -582,12 +583,7 @@ export class RepoIndex {
   private longPosting(q: string, desc: boolean): { pub: LongSide; priv: LongSide } {
     const key = `${desc ? 'a' : 'n'}\u0000${q}`;
     const hit = this.long.get(key);
-    if (hit) {
-      // Most recently used last: the first key is the one to drop.
-      this.long.delete(key);
-      this.long.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const build = (s: Side): LongSide => {
       const cands = trigramsOf(q).map((g) => sourceOf([s.name.get(g), desc ? s.descOnly.get(g) : undefined], TEXT)).sort((a, b) => a.size - b.size);
       const out: LongSide = { all: s.posting(), byOwner: new Map(), gen: s.bigGen };
@@ -624,7 +620,6 @@ export class RepoIndex {
     const made = { key, q, desc, pub: build(this.pub), priv: build(this.priv) };
     this.longBuilds++;
     this.long.set(key, made);
-    if (this.long.size > LONG_QUERIES_MAX) this.long.delete(this.long.keys().next().value!);
     return made;
   }
 

@@ -15,6 +15,7 @@ import type { Account, AccountVisibility, NonPublicOwners } from '../../schemas/
 /** What the index reads of an account. */
 export type IndexedAccount = Pick<Account, 'id' | 'type' | 'lowerName' | 'fullName'> & { visibility?: unknown };
 import { MAX_GRAM, trigramsOf } from '../lib/grams.js';
+import { Lru } from '../lib/lru.js';
 import { arraySource, mergeFiltered, Posting, type FilteredSource, type IdOrder } from '../lib/postings.js';
 
 export interface UserEntry {
@@ -78,7 +79,7 @@ export class UserIndex {
   /** Organizations that are not public (they are never searched, but repository access hides theirs). */
   private readonly hiddenOrgs = new Map<number, AccountVisibility>();
   private sides: Record<SideName, Side> = { public: new Side(), limited: new Side(), private: new Side() };
-  private readonly long = new Map<string, LongPosting>();
+  private readonly long = new Lru<string, LongPosting>(LONG_QUERIES_MAX);
   /** Every non-public account, as `nonPublic()` answers it; null: stale (a non-public account came, went or changed). */
   private nonPublicAll: ReadonlyArray<{ id: number; type: 'user' | 'org'; visibility: AccountVisibility }> | null = null;
   /** The same as shared sets (`nonPublicSets`); null: stale. */
@@ -202,11 +203,7 @@ export class UserIndex {
 
   private longPosting(q: string): LongPosting {
     const hit = this.long.get(q);
-    if (hit) {
-      this.long.delete(q);
-      this.long.set(q, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const build = (side: Side): Posting => {
       let best: Posting | undefined;
       let bestSize = Infinity;
@@ -228,7 +225,6 @@ export class UserIndex {
     const made: LongPosting = { q, public: build(this.sides.public), limited: build(this.sides.limited), private: build(this.sides.private) };
     this.longBuilds++;
     this.long.set(q, made);
-    if (this.long.size > LONG_QUERIES_MAX) this.long.delete(this.long.keys().next().value!);
     return made;
   }
 
