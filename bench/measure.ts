@@ -115,6 +115,9 @@ async function main(): Promise<void> {
         + `${Math.round(median(rates))} req/s, p99 ${p99s.map((x) => x.toFixed(0)).join(' ')} ms, max ${maxMs.toFixed(0)} ms`);
     }
   }
+  // The server's peak resident memory over the boot and every case (what a memory target is judged on).
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (hwm) console.log(`peak RSS ${Math.round(Number(hwm) / 1024)} MiB`);
   child.send({ type: 'stop' });
 }
 

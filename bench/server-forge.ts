@@ -3,6 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
+import { applyHeapHeadroom } from '../core/heap-headroom.js';
 import { createForge } from '../plugins/index.js';
 
 interface ForgeChildConfig {
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   });
   const created = performance.now();
   const { url } = await forge.listen(cfg.port, '127.0.0.1');
+  // As `forgekit serve` does (FORGEKIT_HEAP_HEADROOM_PERCENT reaches the config through the environment).
+  applyHeapHeadroom(forge.config.heapHeadroomPercent);
   const ready = performance.now();
   const mem = process.memoryUsage();
   send({

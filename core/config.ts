@@ -20,6 +20,11 @@ export interface ForgeConfig {
   shutdownTimeoutMs: number;
   compactIntervalMs: number;
   /**
+   * How far V8's old generation may grow past what the last full collection kept before the next one, in percent,
+   * set by the `forgekit serve` process once it listens (core/heap-headroom.ts); 0 leaves V8's own choice.
+   */
+  heapHeadroomPercent: number;
+  /**
    * node:http server options (ms; 0 = off / unlimited), and `replyBatch`: the most replies whose writes are held to
    * the end of the event-loop turn (0 = write each reply in place; see core/http/reply-batch.ts), and `discardBodyBytes`:
    * how much of a refused body (413, 415) is read and dropped so the client can read the answer (core/http/body.ts).
@@ -59,6 +64,7 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_LOG_LEVEL', 'logLevel', String],
   ['FORGEKIT_LOG_FORMAT', 'logFormat', String],
   ['FORGEKIT_REPLY_BATCH', 'server.replyBatch', Number],
+  ['FORGEKIT_HEAP_HEADROOM_PERCENT', 'heapHeadroomPercent', Number],
   ['FORGEKIT_LOAD_PLUGINS', 'loadPlugins', (v) => v.split(',').map((s) => s.trim()).filter(Boolean)],
   ['FORGEKIT_ADMIN_USERNAME', 'admin.username', String],
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],

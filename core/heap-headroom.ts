@@ -1,0 +1,17 @@
+// The server process's old-generation headroom: how far V8 lets the old generation grow past what the last full
+// collection kept before it starts the next one.
+//
+// Why: forgekit keeps ~0.5 GiB of indexes and documents live. On a heap that large V8 chooses its smallest growth
+// factor (1.1: its collector is fast next to what a server promotes), so every ~50 MiB that requests leave in the old
+// generation start a full collection — about half a second of marking on the server's core, which shows as p99
+// spikes of 100–400 ms every few seconds under load (bench/RESULTS.md). A fixed headroom of 25% makes those
+// collections four to five times rarer for ~130 MiB more at the peak. Set once the server listens: the boot itself
+// grows the heap fastest with V8's own (larger) factors, and a fixed factor there would only add collections.
+// `forgekit serve` applies it; a forge embedded in another process leaves that process's V8 settings alone.
+import v8 from 'node:v8';
+
+/** Sets the headroom (percent of the live old generation; 0: V8's own choice again). Takes effect at the next limit V8 computes. */
+export function applyHeapHeadroom(percent: number): void {
+  if (!Number.isInteger(percent) || percent < 0 || percent > 400) throw new RangeError(`heap headroom must be an integer percent from 0 to 400 (got ${percent})`);
+  v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+}

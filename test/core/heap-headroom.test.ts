@@ -1,0 +1,39 @@
+// The server process's old-generation headroom (core/heap-headroom.ts): V8 computes its next full-collection limit
+// with the set factor (its own trace prints the factor it used), 0 gives V8's own choice back, nonsense is refused.
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_ROOT } from '../../core/config.js';
+import { applyHeapHeadroom } from '../../core/heap-headroom.js';
+import { nodeCommand } from '../helpers/child-env.js';
+
+const run = promisify(execFile);
+const MODULE = pathToFileURL(path.join(PACKAGE_ROOT, 'dist', 'core', 'heap-headroom.js')).href;
+
+/** The factors V8 used for its old-generation limits after a full collection in a child that set `percent`. */
+async function limitFactors(percent: number): Promise<number[]> {
+  const script = `import { applyHeapHeadroom } from ${JSON.stringify(MODULE)};
+applyHeapHeadroom(${percent});
+const keep = [];
+for (let i = 0; i < 200000; i++) keep.push({ i });
+globalThis.gc();
+console.log('kept', keep.length);`;
+  const [cmd, args] = nodeCommand(['--expose-gc', '--trace-gc-verbose', '--input-type=module', '-e', script]);
+  const { stdout } = await run(cmd, args, { maxBuffer: 64 * 1024 * 1024 });
+  t.match(stdout, /kept 200000/);
+  return [...stdout.matchAll(/\[HeapController\] Limit: old size: \d+ KB, new limit: \d+ KB \(([\d.]+)\)/g)].map((m) => Number(m[1]));
+}
+
+t.test('the limit after a full collection uses the headroom set', async (t) => {
+  const set = await limitFactors(40);
+  t.ok(set.length > 0, 'V8 computed a limit');
+  t.ok(set.every((f) => f === 1.4), `every factor is 1.4 (${set.join(', ')})`);
+  const own = await limitFactors(0);
+  t.ok(own.length > 0 && own.every((f) => f !== 1.4), `0: V8's own factors (${own.join(', ')})`);
+});
+
+t.test('only whole percents from 0 to 400', async (t) => {
+  for (const bad of [-1, 401, 2.5, Number.NaN]) t.throws(() => applyHeapHeadroom(bad), RangeError, String(bad));
+});
