@@ -43,6 +43,54 @@ t.test('lines handed in during one turn go out in one write', async (t) => {
   await journal.close();
 });
 
+/** Turns of the event loop (check phases) that pass while `fn` runs. */
+async function turnsDuring(fn: () => Promise<void>): Promise<number> {
+  let turns = 0;
+  let counting = true;
+  const tick = () => {
+    if (!counting) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  await fn();
+  counting = false;
+  return turns;
+}
+
+t.test('a write that follows an acknowledged one goes out in the same turn, across journals', async (t) => {
+  const a = await openJournal(t);
+  const b = await openJournal(t);
+  // A request's chain of dependent writes (intent, row, counter, intent removed), with a little work between them.
+  const turns = await turnsDuring(async () => {
+    await a.journal.append('intent\n');
+    await b.journal.append('row\n');
+    await Promise.resolve();
+    await Promise.all([a.journal.append('counter 1\n'), b.journal.append('counter 2\n')]);
+    await a.journal.append('intent done\n');
+  });
+  t.ok(turns <= 1, `four dependent writes in ${turns} turn(s) (one turn each before)`);
+  t.equal(await readFile(a.file, 'utf8'), 'intent\ncounter 1\nintent done\n');
+  t.equal(await readFile(b.file, 'utf8'), 'row\ncounter 2\n');
+  await a.journal.close();
+  await b.journal.close();
+});
+
+t.test('a loop of awaited writes still yields to the event loop', async (t) => {
+  const { journal, file } = await openJournal(t);
+  let written = 0;
+  const turns = await turnsDuring(async () => {
+    for (let i = 0; i < 100; i++) {
+      await journal.append(`${i}\n`);
+      written++;
+    }
+  });
+  t.equal(written, 100);
+  t.ok(turns >= 100 / 9 - 1, `100 awaited writes took ${turns} turns: at most 9 per turn, other work runs between`);
+  t.equal((await readFile(file, 'utf8')).split('\n').length, 101);
+  await journal.close();
+});
+
 t.test('exclusive tasks run after earlier appends and before later ones', async (t) => {
   const { journal, file } = await openJournal(t);
   const seen: string[] = [];

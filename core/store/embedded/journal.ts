@@ -43,7 +43,9 @@ interface Task {
  * the same turn of the event loop goes in one write. An append to the page cache costs ~2 µs of CPU that way; the
  * same append through the promise API (libuv's thread pool, a wake-up each way) cost 55–77 µs of the process's CPU
  * on the benchmark VM and was 12% of the mixed workload's profile. Not a microtask: a loop of awaited writes would
- * then never yield to the event loop (timers, sockets and compaction would starve).
+ * then never yield to the event loop (timers, sockets and compaction would starve). Every journal of the process is
+ * drained by one flush per turn (`flushTurn`), which also writes, in the same turn, what the acknowledged callers
+ * append next (see there).
  */
 export class Journal {
   private fh: FileHandle | null = null;
@@ -91,7 +93,7 @@ export class Journal {
   private schedule(): void {
     if (this.running) return;
     this.running = true;
-    setImmediate(() => void this.drain());
+    requestDrain(this);
   }
 
   /**
@@ -116,7 +118,8 @@ export class Journal {
     });
   }
 
-  private async drain(): Promise<void> {
+  /** @internal Run by `flushTurn`. */
+  async drain(): Promise<void> {
     try {
       for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
         if (entry.kind === 'batch') {
@@ -148,6 +151,55 @@ export class Journal {
     const buf = Buffer.from(text, 'utf8');
     let offset = 0;
     while (offset < buf.length) offset += writeSync(fh.fd, buf, offset, buf.length - offset);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- the flush of a turn
+
+/**
+ * Follow-up rounds of one flush. A request that writes several documents one after the other (a star: its intent,
+ * the row, two counters, the intent's removal) used to wait for one event-loop turn per write, each turn as long as
+ * every other request of it: 25 ms at the median for a star under the mixed load. Now the writes its acknowledged
+ * predecessor leads to go out in the same turn. Bounded, so a loop of awaited writes still yields to the event loop.
+ */
+const FOLLOW_UP_ROUNDS = 8;
+/** Journals with appends or tasks waiting and no drain running. */
+const waiting = new Set<Journal>();
+let flushScheduled = false;
+
+function requestDrain(journal: Journal): void {
+  waiting.add(journal);
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(() => void flushTurn());
+}
+
+/** Settles once every microtask queued so far, and every one those queue, has run (unless they wait for I/O). */
+async function microtasksSettled(): Promise<void> {
+  // A tick queued from inside a microtask runs once the microtask queue is empty; the `await` first gets there.
+  await null;
+  await new Promise<void>((resolve) => process.nextTick(resolve));
+}
+
+/**
+ * Drains every waiting journal (the lines of the whole turn: one write each), then lets the callers whose writes
+ * were just acknowledged go on and drains again what they appended, up to FOLLOW_UP_ROUNDS times; what is left
+ * waits for the next turn.
+ */
+async function flushTurn(): Promise<void> {
+  try {
+    for (let round = 0; waiting.size > 0 && round <= FOLLOW_UP_ROUNDS; round++) {
+      const ready = [...waiting];
+      waiting.clear();
+      for (const journal of ready) void journal.drain();
+      await microtasksSettled();
+    }
+  } finally {
+    flushScheduled = false;
+    if (waiting.size > 0) {
+      flushScheduled = true;
+      setImmediate(() => void flushTurn());
+    }
   }
 }
 
