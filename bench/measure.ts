@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../core/config.js';
 import { FULL_SIZES, planDataset, QUICK_SIZES, tokenOf } from './dataset.js';
+import { adoptKeptSeed, seedNote } from './kept-seed.js';
 import { loadCases } from './load-cases.js';
 import { loadOptions, replayContext } from './profile.js';
 import { benchClient } from './run.js';
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
   // With taskset the child is taskset's exec'd node: the same pid.
   const pid = child.pid!;
   console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${values['node-flag'].join(' ')}], pinned ${pinned}`);
+  const seedSaid = seedNote(adoptKeptSeed(dataDir));
+  if (seedSaid) console.log(seedSaid);
   const loaded = await loadCases(fx);
   const client = benchClient(ready.url, fx);
   const seeded = new Set<string>();

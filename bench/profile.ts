@@ -15,6 +15,7 @@ import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
 import type { Store } from '../core/store/port.js';
 import type { BenchCase, SeedContext } from './case.js';
 import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, tokenOf, type DatasetPlan } from './dataset.js';
+import { adoptKeptSeed, seedNote } from './kept-seed.js';
 import { loadCases } from './load-cases.js';
 import { benchClient, prepareRequest, SETUP_PASSWORD, streamRequest, type StreamLoad } from './run.js';
 import { fixtureOf } from './seed.js';
@@ -216,6 +217,8 @@ async function main(): Promise<void> {
   console.log(`booted in ${ready.sinceProcessStartMs} ms (createForge ${ready.createForgeMs} ms), RSS ${Math.round(ready.rss / 1048576)} MiB`);
   let file: string;
   if (values.case) {
+    const seedSaid = seedNote(adoptKeptSeed(dataDir));
+    if (seedSaid) console.log(seedSaid);
     const loaded = await loadCases(fx);
     const found = loaded.cases.find((c) => c.case.name === values.case);
     if (!found) throw new Error(`no case named ${values.case}; known: ${loaded.cases.map((c) => c.case.name).join(', ')}`);

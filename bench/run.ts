@@ -27,6 +27,8 @@ import {
   markdownReport, RESULT_SCHEMA, resultFileName, spliceResults, summaryText, textTable,
   type BenchResult, type CaseResult,
 } from './report.js';
+import { SEARCH_SEED } from './cases/search-random.js';
+import { keepSeed } from './kept-seed.js';
 import { fixtureOf, seedDataset } from './seed.js';
 import { combine, ratioOf, runStats, Samples, type RunStats } from './stats.js';
 import { BOOT_MAX_MS, inferGroup, judge, RSS_MAX_BYTES } from './targets.js';
@@ -530,6 +532,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     const storeKind = store.kind;
     const dataDirBytes = storeKind === 'embedded' ? await dirBytes(dataDir) : 0;
     out(`seeded in ${(seed.ms / 1000).toFixed(1)} s`);
+    keepSeed(dataDir, SEARCH_SEED);
 
     const logFile = path.join(tmp, 'forgekit.log');
     const forgePort = await freePort();
