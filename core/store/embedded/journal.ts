@@ -93,8 +93,11 @@ export class Journal {
   private schedule(): void {
     if (this.running) return;
     this.running = true;
-    requestDrain(this);
+    requestDrain(this.drainNow);
   }
+
+  /** This journal's drain as `flushTurn` runs it (one function per journal: the set of waiting drains dedupes it). */
+  private readonly drainNow = (): void => void this.drain();
 
   /**
    * Replaces the whole file with `lines` (nedb's crash-safe rewrite: temp file, fsync, rename, fsync of the
@@ -118,8 +121,7 @@ export class Journal {
     });
   }
 
-  /** @internal Run by `flushTurn`. */
-  async drain(): Promise<void> {
+  private async drain(): Promise<void> {
     try {
       for (let entry = this.queue.shift(); entry; entry = this.queue.shift()) {
         if (entry.kind === 'batch') {
@@ -163,12 +165,12 @@ export class Journal {
  * predecessor leads to go out in the same turn. Bounded, so a loop of awaited writes still yields to the event loop.
  */
 const FOLLOW_UP_ROUNDS = 8;
-/** Journals with appends or tasks waiting and no drain running. */
-const waiting = new Set<Journal>();
+/** The drains of journals with appends or tasks waiting and no drain running. */
+const waiting = new Set<() => void>();
 let flushScheduled = false;
 
-function requestDrain(journal: Journal): void {
-  waiting.add(journal);
+function requestDrain(drain: () => void): void {
+  waiting.add(drain);
   if (flushScheduled) return;
   flushScheduled = true;
   setImmediate(() => void flushTurn());
@@ -191,7 +193,7 @@ async function flushTurn(): Promise<void> {
     for (let round = 0; waiting.size > 0 && round <= FOLLOW_UP_ROUNDS; round++) {
       const ready = [...waiting];
       waiting.clear();
-      for (const journal of ready) void journal.drain();
+      for (const drain of ready) drain();
       await microtasksSettled();
     }
   } finally {
