@@ -11,6 +11,7 @@
 // (a thread-pool round trip per call) cost ~70 µs for two on the benchmark VM, on every contents request.
 import { readdirSync, statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
+import { Lru } from '../lib/lru.js';
 
 /** How far before the listing's start the newest ref time must be for the listing to be kept. */
 const RACY_MS = 100;
@@ -23,9 +24,9 @@ interface Snapshot {
   value: unknown;
 }
 
-/** The most recently taken listings, oldest first (a Map keeps insertion order): at most MAX_SNAPSHOTS. */
-const snapshots = new Map<string, Snapshot>();
 const MAX_SNAPSHOTS = 256;
+/** The listings taken, at most MAX_SNAPSHOTS (the least used go first). */
+const snapshots = new Lru<string, Snapshot>(MAX_SNAPSHOTS);
 
 function statOrNull(file: string): BigIntStats | null {
   try {
@@ -81,9 +82,7 @@ export async function refListing<T>(gitDir: string, prefix: string, key: string,
   const dirs = dirsUnder(gitDir, prefix);
   const { stamp, newestMs } = stampOf(gitDir, dirs);
   if (newestMs < started - RACY_MS) {
-    snapshots.delete(id);
     snapshots.set(id, { stamp, dirs, value });
-    if (snapshots.size > MAX_SNAPSHOTS) snapshots.delete(snapshots.keys().next().value!);
   }
   return value;
 }

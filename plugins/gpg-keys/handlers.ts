@@ -7,6 +7,7 @@ import { isDuplicateKeyError } from '../../core/store/port.js';
 import type { EmailAddress } from '../../schemas/services.js';
 import { joinPieces, listPiece, perApp } from '../lib/doc-json.js';
 import { deletableKey, ownerListHandlers, readableKey } from '../lib/owned-keys.js';
+import { Lru } from '../lib/lru.js';
 import { accountOr404, me, users } from '../lib/request.js';
 import { toApiGpgKey, type GpgKeyDoc } from './convert.js';
 import { armorKeys, GpgKeyError, parseGpgPublicKey, type GpgKeyInfo } from './parse.js';
@@ -44,22 +45,19 @@ export async function bumpKeySet(rc: Rc<any, any, any>, ownerId: number): Promis
 }
 
 /**
- * `/{username}.gpg` exports by account, each with the key-set version it was built from; a bounded map (the oldest
- * entry goes first). Armoring every key again per request made a few large keys a cheap way to stall the server.
+ * `/{username}.gpg` exports by account, each with the key-set version it was built from; bounded (the least used
+ * go first). Armoring every key again per request made a few large keys a cheap way to stall the server.
  */
 const armoredExports = perApp((app) => {
   const limit = (app.settings as GpgKeysSettings).exportCacheEntries;
-  const entries = new Map<number, { version: number; body: string }>();
+  const entries = limit > 0 ? new Lru<number, { version: number; body: string }>(limit) : null;
   return {
     get(ownerId: number, version: number): string | undefined {
-      const hit = entries.get(ownerId);
+      const hit = entries?.get(ownerId);
       return hit && hit.version === version ? hit.body : undefined;
     },
     set(ownerId: number, version: number, body: string): void {
-      if (limit <= 0) return;
-      entries.delete(ownerId);
-      entries.set(ownerId, { version, body });
-      if (entries.size > limit) entries.delete(entries.keys().next().value!);
+      entries?.set(ownerId, { version, body });
     },
   };
 });
