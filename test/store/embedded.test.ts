@@ -142,6 +142,48 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     await again.close();
   });
 
+  t.test('writes made while a large collection is rewritten are acknowledged meanwhile and kept', async (t) => {
+    const store = await openEmbedded(dir);
+    await store.ensureCollection({ name: 'large', indexes: [{ fields: { id: 1 }, unique: true }] });
+    const c = store.collection('large');
+    const size = 20_000;
+    for (let from = 0; from < size; from += 2000) {
+      await c.insertMany(Array.from({ length: 2000 }, (_, i) => ({ id: from + i, v: 'x'.repeat(60), n: 0 })));
+    }
+    let compacted = false;
+    const compacting = store.compactAll().then(() => (compacted = true));
+    let acknowledgedDuring = 0;
+    let next = size;
+    // Updates spread over the whole file (before and after the rewrite's position), deletes and inserts.
+    for (let round = 0; !compacted; round++) {
+      const id = (round * 7919) % size;
+      await Promise.all([
+        c.updateOne({ id }, { $inc: { n: 1 } }),
+        round % 3 === 0 ? c.deleteOne({ id: (id + 1) % size }) : c.insertOne({ id: next++, v: 'new', n: 0 }),
+      ]);
+      if (!compacted) acknowledgedDuring++;
+    }
+    await compacting;
+    t.ok(acknowledgedDuring >= 3, `writes were acknowledged while the rewrite ran (${acknowledgedDuring} rounds)`);
+    const byId = (docs: Array<Record<string, unknown>>) => [...docs].sort((a, b) => (a.id as number) - (b.id as number));
+    const inMemory = byId(await c.find({}));
+    // The rewritten file as a load reads it (a later line for an `_id` wins), before close() rewrites it again.
+    const latest = new Map<string, Record<string, unknown>>();
+    for (const line of await lines(path.join(dir, 'store', 'large.db'))) {
+      const { _id, ...doc } = JSON.parse(line) as Record<string, unknown>;
+      if (typeof _id !== 'string') continue; // the index line
+      if (doc.$$deleted === true) latest.delete(_id);
+      else latest.set(_id, doc);
+    }
+    const inFile = byId([...latest.values()]);
+    t.equal(inFile.length, inMemory.length, `${inMemory.length} documents in the rewritten file`);
+    t.same(inFile, inMemory, 'the rewritten file holds what memory holds');
+    await store.close();
+    const again = await openEmbedded(dir);
+    t.same(byId(await again.collection('large').find({})), inMemory, 'and so does a reload after close');
+    await again.close();
+  });
+
   t.test('only the port operators are accepted', async (t) => {
     const store = await openEmbedded(dir);
     const c = store.collection('ops');

@@ -1,5 +1,6 @@
 // The journal's appends: written in order, one write per turn of the event loop (group commit), acknowledged only once
-// in the file, exclusive tasks in the same queue, and a failed write refuses further appends until a rewrite.
+// in the file, exclusive tasks in the same queue, a failed write refuses further appends until a rewrite, and
+// rewrites that let appends go on while they write.
 import t, { type Test } from 'tap';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -117,9 +118,121 @@ t.test('a failed write rejects its appends and refuses later ones until a rewrit
   inner.fh = await open(file, 'r');
   await t.rejects(journal.append('lost\n'), { code: 'EBADF' });
   await t.rejects(journal.append('refused\n'), /not writable after a failed write/);
-  await journal.exclusive(() => journal.rewrite(['kept\n', 'again\n'], async (f, lines) => { await fs.promises.writeFile(f, lines.join('')); }));
+  await journal.rewrite(blocksOf(['kept\n', 'again\n']), MODES);
   await journal.append('after\n');
   t.equal(await readFile(file, 'utf8'), 'kept\nagain\nafter\n', 'writable again after the rewrite');
+});
+
+const MODES = { fileMode: 0o600, dirMode: 0o700 };
+
+async function* blocksOf(blocks: string[]): AsyncGenerator<string> {
+  for (const block of blocks) yield block;
+}
+
+/** Blocks that the test hands out one at a time: `next(block)` releases one, `end()` the end. */
+function pacedBlocks(): { blocks: AsyncIterable<string>; started: Promise<void>; next: (block: string) => void; end: () => void } {
+  const queue: Array<(value: IteratorResult<string>) => void> = [];
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const pending: Array<IteratorResult<string>> = [];
+  const offer = (r: IteratorResult<string>): void => {
+    const waiter = queue.shift();
+    if (waiter) waiter(r);
+    else pending.push(r);
+  };
+  const blocks: AsyncIterable<string> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        markStarted();
+        const ready = pending.shift();
+        return ready ? Promise.resolve(ready) : new Promise<IteratorResult<string>>((resolve) => queue.push(resolve));
+      },
+    }),
+  };
+  return { blocks, started, next: (block) => offer({ value: block, done: false }), end: () => offer({ value: undefined, done: true }) };
+}
+
+t.test('a rewrite writes its blocks while appends go on, then the lines written meanwhile', async (t) => {
+  const { journal, file } = await openJournal(t);
+  await journal.append('old 1\nold 2\n');
+  const paced = pacedBlocks();
+  const rewriting = journal.rewrite(paced.blocks, MODES);
+  await paced.started;
+  paced.next('new 1\n');
+  // An append during the rewrite is acknowledged at once, into the old file, before the rewrite ends.
+  await journal.append('during 1\n');
+  t.equal(await readFile(file, 'utf8'), 'old 1\nold 2\nduring 1\n', 'the old file takes the append meanwhile');
+  t.equal(await readFile(`${file}~`, 'utf8'), 'new 1\n', 'the new version is written block by block');
+  paced.next('new 2\n');
+  await journal.append('during 2\n');
+  paced.end();
+  await rewriting;
+  t.equal(await readFile(file, 'utf8'), 'new 1\nnew 2\nduring 1\nduring 2\n', 'the blocks, then what was written meanwhile');
+  t.notOk(fs.existsSync(`${file}~`), 'no temp file left');
+  t.equal(journal.dirty, 2, 'the appends made meanwhile keep the file dirty (the tail may repeat what the blocks hold)');
+  await journal.append('after\n');
+  t.equal(await readFile(file, 'utf8'), 'new 1\nnew 2\nduring 1\nduring 2\nafter\n', 'appends go to the new file');
+  await journal.rewrite(blocksOf(['clean\n']), MODES);
+  t.equal(journal.dirty, 0, 'a rewrite with no append meanwhile leaves the file clean');
+  await journal.close();
+});
+
+t.test('a rewrite whose blocks fail leaves the file as it was and appends going on', async (t) => {
+  const { journal, file } = await openJournal(t);
+  await journal.append('a\n');
+  async function* failing(): AsyncGenerator<string> {
+    yield 'half\n';
+    throw new Error('serialisation failed');
+  }
+  await t.rejects(journal.rewrite(failing(), MODES), /serialisation failed/);
+  t.notOk(fs.existsSync(`${file}~`), 'the unfinished new version is removed');
+  await journal.append('b\n');
+  t.equal(await readFile(file, 'utf8'), 'a\nb\n');
+  await journal.rewrite(blocksOf(['c\n']), MODES);
+  t.equal(await readFile(file, 'utf8'), 'c\n', 'the next rewrite runs');
+  await journal.close();
+});
+
+t.test('lines refused by a broken file during a rewrite still go in its tail (memory holds them)', async (t) => {
+  const { journal, file } = await openJournal(t);
+  await journal.append('kept\n');
+  const paced = pacedBlocks();
+  const rewriting = journal.rewrite(paced.blocks, MODES);
+  await paced.started;
+  const inner = journal as unknown as { fh: FileHandle };
+  const writable = inner.fh;
+  inner.fh = await open(file, 'r');
+  await t.rejects(journal.append('failed\n'), { code: 'EBADF' });
+  await t.rejects(journal.append('refused\n'), /not writable after a failed write/);
+  await inner.fh.close();
+  inner.fh = writable;
+  paced.next('snapshot\n');
+  paced.end();
+  await rewriting;
+  await journal.append('after\n');
+  t.equal(await readFile(file, 'utf8'), 'snapshot\nfailed\nrefused\nafter\n');
+  await journal.close();
+});
+
+t.test('rewrites run one after the other', async (t) => {
+  const { journal, file } = await openJournal(t);
+  const first = pacedBlocks();
+  const second = pacedBlocks();
+  const a = journal.rewrite(first.blocks, MODES);
+  const b = journal.rewrite(second.blocks, MODES);
+  await first.started;
+  let secondStarted = false;
+  void second.started.then(() => (secondStarted = true));
+  first.next('first\n');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  t.notOk(secondStarted, 'the second waits for the first');
+  first.end();
+  await a;
+  second.next('second\n');
+  second.end();
+  await b;
+  t.equal(await readFile(file, 'utf8'), 'second\n');
+  await journal.close();
 });
 
 /** write(2) calls made by this process while `fn` runs, read from /proc (syscw counts every write-type syscall). */
