@@ -15,6 +15,7 @@ import { Lru } from '../lib/lru.js';
 import { cleanPath, isHexSha, isValidRefName, parseTag, type FileChange, type ParsedCommit, type RepoReader } from './git-read.js';
 import type { Contents, Opened } from './service.js';
 import type { Protections } from './protection.js';
+import { responseGone } from '../lib/response-gone.js';
 
 type P = { owner: string; repo: string; '*'?: string; sha?: string; diffType?: string };
 type Rc<Q = Record<string, unknown>, B = unknown> = RequestContext<P, Q, B>;
@@ -600,12 +601,6 @@ export async function streamGit(rc: Rc<any, any>, child: ChildProcess, headers: 
     res.once('close', () => resolve());
     res.end(() => resolve());
   });
-}
-
-/** True once the client's connection is gone (closed, destroyed, or the response already torn down). */
-function responseGone(res: Rc['res']): boolean {
-  // (No socket is not "gone": a pipelined response waits for its socket.)
-  return res.destroyed || res.socket?.destroyed === true;
 }
 
 /** GET /repos/{owner}/{repo}/archive/{ref}.zip|.tar.gz — `git archive` streamed, at most N jobs at once. */

@@ -11,6 +11,7 @@ import type { PushAttempt } from '../../schemas/contracts/git.js';
 import { gitMessage, killGroup } from './runner.js';
 import { CommandListError, readCommands, refusalReply, type ReceiveCommands } from '../lib/receive-commands.js';
 import type { GitService } from './service.js';
+import { responseGone } from '../lib/response-gone.js';
 
 type Service = 'upload-pack' | 'receive-pack';
 type GitParams = { owner: string; repo: string };
@@ -194,9 +195,15 @@ async function stream(
   res.writeHead(200, { ...NO_CACHE, 'Content-Type': contentType });
   if (prefix) res.write(prefix);
   const onClose = () => {
-    if (!res.writableFinished) killGroup(child);
+    if (res.writableFinished) return;
+    killGroup(child);
+    // The closed response unpipes git's stdout and leaves it paused: what it holds would never be read, so it would
+    // never end, the child's 'close' would never come, and this request (and its transfer place) would wait for ever.
+    child.stdout!.destroy();
   };
   res.once('close', onClose);
+  // Gone while git started (or while this request waited before): 'close' is past and will not come again.
+  if (responseGone(res)) onClose();
 
   child.stdin!.on('error', () => undefined); // git may stop reading early (e.g. it rejected the request)
   if (input) {

@@ -200,3 +200,76 @@ t.test('a push over maxPushBytes is refused by git with its reason', async (t) =
   const remote = await runGit(['ls-remote', url, 'refs/heads/master'], { home });
   t.equal(remote.stdout.split('\t')[0], (await git(['rev-parse', 'HEAD~1'])).stdout.trim(), 'the branch did not move');
 });
+
+t.test('a client that leaves in the middle of a clone gives its transfer place back', async (t) => {
+  const f = await startForge({ config: { plugins: { metrics: { enabled: true, token: 'scrape' } } } });
+  const home = await mkdtemp(path.join(os.tmpdir(), 'forgekit-leaver-'));
+  t.teardown(async () => {
+    await f.close();
+    await rm(home, { recursive: true, force: true });
+  });
+  const owner = await f.createUser({ username: 'leaver' });
+  t.equal((await f.request('POST', '/user/repos', { token: owner.token, json: { name: 'big' } })).status, 201);
+  const dir = path.join(home, 'w');
+  const git = (args: string[]): Promise<GitResult> => runGit(args, { home, cwd: dir });
+  t.equal((await runGit(['init', '-q', '-b', 'master', dir], { home })).code, 0);
+  // Incompressible: a pack of 8 MB, far more than the socket buffers between git and the client hold.
+  await writeFile(path.join(dir, 'noise.bin'), randomBytes(8 * 1024 * 1024));
+  await git(['add', '-A']);
+  await git(['commit', '-qm', 'big']);
+  const pushed = await git(['push', '-q', withAuth(`${f.url}/leaver/big.git`, 'leaver', owner.token), 'master']);
+  t.equal(pushed.code, 0, pushed.stderr);
+  const sha = (await git(['rev-parse', 'HEAD'])).stdout.trim();
+  const transfers = f.forge.service('git').transfers;
+
+  const pkt = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+  const url = new URL(`${f.url}/leaver/big.git/git-upload-pack`);
+  const req = http.request({
+    host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false,
+    headers: { 'Content-Type': 'application/x-git-upload-pack-request' },
+  });
+  req.on('error', () => undefined);
+  const response = new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
+  req.end(`${pkt(`want ${sha} side-band-64k no-progress ofs-delta\n`)}0000${pkt('done\n')}`);
+  const res = await response;
+  t.equal(res.statusCode, 200);
+  // Read nothing: the pack fills the client's socket, then the server's, then git's stdout waits. Once the bytes
+  // received have stopped growing, the client leaves.
+  res.pause();
+  let last = -1;
+  await until('the client has stopped receiving', async () => {
+    const now = res.socket.bytesRead;
+    const still = now === last && now > 65_536; // the pack is flowing (git takes a moment to make it)
+    last = now;
+    if (!still) await new Promise((resolve) => setTimeout(resolve, 300));
+    return still;
+  });
+  t.ok(last < 8 * 1024 * 1024, `the client left with ${last} bytes of the pack read`);
+  t.equal(transfers.running(), 1, 'the clone holds its place while it is under way');
+  req.destroy();
+  await until('the place is given back', () => transfers.running() === 0, 20_000);
+  t.pass('given back once the client left');
+
+  // Clients that leave as soon as their request is sent: the server finds them gone when git starts (their
+  // 'close' is past by then). Each must still end, with its place given back.
+  const answered = async (): Promise<number> => {
+    const m = await f.request('GET', '/metrics', { root: true, headers: { Authorization: 'Bearer scrape' } });
+    let n = 0;
+    for (const [, count] of m.text.matchAll(/forgekit_http_requests_total\{method="POST",route="\/:owner\/:repo\/git-upload-pack",status="\d+"\} (\d+)/g)) n += Number(count);
+    return n;
+  };
+  const before = await answered();
+  for (let i = 0; i < 20; i++) {
+    const quick = http.request({
+      host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false,
+      headers: { 'Content-Type': 'application/x-git-upload-pack-request' },
+    });
+    quick.on('error', () => undefined);
+    quick.end(`${pkt(`want ${sha} side-band-64k no-progress ofs-delta\n`)}0000${pkt('done\n')}`, () => quick.destroy());
+  }
+  await until('all 20 requests have ended', async () => (await answered()) - before === 20, 20_000);
+  t.equal(transfers.running(), 0, 'and hold no place');
+
+  const clone = await runGit(['clone', '-q', `${f.url}/leaver/big.git`, path.join(home, 'again')], { home });
+  t.equal(clone.code, 0, `a clone afterwards works: ${clone.stderr}`);
+});
