@@ -74,6 +74,8 @@ export interface BenchResult {
     rssAfterBootBytes: number;
     rssAtEndBytes: number;
     maxRssBytes: number;
+    /** Stop request → exit after the cases (the store's close compacts what was written); absent before it was kept. */
+    stopMs?: number;
     logBytes: number;
     logLines: number;
   };
@@ -162,7 +164,8 @@ export function summaryText(result: BenchResult): string {
     `dataset: ${fmtInt(result.dataset.accounts)} accounts, ${fmtInt(result.dataset.sizes.repos)} repositories; seeded in ${(seed.ms / 1000).toFixed(1)} s; ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk`,
     `server (${result.store} store): boot ${(s.bootMs / 1000).toFixed(2)} s (target < ${result.targets.bootUnderMs / 1000} s: ${result.targets.bootMet ? 'met' : 'MISSED'}), ` +
       `RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, at end ${(s.rssAtEndBytes / MiB).toFixed(0)} MiB, peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB ` +
-      `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})`,
+      `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})` +
+      (s.stopMs !== undefined ? `; stopped in ${(s.stopMs / 1000).toFixed(2)} s` : ''),
     `request log: ${fmtInt(s.logLines)} lines, ${(s.logBytes / MiB).toFixed(1)} MiB (logging at ${result.settings.logLevel})`,
     ...(result.settings.nodeFlags?.length ? [`forgekit server's node flags: ${result.settings.nodeFlags.join(' ')}`] : []),
   ].join('\n');
@@ -207,7 +210,8 @@ export function markdownReport(result: BenchResult): string {
       `Seeded through the store in ${(result.dataset.seed.ms / 1000).toFixed(1)} s (${seedSteps}); ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk.`,
     `- Server: boot ${(s.bootMs / 1000).toFixed(2)} s (process spawn → listening; createForge ${(s.createForgeMs / 1000).toFixed(2)} s) — ` +
       `target < ${result.targets.bootUnderMs / 1000} s ${result.targets.bootMet ? 'met' : '**missed**'}; RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, ` +
-      `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}.`,
+      `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}` +
+      (s.stopMs !== undefined ? `; stop (the store's close compacts what was written) ${(s.stopMs / 1000).toFixed(2)} s.` : '.'),
     '',
     '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | forgekit CPU µs/req | bare CPU µs/req | CPU ratio | core busy forgekit / bare | judged on | target | verdict |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',

@@ -191,10 +191,14 @@ function ask(child: Child, message: Record<string, unknown>, replyType: string, 
   });
 }
 
-/** Stops a server child: its own clean stop, else SIGKILL after 15 s (then `out` says so: a stop that hangs is a bug). */
-async function stopChild(child: Child | undefined, out: (line: string) => void = () => {}): Promise<void> {
+/**
+ * Stops a server child: its own clean stop, else SIGKILL after 15 s (then `out` says so: a stop that hangs is a bug).
+ * Resolves to the milliseconds from the request to the exit (null when it had exited already).
+ */
+async function stopChild(child: Child | undefined, out: (line: string) => void = () => {}): Promise<number | null> {
   // Exited already (a signal leaves exitCode null and sets signalCode: 'exit' will not come again).
-  if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  if (!child || child.proc.exitCode !== null || child.proc.signalCode !== null) return null;
+  const asked = performance.now();
   const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
   // A child whose IPC channel already closed (it is on its way out) gets SIGTERM: send() on a closed channel
   // reports its error asynchronously, as an 'error' event that would crash the harness.
@@ -206,6 +210,7 @@ async function stopChild(child: Child | undefined, out: (line: string) => void =
   }, 15_000);
   await exited;
   clearTimeout(timer);
+  return Math.round(performance.now() - asked);
 }
 
 // ---------------------------------------------------------------------------------------------- requests
@@ -591,7 +596,8 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
 
     const mem = await ask(forge, { type: 'memory' }, 'memory');
     await stopChild(bare, out);
-    await stopChild(forge, out);
+    // The server's own stop: plugins, then the store's close (which compacts every file written since the boot).
+    const stopMs = await stopChild(forge, out);
     const log = await countLines(logFile);
     const bootMs = forge.spawnToReadyMs;
     const result: BenchResult = {
@@ -621,6 +627,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
         rssAfterBootBytes: forge.ready.rss,
         rssAtEndBytes: mem.rss,
         maxRssBytes: mem.maxRss,
+        ...(stopMs !== null ? { stopMs } : {}),
         logBytes: log.bytes,
         logLines: log.lines,
       },

@@ -67,6 +67,8 @@ t.test('npm run bench -- --quick runs every case and writes well-formed results'
     t.ok(result.server.rssAfterBootBytes > 10 * 1024 * 1024);
     t.ok(result.server.maxRssBytes >= result.server.rssAfterBootBytes * 0.5);
     t.ok(result.server.logLines > 0, 'forgekit wrote request log lines');
+    t.ok(typeof result.server.stopMs === 'number' && result.server.stopMs >= 0 && result.server.stopMs < 15_000, `the server stopped by itself (${result.server.stopMs} ms)`);
+    t.match(stdout, /; stopped in \d+\.\d\d s/, 'the summary says how long the stop took');
     t.type(result.targets.bootMet, 'boolean');
     t.type(result.targets.rssMet, 'boolean');
   });
