@@ -103,6 +103,10 @@ async function rpc(rc: Rc, service: Service): Promise<void> {
     const encoding = (rc.req.headers['content-encoding'] ?? '').trim().toLowerCase();
     if (encoding === 'gzip' || encoding === 'x-gzip') {
       const gunzip = createGunzip();
+      // A corrupt body fails here before git has started and `pipeline` listens (the awaits in between: the directory
+      // check, the spawn): unheard, that 'error' was an uncaught exception, which ends a server. `pipeline` still
+      // sees the error, from the stream's errored state, once it is attached.
+      gunzip.on('error', () => undefined);
       rc.req.pipe(gunzip);
       rc.req.once('error', (err) => gunzip.destroy(err));
       input = gunzip;

@@ -125,7 +125,18 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
     }
     if (o.token) headers.Authorization = `token ${o.token}`;
     if (o.basic) headers.Authorization = `Basic ${Buffer.from(`${o.basic[0]}:${o.basic[1]}`).toString('base64')}`;
-    const res = await fetch((o.root ? url : api) + p, { method, headers, body: body as BodyInit | undefined });
+    const send = () => fetch((o.root ? url : api) + p, { method, headers, body: body as BodyInit | undefined });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (err) {
+      // A reused keep-alive connection that the server closed as the request went out: a test's own synchronous work
+      // (an index rebuilt in-process) blocked the loop past keepAliveTimeout, and undici's coarse timers had not yet
+      // retired the connection. Idempotent requests are sent again once, as browsers do; anything else fails.
+      const code = (err as { cause?: { code?: string } }).cause?.code;
+      if ((method !== 'GET' && method !== 'HEAD') || (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET')) throw err;
+      res = await send();
+    }
     const text = await res.text();
     let json: unknown;
     if (text && (res.headers.get('content-type') ?? '').includes('json')) {

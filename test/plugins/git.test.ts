@@ -272,13 +272,16 @@ t.test('git storage and smart HTTP', async (t) => {
     t.equal(gz.headers.get('content-type'), 'application/x-git-upload-pack-result');
     const pack = Buffer.from(await gz.arrayBuffer());
     t.ok(pack.includes(Buffer.from('PACK')), 'a gzip-encoded request gets a pack');
-    const badGzip = await fetch(`${f.url}/alice/hello-world.git/git-upload-pack`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-git-upload-pack-request', 'Content-Encoding': 'gzip' },
-      body: Buffer.from('this is not gzip'),
-    });
-    await badGzip.arrayBuffer().catch(() => undefined);
-    t.ok(badGzip.status < 500 || badGzip.status === 200, 'a corrupt gzip body does not crash the server');
+    // Repeated: whether the body fails before git starts is a race (it was once an uncaught exception, in 1 of many runs).
+    for (let i = 0; i < 25; i++) {
+      const badGzip = await fetch(`${f.url}/alice/hello-world.git/git-upload-pack`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-git-upload-pack-request', 'Content-Encoding': 'gzip' },
+        body: Buffer.from('this is not gzip'),
+      });
+      await badGzip.arrayBuffer().catch(() => undefined);
+      if (i === 0) t.ok(badGzip.status < 500 || badGzip.status === 200, 'a corrupt gzip body does not crash the server');
+    }
     t.equal((await f.request('GET', '/version')).status, 200, 'still serving');
 
     const v2 = await fetch(`${f.url}/alice/hello-world.git/info/refs?service=git-upload-pack`, { headers: { 'Git-Protocol': 'version=2' } });
