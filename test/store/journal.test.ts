@@ -118,12 +118,12 @@ t.test('a failed write rejects its appends and refuses later ones until a rewrit
   inner.fh = await open(file, 'r');
   await t.rejects(journal.append('lost\n'), { code: 'EBADF' });
   await t.rejects(journal.append('refused\n'), /not writable after a failed write/);
-  await journal.rewrite(blocksOf(['kept\n', 'again\n']), MODES);
+  await journal.rewrite(blocksOf(['kept\n', 'again\n']), FILE_MODE);
   await journal.append('after\n');
   t.equal(await readFile(file, 'utf8'), 'kept\nagain\nafter\n', 'writable again after the rewrite');
 });
 
-const MODES = { fileMode: 0o600, dirMode: 0o700 };
+const FILE_MODE = 0o600;
 
 async function* blocksOf(blocks: string[]): AsyncGenerator<string> {
   for (const block of blocks) yield block;
@@ -156,7 +156,7 @@ t.test('a rewrite writes its blocks while appends go on, then the lines written 
   const { journal, file } = await openJournal(t);
   await journal.append('old 1\nold 2\n');
   const paced = pacedBlocks();
-  const rewriting = journal.rewrite(paced.blocks, MODES);
+  const rewriting = journal.rewrite(paced.blocks, FILE_MODE);
   await paced.started;
   paced.next('new 1\n');
   // An append during the rewrite is acknowledged at once, into the old file, before the rewrite ends.
@@ -172,7 +172,7 @@ t.test('a rewrite writes its blocks while appends go on, then the lines written 
   t.equal(journal.dirty, 2, 'the appends made meanwhile keep the file dirty (the tail may repeat what the blocks hold)');
   await journal.append('after\n');
   t.equal(await readFile(file, 'utf8'), 'new 1\nnew 2\nduring 1\nduring 2\nafter\n', 'appends go to the new file');
-  await journal.rewrite(blocksOf(['clean\n']), MODES);
+  await journal.rewrite(blocksOf(['clean\n']), FILE_MODE);
   t.equal(journal.dirty, 0, 'a rewrite with no append meanwhile leaves the file clean');
   await journal.close();
 });
@@ -184,11 +184,11 @@ t.test('a rewrite whose blocks fail leaves the file as it was and appends going 
     yield 'half\n';
     throw new Error('serialisation failed');
   }
-  await t.rejects(journal.rewrite(failing(), MODES), /serialisation failed/);
+  await t.rejects(journal.rewrite(failing(), FILE_MODE), /serialisation failed/);
   t.notOk(fs.existsSync(`${file}~`), 'the unfinished new version is removed');
   await journal.append('b\n');
   t.equal(await readFile(file, 'utf8'), 'a\nb\n');
-  await journal.rewrite(blocksOf(['c\n']), MODES);
+  await journal.rewrite(blocksOf(['c\n']), FILE_MODE);
   t.equal(await readFile(file, 'utf8'), 'c\n', 'the next rewrite runs');
   await journal.close();
 });
@@ -197,7 +197,7 @@ t.test('lines refused by a broken file during a rewrite still go in its tail (me
   const { journal, file } = await openJournal(t);
   await journal.append('kept\n');
   const paced = pacedBlocks();
-  const rewriting = journal.rewrite(paced.blocks, MODES);
+  const rewriting = journal.rewrite(paced.blocks, FILE_MODE);
   await paced.started;
   const inner = journal as unknown as { fh: FileHandle };
   const writable = inner.fh;
@@ -218,8 +218,8 @@ t.test('rewrites run one after the other', async (t) => {
   const { journal, file } = await openJournal(t);
   const first = pacedBlocks();
   const second = pacedBlocks();
-  const a = journal.rewrite(first.blocks, MODES);
-  const b = journal.rewrite(second.blocks, MODES);
+  const a = journal.rewrite(first.blocks, FILE_MODE);
+  const b = journal.rewrite(second.blocks, FILE_MODE);
   await first.started;
   let secondStarted = false;
   void second.started.then(() => (secondStarted = true));

@@ -295,7 +295,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   async compact(force = false): Promise<void> {
     if (!this.primary) return;
     if (!force && this.journal.dirty === 0) return;
-    await this.journal.rewrite(this.fileBlocks(this.primary), FILE_MODES);
+    await this.journal.rewrite(this.fileBlocks(this.primary), FILE_MODES.fileMode);
   }
 
   /**

@@ -1,7 +1,7 @@
 // The append-only data file of one collection: ordered group-commit appends, exclusive rewrites, torn-tail repair.
 import { writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { FileRewrite, type FileModes } from './rewrite.js';
+import { FileRewrite } from './rewrite.js';
 
 interface Deferred {
   promise: Promise<void>;
@@ -117,30 +117,29 @@ export class Journal {
    * earlier one), so lines written meanwhile keep the file dirty. The blocks start when their iterator is first
    * asked for one: after the capture began.
    */
-  rewrite(blocks: AsyncIterable<string>, modes: FileModes): Promise<void> {
-    const run = this.rewriting.then(() => this.rewriteNow(blocks, modes));
+  rewrite(blocks: AsyncIterable<string>, fileMode: number): Promise<void> {
+    const run = this.rewriting.then(() => this.rewriteNow(blocks, fileMode));
     this.rewriting = run.catch(() => undefined);
     return run;
   }
 
-  private async rewriteNow(blocks: AsyncIterable<string>, modes: FileModes): Promise<void> {
+  private async rewriteNow(blocks: AsyncIterable<string>, fileMode: number): Promise<void> {
     if (!this.fh) throw new Error(`${this.file} is closed`);
+    const out = await FileRewrite.begin(this.file, fileMode);
     const dirtyBefore = this.dirty;
     this.captured = [];
-    let out: FileRewrite | null = null;
+    let committed = false;
     try {
-      out = await FileRewrite.begin(this.file, modes);
       for await (const block of blocks) await out.write(block);
       await out.sync();
-      const done = out;
       const replaced = await this.exclusive(async () => {
         const old = this.fh;
         if (!old) throw new Error(`${this.file} is closed`);
         const tail = this.captured!;
         this.captured = null;
-        if (tail.length > 0) await done.write(tail.join(''));
-        out = null;
-        await done.commit();
+        if (tail.length > 0) await out.write(tail.join(''));
+        await out.commit();
+        committed = true;
         this.fh = await open(this.file, 'a', 0o600);
         this.broken = null;
         this.dirty -= dirtyBefore;
@@ -150,10 +149,10 @@ export class Journal {
       // the benchmark VM's disk). The rename is in the kernel already (a killed process keeps it); only a power loss
       // in these milliseconds could undo it, like the last appends, which are not fsynced either.
       await replaced.close();
-      await done.syncDirectory();
+      await out.syncDirectory();
     } finally {
       this.captured = null;
-      if (out) await (out as FileRewrite).abort();
+      if (!committed) await out.abort();
     }
   }
 

@@ -5,11 +5,6 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
-export interface FileModes {
-  fileMode: number;
-  dirMode: number;
-}
-
 /** fsync of a file or directory; file systems that cannot fsync a directory are let be, as nedb does. */
 async function syncPath(target: string, isDir: boolean): Promise<void> {
   let fh: FileHandle;
@@ -43,11 +38,11 @@ export class FileRewrite {
   }
 
   /** Opens `<file>~` for the new version once the directory and the current version are durable. */
-  static async begin(file: string, modes: FileModes): Promise<FileRewrite> {
+  static async begin(file: string, fileMode: number): Promise<FileRewrite> {
     await syncPath(path.dirname(file), true);
     await syncPath(file, false);
     const temp = `${file}~`;
-    return new FileRewrite(file, temp, await open(temp, 'w', modes.fileMode));
+    return new FileRewrite(file, temp, await open(temp, 'w', fileMode));
   }
 
   /** Appends text to the new version (all of it: `writeFile` on a handle loops over short writes). */
