@@ -1,5 +1,4 @@
 // One embedded collection: frozen stored versions in memory under ordered indexes, its append-only file, a planner.
-import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
@@ -25,6 +24,7 @@ import {
   projectDoc,
   type CompiledProjection,
 } from '../documents.js';
+import { forEachLine } from './lines.js';
 import { applyUpdate, compileSort, sortWindow, upsertSeed, type SortFields } from './query.js';
 import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
 import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
@@ -172,19 +172,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     } else if (repair?.completed) {
       this.log.warn({ file: this.file }, 'store: the last line lacked its newline; kept it');
     }
-    const text = await readFile(this.file, 'utf8');
     const byId = new Map<string, Stored>();
     const defs = new Map<string, IndexDefinition>();
     let lines = 0;
-    let start = 0;
-    let lineNo = 0;
-    while (start < text.length) {
-      let end = text.indexOf('\n', start);
-      if (end < 0) end = text.length;
-      lineNo++;
-      const raw = text.slice(start, end);
-      start = end + 1;
-      if (raw.length === 0) continue;
+    await forEachLine(this.file, (raw, lineNo) => {
+      if (raw.length === 0) return;
       lines++;
       let id: string | undefined;
       let value: Record<string, unknown>;
@@ -206,7 +198,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       } else {
         throw new Error(`store: ${this.file} line ${lineNo} is not a document (no _id); refusing to load it`);
       }
-    }
+    });
     for (const [id, doc] of byId) deepFreeze(withId(doc, id));
     this.primary = byId;
     const docs = this.inIdOrder();
