@@ -13,7 +13,7 @@ import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
 import { Renderer } from './convert.js';
 import { GRAM, matchesText, mentionedNames } from './text.js';
 import {
-  type GramPostings, gramKeys, GramPostingsBuilder, IssueTextIndex, keysToIds, lowerBound, noPause, yieldAfter, type Pause, type TextCandidates,
+  type GramPostings, buildGramPostings, gramKeys, IssueTextIndex, keysToIds, lowerBound, noPause, yieldAfter, type Pause, type TextCandidates,
 } from './text-index.js';
 import { TextMatches } from './text-matches.js';
 
@@ -207,8 +207,6 @@ export function dropDuplicateScopes(labels: LabelRecord[]): LabelRecord[] {
 const MAX_RETRIES = 50;
 /** A background build of the `q` index works this long between turns of the event loop (requests wait at most that). */
 const BUILD_SLICE_MS = 8;
-/** Rows read between checks of that time. */
-const BUILD_ROWS = 256;
 
 export class Issues implements IssuesService {
   readonly allowedReactions: readonly string[] = REACTION_CONTENTS;
@@ -1022,21 +1020,15 @@ export class Issues implements IssuesService {
     // A build that fails (or is stopped) leaves `textBuild` set: `q` searches keep checking texts themselves rather
     // than trust a half-built index.
     const issues = await this.issues.find({}, { sort: { id: 1 } });
-    const text = new GramPostingsBuilder(trigramsAtMost(issues, (i) => i.title, (i) => i.body));
-    for (let k = 0; k < issues.length; k++) {
-      const issue = issues[k]!;
-      text.add(issue.id, issue.title.toLowerCase());
-      text.add(issue.id, issue.body.toLowerCase());
-      if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
-    }
+    const text = await buildGramPostings({
+      rows: issues.length,
+      id: (k) => issues[k]!.id,
+      texts: (k) => [issues[k]!.title.toLowerCase(), issues[k]!.body.toLowerCase()],
+    }, step);
     await step();
     await this.textIndex.text.replaceWith(text, step);
     const all = await this.comments.find({}, { sort: { issueId: 1, id: 1 } });
-    const comments = new GramPostingsBuilder(trigramsAtMost(all, (cm) => cm.body));
-    for (let k = 0; k < all.length; k++) {
-      comments.add(all[k]!.issueId, all[k]!.body.toLowerCase());
-      if (k % BUILD_ROWS === BUILD_ROWS - 1) await step();
-    }
+    const comments = await buildGramPostings({ rows: all.length, id: (k) => all[k]!.issueId, texts: (k) => [all[k]!.body.toLowerCase()] }, step);
     await step();
     await this.textIndex.comments.replaceWith(comments, step);
     await this.catchUpTextIndex(build, issues, all, step);
@@ -1322,13 +1314,6 @@ export class Issues implements IssuesService {
       for (const label of labels) await this.deleteLabel(label);
     }
   }
-}
-
-/** Trigrams the texts can hold at most (a bulk build's capacity). */
-function trigramsAtMost<T>(rows: readonly T[], ...texts: Array<(row: T) => string>): number {
-  let n = 0;
-  for (const row of rows) for (const text of texts) n += Math.max(0, text(row).length - 2);
-  return n;
 }
 
 function sameIds(a: readonly number[], b: readonly number[]): boolean {

@@ -103,12 +103,11 @@ export class GramPostings {
     }
   }
 
-  /** Replaces every posting with those a builder made (a start's bulk load), `pause`d between steps. */
-  async replaceWith(built: GramPostingsBuilder, pause: Pause = noPause): Promise<void> {
-    const finished = await built.finish(pause);
+  /** Replaces every posting with those of a bulk build (`buildGramPostings`: ascending ids), `pause`d between steps. */
+  async replaceWith(built: Map<number, Int32Array>, pause: Pause = noPause): Promise<void> {
     this.postings.clear();
     let n = 0;
-    for (const [key, ids] of finished) {
+    for (const [key, ids] of built) {
       this.postings.set(key, Posting.of(ascending, ids));
       if (++n % CHUNK_KEYS === 0) await pause();
     }
@@ -160,83 +159,123 @@ export function keysToIds(docs: Iterable<{ id: number; texts: string[] }>): Map<
 }
 
 /**
- * Builds postings from documents given in ascending id order, without growing a typed array per trigram (at a start
- * with 200,000 issues, ~20 million pairs: reallocated buffers made V8 run full collections of the whole heap). Pairs
- * go to two flat arrays (trigram slot, id); `finish` counts per slot and fills one exact array per trigram.
+ * Rows of a bulk build, in ascending id order (consecutive rows may share an id: an issue's comments). Read twice:
+ * once to count, once to place.
  */
-export class GramPostingsBuilder {
+export interface GramSource {
+  readonly rows: number;
+  id(row: number): number;
+  /** The row's texts, lower-cased. */
+  texts(row: number): readonly string[];
+}
+
+/**
+ * Per trigram of the rows' texts, its ids ascending: exact-size views of one array. Two passes over the texts — the
+ * first counts each trigram's documents, the second places each id at its trigram's next position — so nothing but the
+ * result is allocated in proportion to the pairs. (One pass kept every pair in two flat arrays sized from the texts'
+ * length until the end: at 200,000 issues, 180 MB of dead buffers after the build, which the heap's 25% headroom let
+ * stand until the next full collection.) `pause` runs every few hundred rows.
+ */
+export async function buildGramPostings(source: GramSource, pause: Pause = noPause): Promise<Map<number, Int32Array>> {
+  const slots = new GramSlots();
+  for (let row = 0; row < source.rows; row++) {
+    const id = source.id(row);
+    for (const text of source.texts(row)) slots.count(id, text);
+    if (row % PAUSE_ROWS === PAUSE_ROWS - 1) await pause();
+  }
+  const { keys, all, starts } = slots.allocate();
+  for (let row = 0; row < source.rows; row++) {
+    const id = source.id(row);
+    for (const text of source.texts(row)) slots.place(id, text, all);
+    if (row % PAUSE_ROWS === PAUSE_ROWS - 1) await pause();
+  }
+  slots.checkPlaced();
+  const out = new Map<number, Int32Array>();
+  for (let slot = 0; slot < keys.length; slot++) out.set(keys[slot]!, all.subarray(starts[slot]!, starts[slot + 1]!));
+  return out;
+}
+
+/**
+ * The trigrams of a bulk build, each with a slot number, its count of documents and (while placing) its next
+ * position. A document's repeated trigram counts once: the last id seen per slot is kept, and ids come in order.
+ */
+class GramSlots {
   private readonly slotOfKey = new Map<number, number>();
-  private readonly keys: number[] = [];
-  /** Per slot, the last id added (a repeated trigram of one document is skipped). */
-  private lastId: Int32Array<ArrayBuffer> = new Int32Array(1024);
-  private pairSlot: Int32Array<ArrayBuffer>;
-  private pairId: Int32Array<ArrayBuffer>;
-  private pairs = 0;
+  readonly keys: number[] = [];
+  private lastId: Int32Array<ArrayBuffer> = new Int32Array(1024).fill(-1);
+  private counts: Int32Array<ArrayBuffer> = new Int32Array(1024);
+  private cursor = new Int32Array(0);
+  private ends = new Int32Array(0);
   private previous = 0;
   private readonly cacheKey = new Int32Array(1 << 16).fill(-1);
   private readonly cacheSlot = new Int32Array(1 << 16);
 
-  /**
-   * `capacity`: the pairs expected (the texts' total length bounds them). Sized once: growing buffers of external
-   * memory by doubling made V8 start full collections of the whole heap during a start's build.
-   */
-  constructor(capacity = 1 << 16) {
-    this.pairSlot = new Int32Array(Math.max(16, capacity));
-    this.pairId = new Int32Array(Math.max(16, capacity));
+  private slotOf(key: number): number {
+    // A direct-mapped cache of small keys in front of the map (most lookups hit it: texts reuse their trigrams).
+    const h = Math.imul(key, 0x9e3779b1) >>> 16;
+    if (this.cacheKey[h] === key) return this.cacheSlot[h]!;
+    let slot = this.slotOfKey.get(key);
+    if (slot === undefined) {
+      slot = this.keys.length;
+      this.slotOfKey.set(key, slot);
+      this.keys.push(key);
+      if (slot === this.counts.length) {
+        this.counts = grown(this.counts, 0);
+        this.lastId = grown(this.lastId, -1);
+      }
+    }
+    if (key < 1073741824) {
+      this.cacheKey[h] = key;
+      this.cacheSlot[h] = slot;
+    }
+    return slot;
   }
 
-  /** The trigrams of a lower-cased text of document `id` (ids never below the previous call's). */
-  add(id: number, lowerText: string): void {
+  /** First pass: counts the document `id` once under each trigram of a lower-cased text. */
+  count(id: number, lowerText: string): void {
     if (id < this.previous) throw new RangeError(`ids must come in ascending order (${id} after ${this.previous})`);
     this.previous = id;
     for (let i = 0; i + GRAM <= lowerText.length; i++) {
-      const key = gramKey(lowerText, i);
-      // A direct-mapped cache of small keys in front of the map (most lookups hit it: texts reuse their trigrams).
-      const h = Math.imul(key, 0x9e3779b1) >>> 16;
-      let slot: number | undefined = this.cacheKey[h] === key ? this.cacheSlot[h]! : this.slotOfKey.get(key);
-      if (slot !== undefined && key < 1073741824) {
-        this.cacheKey[h] = key;
-        this.cacheSlot[h] = slot;
-      }
-      if (slot === undefined) {
-        slot = this.keys.length;
-        this.slotOfKey.set(key, slot);
-        this.keys.push(key);
-        if (slot === this.lastId.length) this.lastId = grown(this.lastId);
-        this.lastId[slot] = -1;
-      }
+      const slot = this.slotOf(gramKey(lowerText, i));
       if (this.lastId[slot] === id) continue;
       this.lastId[slot] = id;
-      if (this.pairs === this.pairId.length) {
-        this.pairSlot = grown(this.pairSlot);
-        this.pairId = grown(this.pairId);
-      }
-      this.pairSlot[this.pairs] = slot;
-      this.pairId[this.pairs++] = id;
+      this.counts[slot]!++;
     }
   }
 
-  /** Per trigram, its ids ascending (exact-size arrays); `pause` runs between chunks of the work. */
-  async finish(pause: Pause = noPause): Promise<Map<number, Int32Array>> {
-    const { pairSlot, pairId, pairs, keys } = this;
-    // One array for all trigrams, cut into views (one allocation, not one per trigram).
-    // The loops run in chunks through small functions, which V8 optimises after a few calls (a loop run once, in
-    // place, stayed in the interpreter: ~14 ns a pair instead of ~1).
-    const starts = new Int32Array(keys.length + 1);
-    for (let p = 0; p < pairs; p += CHUNK) {
-      countSlots(pairSlot, starts, p, Math.min(pairs, p + CHUNK));
-      if ((p / CHUNK) % CHUNKS_PER_PAUSE === CHUNKS_PER_PAUSE - 1) await pause();
+  /** Between the passes: one array for every pair, and where each trigram's ids start in it. */
+  allocate(): { keys: number[]; all: Int32Array; starts: Int32Array } {
+    const n = this.keys.length;
+    const starts = new Int32Array(n + 1);
+    for (let slot = 0; slot < n; slot++) starts[slot + 1] = starts[slot]! + this.counts[slot]!;
+    this.cursor = starts.slice(0, n);
+    this.ends = starts.subarray(1);
+    this.lastId.fill(-1);
+    this.previous = 0;
+    return { keys: this.keys, all: new Int32Array(starts[n]!), starts };
+  }
+
+  /** Second pass: the same texts in the same order; puts `id` at each trigram's next position. */
+  place(id: number, lowerText: string, all: Int32Array): void {
+    if (id < this.previous) throw new RangeError(`ids must come in ascending order (${id} after ${this.previous})`);
+    this.previous = id;
+    for (let i = 0; i + GRAM <= lowerText.length; i++) {
+      const slot = this.slotOf(gramKey(lowerText, i));
+      if (this.lastId[slot] === id) continue;
+      this.lastId[slot] = id;
+      const at = this.cursor[slot]!;
+      // A second pass that read other texts than the first would write past a trigram's share (or find a new one).
+      if (slot >= this.cursor.length || at === this.ends[slot]) throw new RangeError('the second pass read other texts than the first');
+      all[at] = id;
+      this.cursor[slot] = at + 1;
     }
-    for (let slot = 0; slot < keys.length; slot++) starts[slot + 1]! += starts[slot]!;
-    const all = new Int32Array(pairs);
-    const cursor = starts.slice(0, keys.length);
-    for (let p = 0; p < pairs; p += CHUNK) {
-      scatter(pairSlot, pairId, cursor, all, p, Math.min(pairs, p + CHUNK));
-      if ((p / CHUNK) % CHUNKS_PER_PAUSE === CHUNKS_PER_PAUSE - 1) await pause();
+  }
+
+  /** After the second pass: every share filled (a pass that read fewer trigrams would leave ids of 0 behind). */
+  checkPlaced(): void {
+    for (let slot = 0; slot < this.cursor.length; slot++) {
+      if (this.cursor[slot] !== this.ends[slot]) throw new RangeError('the second pass read other texts than the first');
     }
-    const out = new Map<number, Int32Array>();
-    for (let slot = 0; slot < keys.length; slot++) out.set(keys[slot]!, all.subarray(starts[slot]!, starts[slot + 1]!));
-    return out;
   }
 }
 
@@ -273,22 +312,13 @@ export function lowerBound(n: number, before: (k: number) => boolean): number {
   return lo;
 }
 
-const CHUNK = 1 << 16;
-/** Pairs counted or scattered between pauses: ~1 M, a few ms. */
-const CHUNKS_PER_PAUSE = 16;
+/** Rows read between pauses of a bulk build. */
+const PAUSE_ROWS = 256;
 /** Postings made between pauses. */
 const CHUNK_KEYS = 1 << 14;
 
-function countSlots(pairSlot: Int32Array, starts: Int32Array, from: number, to: number): void {
-  for (let p = from; p < to; p++) starts[pairSlot[p]! + 1]!++;
-}
-
-function scatter(pairSlot: Int32Array, pairId: Int32Array, cursor: Int32Array, all: Int32Array, from: number, to: number): void {
-  for (let p = from; p < to; p++) all[cursor[pairSlot[p]!]!++] = pairId[p]!;
-}
-
-function grown(a: Int32Array): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(a.length * 2);
+function grown(a: Int32Array, fill: number): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2).fill(fill);
   b.set(a);
   return b;
 }

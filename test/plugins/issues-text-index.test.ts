@@ -4,7 +4,7 @@
 import t from 'tap';
 import { startForge, jsonCaller } from '../helpers/forge.js';
 import { issuesProbe } from '../helpers/issues-probe.js';
-import { gramKeys, GramPostings, GramPostingsBuilder, intersectSorted, IssueTextIndex, keysToIds } from '../../plugins/issues/text-index.js';
+import { buildGramPostings, gramKeys, GramPostings, type GramSource, intersectSorted, IssueTextIndex, keysToIds } from '../../plugins/issues/text-index.js';
 
 /** A small deterministic generator (the model checks must be repeatable). */
 function rng(seed: number): () => number {
@@ -77,12 +77,22 @@ t.test('GramPostings: add, remove, batch removal and bulk load against a model',
   }
   check('after a batch removal');
   // A bulk load in id order builds the same postings.
-  const builder = new GramPostingsBuilder();
-  for (const id of [...texts.keys()].sort((a, b) => a - b)) builder.add(id, texts.get(id)!);
-  t.throws(() => builder.add(1, 'cats'), RangeError, 'ids in ascending order only');
+  const ordered = [...texts.keys()].sort((a, b) => a - b);
+  const source = (ids: number[], textOf = (id: number) => [texts.get(id)!]): GramSource => ({ rows: ids.length, id: (k) => ids[k]!, texts: (k) => textOf(ids[k]!) });
+  await t.rejects(buildGramPostings(source([...ordered].reverse())), RangeError, 'ids in ascending order only');
+  let reads = 0;
+  await t.rejects(buildGramPostings(source(ordered, (id) => [reads++ < ordered.length ? texts.get(id)! : `${texts.get(id)!} zebra`])),
+    /second pass read other texts/, 'a second pass that reads more is refused, not written past a share');
+  reads = 0;
+  await t.rejects(buildGramPostings(source(ordered, (id) => [reads++ < ordered.length ? texts.get(id)! : ''])),
+    /second pass read other texts/, 'a second pass that reads less is refused, not left with empty places');
+  // Rows may repeat an id (an issue's comments): the id is held once per trigram.
+  const split = await buildGramPostings({ rows: 4, id: (k) => [1, 1, 2, 2][k]!, texts: (k) => [['cat', 'cats'], ['dog', 'cat'], ['cat'], ['at']][k]! });
+  t.same([...split.get([...gramKeys('cat')][0]!)!], [1, 2], 'an id repeated over rows is held once');
+  t.same([...split.get([...gramKeys('dog')][0]!)!], [1]);
   const loaded = new GramPostings();
   loaded.add(999, gramKeys('stale entry'));
-  await loaded.replaceWith(builder);
+  await loaded.replaceWith(await buildGramPostings(source(ordered)));
   t.equal(loaded.sizeOf([...gramKeys('sta')][0]!), 0, 'a bulk load replaces what was there');
   for (const [k, ids] of model) if (ids.size) t.same([...loaded.holdingAll([k])], [...ids].sort((a, b) => a - b));
   t.equal(loaded.stats().pairs, [...model.values()].reduce((n, ids) => n + ids.size, 0), 'no pair twice');
