@@ -5,9 +5,13 @@
 // factor (1.1: its collector is fast next to what a server promotes), so every ~50 MiB that requests leave in the old
 // generation start a full collection — about half a second of marking on the server's core, which shows as p99
 // spikes of 100–400 ms every few seconds under load (bench/RESULTS.md). A fixed headroom of 25% makes those
-// collections four to five times rarer for ~130 MiB more at the peak. Set once the server listens: the boot itself
-// grows the heap fastest with V8's own (larger) factors, and a fixed factor there would only add collections.
-// `forgekit serve` applies it; a forge embedded in another process leaves that process's V8 settings alone.
+// collections four to five times rarer for ~130 MiB more at the peak. Set once the server listens.
+//
+// The boot gets its own, larger headroom (`bootHeadroomPercent`): with V8's own factors (up to 4 while a program
+// allocates fast) the heap of a start that loads 0.5 GiB grew to ~850 MiB of which ~290 was garbage of the load and
+// index builds before the first full collection — a start's RSS peaked at ~990 MiB, near the whole server's budget.
+// At 100% it peaks at ~730 MiB for the same start time (within the noise of 3 pinned starts each).
+// `forgekit serve` applies both; a forge embedded in another process leaves that process's V8 settings alone.
 import v8 from 'node:v8';
 
 /** Sets the headroom (percent of the live old generation; 0: V8's own choice again). Takes effect at the next limit V8 computes. */
@@ -15,3 +19,10 @@ export function applyHeapHeadroom(percent: number): void {
   if (!Number.isInteger(percent) || percent < 0 || percent > 400) throw new RangeError(`heap headroom must be an integer percent from 0 to 400 (got ${percent})`);
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
+
+/** The headroom while a server starts: at least 100%, or V8's own choice where the operator asked for it (0). */
+export function bootHeadroomPercent(runtimePercent: number): number {
+  return runtimePercent === 0 ? 0 : Math.max(runtimePercent, BOOT_HEADROOM_PERCENT);
+}
+
+const BOOT_HEADROOM_PERCENT = 100;

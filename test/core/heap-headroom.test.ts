@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT } from '../../core/config.js';
-import { applyHeapHeadroom } from '../../core/heap-headroom.js';
+import { applyHeapHeadroom, bootHeadroomPercent } from '../../core/heap-headroom.js';
 import { nodeCommand } from '../helpers/child-env.js';
 
 const run = promisify(execFile);
@@ -36,4 +36,10 @@ t.test('the limit after a full collection uses the headroom set', async (t) => {
 
 t.test('only whole percents from 0 to 400', async (t) => {
   for (const bad of [-1, 401, 2.5, Number.NaN]) t.throws(() => applyHeapHeadroom(bad), RangeError, String(bad));
+});
+
+t.test("a start gets at least 100%, or V8's own choice where the operator asked for it", async (t) => {
+  t.equal(bootHeadroomPercent(25), 100);
+  t.equal(bootHeadroomPercent(150), 150, "a larger headroom than the start's is kept");
+  t.equal(bootHeadroomPercent(0), 0);
 });
