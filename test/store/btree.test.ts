@@ -327,3 +327,53 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
     }
   }
 });
+
+t.test('OrderedIndex: a single-field bulk build equals inserts (scalars, arrays, sub-documents, missing), uniqueness at build', async (t) => {
+  const random = rng(23);
+  const value = (): unknown => {
+    const k = random();
+    if (k < 0.45) return Math.floor(random() * 40);
+    if (k < 0.6) return `s${Math.floor(random() * 10)}`;
+    if (k < 0.75) return Array.from({ length: Math.floor(random() * 4) }, () => Math.floor(random() * 12));
+    if (k < 0.85) return { id: Math.floor(random() * 5) };
+    if (k < 0.92) return null;
+    return undefined;
+  };
+  const docs = Array.from({ length: 3000 }, (_, i) => {
+    const v = value();
+    return doc(v === undefined ? { n: i } : { v, n: i });
+  });
+  const def = { fields: ['v'], dirs: [1] as Array<1 | -1>, unique: false, sparse: false };
+  const built = OrderedIndex.build(def, docs, 'rows');
+  const inserted = new OrderedIndex(def);
+  for (const d of [...docs].reverse()) inserted.add(d, inserted.keysOf(d));
+  const walked = (index: OrderedIndex): number[] => {
+    const out: number[] = [];
+    index.walk(1, 0, index.entries, (d) => {
+      out.push(d.n as number);
+      return false;
+    });
+    return out;
+  };
+  t.equal(built.entries, inserted.entries, 'as many entries');
+  t.same(walked(built), walked(inserted), 'the same walk: keys in order, each key\'s documents in _id order');
+  for (const key of [0, 7, 11, 39, 's3', null, { id: 2 }]) {
+    const ids = (e: ReturnType<OrderedIndex['lookup']>) => (e === undefined ? [] : asPosting(e).map((d) => d.n));
+    t.same(ids(built.lookup(key as never)), ids(inserted.lookup(key as never)), `the documents under ${JSON.stringify(key)}`);
+  }
+  const seven = asPosting(built.lookup(7)!).map((d) => d.n as number);
+  const expected = docs.filter((d) => d.v === 7 || (Array.isArray(d.v) && d.v.includes(7))).map((d) => d.n as number);
+  t.same(seven, expected, 'a key held by scalars and array elements alike, each document once');
+
+  const uniqueDef = { fields: ['v'], dirs: [1] as Array<1 | -1>, unique: true, sparse: true };
+  t.doesNotThrow(() => OrderedIndex.build(uniqueDef, [doc({ v: [1, 1] }), doc({ v: 2 }), doc({})], 'u'), 'a value repeated in one document is no clash');
+  for (const pair of [[doc({ v: 1 }), doc({ v: 1 })], [doc({ v: 1 }), doc({ v: [2, 1] })], [doc({ v: { a: 1 } }), doc({ v: { a: 1 } })], [doc({ v: 5 }), doc({ v: 6 }), doc({ v: 5 })]]) {
+    let err: unknown = null;
+    try {
+      OrderedIndex.build(uniqueDef, pair, 'u');
+    } catch (e) {
+      err = e;
+    }
+    t.ok(isDuplicateKeyError(err), `a clash: ${JSON.stringify(pair.map((d) => d.v))}`);
+  }
+});
