@@ -178,21 +178,17 @@ export interface GramSource {
  */
 export async function buildGramPostings(source: GramSource, pause: Pause = noPause): Promise<Map<number, Int32Array>> {
   const slots = new GramSlots();
-  for (let row = 0; row < source.rows; row++) {
-    const id = source.id(row);
-    for (const text of source.texts(row)) slots.count(id, text);
-    if (row % PAUSE_ROWS === PAUSE_ROWS - 1) await pause();
+  // The same walk twice: counting first (no array yet), then placing into the array the counts sized.
+  let all: Int32Array | null = null;
+  for (let pass = 0; pass < 2; pass++) {
+    for (let row = 0; row < source.rows; row++) {
+      const id = source.id(row);
+      for (const text of source.texts(row)) slots.take(id, text, all);
+      if (row % PAUSE_ROWS === PAUSE_ROWS - 1) await pause();
+    }
+    if (pass === 0) all = slots.allocate();
   }
-  const { keys, all, starts } = slots.allocate();
-  for (let row = 0; row < source.rows; row++) {
-    const id = source.id(row);
-    for (const text of source.texts(row)) slots.place(id, text, all);
-    if (row % PAUSE_ROWS === PAUSE_ROWS - 1) await pause();
-  }
-  slots.checkPlaced();
-  const out = new Map<number, Int32Array>();
-  for (let slot = 0; slot < keys.length; slot++) out.set(keys[slot]!, all.subarray(starts[slot]!, starts[slot + 1]!));
-  return out;
+  return slots.postings(all!);
 }
 
 /**
@@ -201,11 +197,11 @@ export async function buildGramPostings(source: GramSource, pause: Pause = noPau
  */
 class GramSlots {
   private readonly slotOfKey = new Map<number, number>();
-  readonly keys: number[] = [];
+  private readonly keys: number[] = [];
   private lastId: Int32Array<ArrayBuffer> = new Int32Array(1024).fill(-1);
   private counts: Int32Array<ArrayBuffer> = new Int32Array(1024);
+  private starts = new Int32Array(1);
   private cursor = new Int32Array(0);
-  private ends = new Int32Array(0);
   private previous = 0;
   private readonly cacheKey = new Int32Array(1 << 16).fill(-1);
   private readonly cacheSlot = new Int32Array(1 << 16);
@@ -231,51 +227,51 @@ class GramSlots {
     return slot;
   }
 
-  /** First pass: counts the document `id` once under each trigram of a lower-cased text. */
-  count(id: number, lowerText: string): void {
+  /**
+   * The document `id` under each trigram of a lower-cased text, once: counted in the first pass (`all` null), placed
+   * at the trigram's next position in `all` in the second (the same texts in the same order).
+   */
+  take(id: number, lowerText: string, all: Int32Array | null): void {
     if (id < this.previous) throw new RangeError(`ids must come in ascending order (${id} after ${this.previous})`);
     this.previous = id;
     for (let i = 0; i + GRAM <= lowerText.length; i++) {
       const slot = this.slotOf(gramKey(lowerText, i));
       if (this.lastId[slot] === id) continue;
       this.lastId[slot] = id;
-      this.counts[slot]!++;
-    }
-  }
-
-  /** Between the passes: one array for every pair, and where each trigram's ids start in it. */
-  allocate(): { keys: number[]; all: Int32Array; starts: Int32Array } {
-    const n = this.keys.length;
-    const starts = new Int32Array(n + 1);
-    for (let slot = 0; slot < n; slot++) starts[slot + 1] = starts[slot]! + this.counts[slot]!;
-    this.cursor = starts.slice(0, n);
-    this.ends = starts.subarray(1);
-    this.lastId.fill(-1);
-    this.previous = 0;
-    return { keys: this.keys, all: new Int32Array(starts[n]!), starts };
-  }
-
-  /** Second pass: the same texts in the same order; puts `id` at each trigram's next position. */
-  place(id: number, lowerText: string, all: Int32Array): void {
-    if (id < this.previous) throw new RangeError(`ids must come in ascending order (${id} after ${this.previous})`);
-    this.previous = id;
-    for (let i = 0; i + GRAM <= lowerText.length; i++) {
-      const slot = this.slotOf(gramKey(lowerText, i));
-      if (this.lastId[slot] === id) continue;
-      this.lastId[slot] = id;
+      if (all === null) {
+        this.counts[slot]!++;
+        continue;
+      }
       const at = this.cursor[slot]!;
       // A second pass that read other texts than the first would write past a trigram's share (or find a new one).
-      if (slot >= this.cursor.length || at === this.ends[slot]) throw new RangeError('the second pass read other texts than the first');
+      if (slot >= this.cursor.length || at === this.starts[slot + 1]) throw new RangeError('the second pass read other texts than the first');
       all[at] = id;
       this.cursor[slot] = at + 1;
     }
   }
 
-  /** After the second pass: every share filled (a pass that read fewer trigrams would leave ids of 0 behind). */
-  checkPlaced(): void {
-    for (let slot = 0; slot < this.cursor.length; slot++) {
-      if (this.cursor[slot] !== this.ends[slot]) throw new RangeError('the second pass read other texts than the first');
+  /** Between the passes: one array for every pair; each trigram's share of it starts where the counts put it. */
+  allocate(): Int32Array {
+    const n = this.keys.length;
+    this.starts = new Int32Array(n + 1);
+    for (let slot = 0; slot < n; slot++) this.starts[slot + 1] = this.starts[slot]! + this.counts[slot]!;
+    this.cursor = this.starts.slice(0, n);
+    this.lastId.fill(-1);
+    this.previous = 0;
+    return new Int32Array(this.starts[n]!);
+  }
+
+  /**
+   * After the second pass: per trigram, its share of `all`. Every share must be full (a pass that read fewer trigrams
+   * would leave ids of 0 behind).
+   */
+  postings(all: Int32Array): Map<number, Int32Array> {
+    const out = new Map<number, Int32Array>();
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      if (this.cursor[slot] !== this.starts[slot + 1]) throw new RangeError('the second pass read other texts than the first');
+      out.set(this.keys[slot]!, all.subarray(this.starts[slot]!, this.starts[slot + 1]!));
     }
+    return out;
   }
 }
 
