@@ -139,9 +139,9 @@ export function compileProjection(projection: Projection | undefined): CompiledP
 }
 
 /**
- * Freezes a value and everything inside it. A frozen object met on the way is taken to be frozen throughout: the
- * adapters freeze stored data only through this function, and values from callers are copied before they are
- * stored, so that holds.
+ * Freezes a value and everything inside it. A frozen object met on the way is taken to be frozen throughout: stored
+ * data is frozen all the way down when it is stored (the embedded store's `freezeStored`), and values from callers
+ * are copied before they are stored, so that holds.
  */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;

@@ -1,6 +1,6 @@
 // The `markup` plugin: markdown rendering (CommonMark and Gitea-flavoured), always sanitised.
 import { definePlugin } from '../../core/plugin.js';
-import { createMarkupService, type MarkupSettings } from './service.js';
+import { createMarkupService, renderWorkers, type MarkupSettings } from './service.js';
 import type { MarkupService } from './service.js';
 import { renderMarkdown, renderRaw } from './handlers.js';
 
@@ -11,7 +11,8 @@ const SETTINGS = {
   properties: {
     /** Larger bodies are answered 413 before anything is parsed. */
     maxBytes: { type: 'integer', minimum: 1, default: 1048576 },
-    workers: { type: 'integer', minimum: 0, maximum: 64, default: 2 },
+    /** No default: one worker per CPU the process may run on, at most two (`renderWorkers`). */
+    workers: { type: 'integer', minimum: 0, maximum: 64 },
     timeoutMs: { type: 'integer', minimum: 100, default: 10000 },
     inlineMaxBytes: { type: 'integer', minimum: 0, default: 4096 },
     workerHeapMb: { type: 'integer', minimum: 32, default: 128 },
@@ -26,7 +27,7 @@ type Settings = MarkupSettings & { maxBytes: number };
  * parsed strings outlived young-generation collections and grew the main heap by about 13 MB/s. Rendering inline
  * (no workers) blocks the event loop anyway, so it needs no limit.
  */
-const concurrency = (_config: unknown, settings: Readonly<Record<string, any>>): number => (settings as Settings).workers * 2;
+const concurrency = (_config: unknown, settings: Readonly<Record<string, any>>): number => renderWorkers(settings as Settings) * 2;
 const maxBytes = (_config: unknown, settings: Readonly<Record<string, any>>): number => (settings as Settings).maxBytes;
 
 const html = { 200: { type: 'string' } };

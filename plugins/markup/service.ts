@@ -1,4 +1,5 @@
 // The markup service: small documents render on the event loop, larger ones in the worker pool under a time limit.
+import { availableParallelism } from 'node:os';
 import { fail } from '../../core/errors.js';
 import { createMarkupRenderer } from './render.js';
 import type { RenderOptions } from './render.js';
@@ -6,8 +7,11 @@ import { createRenderPool, RenderLimitError } from './pool.js';
 
 /** The render settings (`plugins.markup.*`; defaults in the plugin's settings schema). */
 export interface MarkupSettings {
-  /** Render workers; 0 renders every document on the event loop (no time limit). */
-  workers: number;
+  /**
+   * Render workers; 0 renders every document on the event loop (no time limit). Unset: one per CPU this process may
+   * run on, at most two (`renderWorkers`).
+   */
+  workers?: number;
   /** Time limit of one document in a worker. */
   timeoutMs: number;
   /** Documents up to this many characters render on the event loop (they cannot take long). */
@@ -46,10 +50,23 @@ export function rendersInline(text: string, inlineMaxBytes: number): boolean {
   return true;
 }
 
+/** The most workers started without a setting. */
+const MAX_DEFAULT_WORKERS = 2;
+
+/**
+ * The render workers to start: the setting, or one per CPU the process may run on (its affinity: `taskset`, a
+ * cpuset), at most two. A worker costs 40–50 MiB of RSS while it renders (its own heap and isolate); more workers
+ * than CPUs only time-share them, so a process held to one CPU gets one.
+ */
+export function renderWorkers(settings: Pick<MarkupSettings, 'workers'>, cpus = availableParallelism()): number {
+  return settings.workers ?? Math.min(MAX_DEFAULT_WORKERS, cpus);
+}
+
 export function createMarkupService(rootUrl: string, settings: MarkupSettings): MarkupService {
   const inline = createMarkupRenderer({ rootUrl });
-  const pool = settings.workers > 0
-    ? createRenderPool({ size: settings.workers, rootUrl, timeoutMs: settings.timeoutMs, heapMb: settings.workerHeapMb })
+  const workers = renderWorkers(settings);
+  const pool = workers > 0
+    ? createRenderPool({ size: workers, rootUrl, timeoutMs: settings.timeoutMs, heapMb: settings.workerHeapMb })
     : null;
   return {
     async render(text, options) {

@@ -34,7 +34,8 @@ t.test('the defaults are the ones the config file held before', async (t) => {
     transferIdleMs: 120000, maxTransfers: 32, maxTransfersPerRepo: 8, transferRetryAfterSeconds: 5, maxPushBytes: 1073741824,
   });
   t.same(settingsOf('ssh-keys'), { minimumSizes: { ed25519: 256, ecdsa: 256, rsa: 2048, dsa: -1 } });
-  t.same(settingsOf('markup'), { maxBytes: 1048576, workers: 2, timeoutMs: 10000, inlineMaxBytes: 4096, workerHeapMb: 128 });
+  // `workers` has no default: the service picks one per CPU, at most two (test/markup/workers.test.ts).
+  t.same(settingsOf('markup'), { maxBytes: 1048576, timeoutMs: 10000, inlineMaxBytes: 4096, workerHeapMb: 128 });
   t.same(settingsOf('users').search, { defaultLimit: 10, maxLimit: 50 });
 });
 

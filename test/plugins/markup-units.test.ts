@@ -9,7 +9,8 @@ import { limitBlockStructure, MAX_LINE_MARKERS, MAX_PREFIX_WHITESPACE } from '..
 import { limitNesting, MAX_DEPTH } from '../../plugins/markup/nesting.js';
 import { urlBudget } from '../../plugins/markup/budget.js';
 import { createMarkupRenderer, normalizeMode } from '../../plugins/markup/render.js';
-import { createMarkupService } from '../../plugins/markup/service.js';
+import { createMarkupService, renderWorkers } from '../../plugins/markup/service.js';
+import { availableParallelism } from 'node:os';
 import { createRenderPool, RenderLimitError } from '../../plugins/markup/pool.js';
 import { sanitize } from '../../plugins/markup/sanitize.js';
 
@@ -281,4 +282,13 @@ t.test('a document of the full 1 MiB body limit renders within the default worke
     const html = await service.render(text, { mode });
     t.ok(html.length > text.length / 2, `${mode}: ${text.length} characters rendered to ${html.length} characters of HTML`);
   }
+});
+
+t.test('render workers: the setting, else one per CPU the process may use, at most two', async (t) => {
+  t.equal(renderWorkers({}, 1), 1, 'a process held to one CPU starts one');
+  t.equal(renderWorkers({}, 2), 2);
+  t.equal(renderWorkers({}, 16), 2, 'never more than two unasked');
+  t.equal(renderWorkers({ workers: 0 }, 16), 0, 'an explicit 0 renders on the event loop');
+  t.equal(renderWorkers({ workers: 6 }, 1), 6, 'an explicit count is kept');
+  t.equal(renderWorkers({}), Math.min(2, availableParallelism()), "by default the CPUs are this process's own");
 });

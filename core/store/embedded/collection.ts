@@ -19,7 +19,6 @@ import {
   cloneDocIn,
   compileProjection,
   copyJson,
-  deepFreeze,
   isPlainObject,
   projectDoc,
   type CompiledProjection,
@@ -32,7 +31,7 @@ import { accessOf, planFor, walkOf, type Plan, type Walk } from './plan.js';
 import { ColumnCache, definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
 import { storage } from './nedb.js';
 import { Journal, repairTornTail } from './journal.js';
-import { idOf, parseLine, serialize, serializeStored, withId, type Stored } from './stored.js';
+import { freezeStored, idOf, parseLine, serialize, serializeStored, withId, type Stored } from './stored.js';
 
 export type StoreLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
@@ -199,7 +198,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         throw new Error(`store: ${this.file} line ${lineNo} is not a document (no _id); refusing to load it`);
       }
     });
-    for (const [id, doc] of byId) deepFreeze(withId(doc, id));
+    for (const [id, doc] of byId) freezeStored(withId(doc, id));
     this.primary = byId;
     const docs = this.inIdOrder();
     const columns = new ColumnCache(docs);
@@ -626,7 +625,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   /** Makes `doc` (a fresh object nobody else holds) a stored version: its `_id`, then frozen for good. */
   private version(doc: Stored, id: string): Stored {
-    return deepFreeze(withId(doc, id));
+    return freezeStored(withId(doc, id));
   }
 
   async insertOne(doc: T): Promise<T> {

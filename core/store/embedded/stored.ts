@@ -21,6 +21,39 @@ export function withId<T extends Stored>(doc: T, id: string): T {
   return doc;
 }
 
+/**
+ * The one empty array of every stored version. Issues alone hold three arrays each (assignees, labels, mentions),
+ * mostly empty: 200,000 issues kept ~500,000 empty arrays, 16 MiB of heap and as many objects for the collector to
+ * mark. Frozen, like everything stored, so sharing it cannot leak a change from one document into another.
+ */
+const EMPTY_ARRAY: readonly unknown[] = Object.freeze([]);
+
+/**
+ * Freezes a new stored version and everything inside it, every empty array replaced by the shared one. A frozen
+ * object met on the way is taken to be frozen throughout: stored data is frozen only here, and values from callers
+ * are copied before they are stored, so that holds.
+ */
+export function freezeStored<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  const fields = value as Record<string, unknown>;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'object' && v !== null) value[i] = sharedIfEmpty(v);
+    }
+  } else {
+    for (const key in fields) {
+      const v = fields[key];
+      if (typeof v === 'object' && v !== null) fields[key] = sharedIfEmpty(v);
+    }
+  }
+  return Object.freeze(value);
+}
+
+function sharedIfEmpty(v: object): unknown {
+  return Array.isArray(v) && v.length === 0 ? EMPTY_ARRAY : freezeStored(v);
+}
+
 // nedb's loader splits lines on U+0085/U+2028/U+2029 too, and JSON.stringify leaves them raw: escape them so the
 // file stays readable by nedb itself.
 const LINE_BREAKERS = /[\u0085\u2028\u2029]/;

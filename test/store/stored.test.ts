@@ -1,0 +1,56 @@
+// Stored versions are frozen all the way down and share one frozen empty array: what a read hands out can never be
+// changed in place, empty arrays cost nothing per document, and updates still build new arrays.
+import t from 'tap';
+import { freezeStored } from '../../core/store/embedded/stored.js';
+import { openEmbedded, removeDir, tempDir } from './helpers.js';
+
+type Issue = {
+  n: number;
+  labels: number[];
+  assignees: number[];
+  meta: { tags: string[]; nested: Array<{ ids: number[] }> };
+};
+
+function issue(n: number, labels: number[] = []): Issue {
+  return { n, labels, assignees: [], meta: { tags: [], nested: [{ ids: [] }, { ids: [n] }] } };
+}
+
+t.test('freezeStored freezes every level and shares one empty array', async (t) => {
+  const a = freezeStored(issue(1, [3]));
+  const b = freezeStored(issue(2));
+  for (const v of [a, a.labels, a.meta, a.meta.tags, a.meta.nested, a.meta.nested[0]!, a.meta.nested[1]!.ids]) t.ok(Object.isFrozen(v));
+  t.equal(a.assignees, b.assignees, 'top-level empty arrays are one array');
+  t.equal(a.meta.tags, b.labels, 'nested ones too');
+  t.equal(a.meta.nested[0]!.ids, b.assignees, 'and inside arrays of objects');
+  t.not(a.labels, b.labels, 'a non-empty array is its own');
+  t.same(JSON.parse(JSON.stringify(a)), issue(1, [3]), 'the same JSON as before');
+  t.throws(() => (a.assignees as number[]).push(1), TypeError, 'the shared array cannot grow');
+  t.same(b.labels, [], 'and stays empty');
+});
+
+t.test('the store: reads, updates and a reload keep the arrays apart', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => removeDir(dir));
+  let store = await openEmbedded(dir);
+  let issues = store.collection<Issue>('issues');
+  await issues.insertOne(issue(1));
+  await issues.insertOne(issue(2));
+  await issues.updateOne({ n: 1 }, { $push: { labels: 7 } });
+  await issues.updateOne({ n: 2 }, { $addToSet: { assignees: 9 } });
+  t.same((await issues.findOne({ n: 1 }))!.labels, [7], 'a push onto an empty array gives a new array');
+  t.same((await issues.findOne({ n: 2 }))!.labels, [], 'the other document keeps its empty one');
+  t.same((await issues.findOne({ n: 2 }))!.assignees, [9]);
+  await store.close();
+
+  store = await openEmbedded(dir);
+  t.teardown(() => store.close());
+  issues = store.collection<Issue>('issues');
+  const [one, two] = await issues.find({}, { sort: { n: 1 } });
+  t.same(one, issue(1, [7]), 'reloaded as written');
+  t.same(two, { ...issue(2), assignees: [9] });
+  t.equal(one!.assignees, two!.labels, 'empty arrays loaded from the file are shared');
+  t.ok(Object.isFrozen(one!.meta.nested[0]!.ids));
+  await issues.updateOne({ n: 1 }, { $push: { 'meta.tags': 'x' } });
+  t.same((await issues.findOne({ n: 1 }))!.meta.tags, ['x']);
+  t.same((await issues.findOne({ n: 2 }))!.meta.tags, [], 'a nested push leaves the shared array alone');
+});
