@@ -282,6 +282,72 @@ t.test('OrderedIndex: documents standing for their own compound keys stay exact 
   t.ok(held.some((k) => Array.isArray(k)), 'a document with several keys (and a key its document left) is a tuple');
 });
 
+t.test('OrderedIndex: leaves whose keys are their documents hold one array, through every kind of change', async (t) => {
+  // `{g, n}` with n mostly distinct: keys are documents, a rare duplicate makes a posting (and splits its leaf's
+  // arrays); with `unique` no leaf ever needs two.
+  for (const unique of [true, false]) {
+    const random = rng(unique ? 41 : 43);
+    const def = { fields: ['g', 'n'], dirs: [1, -1] as Array<1 | -1>, unique, sparse: false };
+    let serial = 0;
+    const make = (id: string): Stored => withId({ g: Math.floor(random() * 4), n: unique ? serial++ : Math.floor(random() * 200000) }, id);
+    const live = new Map<string, Stored>();
+    for (let i = 0; i < 3000; i++) {
+      const d = make(`s${String(i).padStart(6, '0')}`);
+      live.set(idOf(d), d);
+    }
+    const index = OrderedIndex.build(def, [...live.values()], 'rows');
+    const built = index.leafStats();
+    if (unique) t.equal(built.shared, built.leaves, `every built leaf holds one array (${built.leaves})`);
+    else t.ok(built.shared > built.leaves / 2, `most built leaves hold one array (${built.shared} of ${built.leaves})`);
+    let next = 3000;
+    for (let step = 0; step < 8000; step++) {
+      const ids = [...live.keys()];
+      const r = random();
+      if (r < 0.35 || ids.length < 100) {
+        const d = make(`s${String(next++).padStart(6, '0')}`);
+        index.add(d, index.keysOf(d));
+        live.set(idOf(d), d);
+      } else if (r < 0.6) {
+        const d = live.get(ids[Math.floor(random() * ids.length)]!)!;
+        index.remove(d, index.keysOf(d));
+        live.delete(idOf(d));
+      } else {
+        const old = live.get(ids[Math.floor(random() * ids.length)]!)!;
+        const fresh = random() < 0.5 ? withId({ ...old, other: step }, idOf(old)) : withId({ ...make('x'), other: step }, idOf(old));
+        const before = index.keysOf(old);
+        const after = index.keysOf(fresh);
+        if (index.sameKeys(before, after)) index.swap(before, old, fresh);
+        else {
+          index.remove(old, before);
+          index.add(fresh, after);
+        }
+        live.set(idOf(fresh), fresh);
+      }
+    }
+    const walkAll = (ix: OrderedIndex, dir: 1 | -1): string[] => {
+      const out: string[] = [];
+      ix.walk(dir, 0, ix.entries, (d) => {
+        out.push(`${idOf(d)}:${String(d.other)}`);
+        return false;
+      });
+      return out;
+    };
+    const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
+    t.same(walkAll(index, 1), walkAll(rebuilt, 1), `${unique ? 'unique' : 'rare duplicates'}: the documents in the order of an index built from the live set`);
+    t.same(walkAll(index, -1), walkAll(rebuilt, -1), 'and backwards');
+    for (const d of [...live.values()].slice(0, 300)) {
+      const [start, end] = index.prefixRange([d.g, d.n]);
+      const [s2, e2] = rebuilt.prefixRange([d.g, d.n]);
+      if (end - start !== e2 - s2 || end - start < 1) t.fail(`range of ${String(d.g)},${String(d.n)}`);
+    }
+    const current = new Set(live.values());
+    t.equal(index.heldKeys().filter((k) => !Array.isArray(k) && !current.has(k as Stored)).length, 0, 'no key holds a version that left');
+    const after = index.leafStats();
+    if (unique) t.equal(after.shared, after.leaves, `after inserts, splits, removals and swaps every leaf still holds one array (${after.leaves})`);
+    else t.ok(after.shared < after.leaves, `a posting gave its leaf a key array of its own (${after.shared} of ${after.leaves} still one)`);
+  }
+});
+
 t.test('OrderedIndex: a bulk build orders every kind of first field as inserts one by one do', async (t) => {
   const random = rng(31);
   const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;

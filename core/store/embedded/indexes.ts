@@ -778,6 +778,11 @@ export class OrderedIndex {
     return this.tree.heldKeys();
   }
 
+  /** Leaves, and those whose keys are their documents held once (for tests and measurements). */
+  leafStats(): { leaves: number; shared: number } {
+    return this.tree.leafStats();
+  }
+
   /** Visits `n` documents from `rank` on in key order (`dir` 1) or reverse key order (`dir` -1, rank from the end). */
   walk(dir: 1 | -1, rank: number, n: number, visit: (doc: Stored) => boolean): void {
     this.tree.walk(dir, rank, n, visit);
