@@ -54,3 +54,24 @@ t.test('the store: reads, updates and a reload keep the arrays apart', async (t)
   t.same((await issues.findOne({ n: 1 }))!.meta.tags, ['x']);
   t.same((await issues.findOne({ n: 2 }))!.meta.tags, [], 'a nested push leaves the shared array alone');
 });
+
+t.test('projections: kept for small reads, made and dropped by a read of more than 1,024 documents', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => removeDir(dir));
+  const store = await openEmbedded(dir);
+  t.teardown(() => store.close());
+  const rows = store.collection<{ n: number; name: string; extra: string }>('rows');
+  await rows.insertMany(Array.from({ length: 1500 }, (_, n) => ({ n, name: `r${n}`, extra: 'x'.repeat(20) })));
+  const projection = { n: 1, name: 1 } as const;
+  const scan1 = await rows.find({}, { projection, sort: { n: 1 } });
+  const scan2 = await rows.find({}, { projection, sort: { n: 1 } });
+  t.equal(scan1.length, 1500);
+  t.same(scan1[7], { n: 7, name: 'r7' }, 'projected');
+  t.not(scan1[7], scan2[7], 'a scan of 1,500 keeps none of its projections');
+  const small1 = await rows.find({ n: { $lt: 1000 } }, { projection, sort: { n: 1 } });
+  const small2 = await rows.find({ n: { $lt: 1000 } }, { projection, sort: { n: 1 } });
+  t.equal(small1[7], small2[7], 'a read of 1,000 keeps them: the same object again');
+  const scan3 = await rows.find({}, { projection, sort: { n: 1 } });
+  t.equal(scan3[7], small1[7], 'and a large read hands out one already kept');
+  t.equal(await rows.findOne({ n: 1200 }, { projection }), await rows.findOne({ n: 1200 }, { projection }), 'one document: kept');
+});
