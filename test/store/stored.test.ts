@@ -75,3 +75,17 @@ t.test('projections: kept for small reads, made and dropped by a read of more th
   t.equal(scan3[7], small1[7], 'and a large read hands out one already kept');
   t.equal(await rows.findOne({ n: 1200 }, { projection }), await rows.findOne({ n: 1200 }, { projection }), 'one document: kept');
 });
+
+t.test('freezeStored: equal long strings of one object, values unchanged', async (t) => {
+  const at = '2025-01-01T00:01:00Z';
+  const doc = {
+    createdAt: at, updatedAt: `${at}`, closedAt: null, title: 'short', body: at + ' and more',
+    subject: { url: 'http://127.0.0.1/api/v1/repos/x/y/pulls/1', html: 'http://127.0.0.1/x/y/issues/1', again: 'http://127.0.0.1/x/y/issues/1' },
+    many: Array.from({ length: 12 }, (_, i) => `a long string number ${i}`),
+  };
+  const flat = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`f${i}`, `a long string, field ${i % 10}`]));
+  const expected = JSON.parse(JSON.stringify({ doc, flat }));
+  const frozen = freezeStored({ doc, flat });
+  t.same(frozen, expected, 'every value as it was, past the fields compared too');
+  t.ok(Object.isFrozen(frozen.doc.subject));
+});
