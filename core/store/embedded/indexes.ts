@@ -5,6 +5,7 @@ import { BTree, type Entry, type Posting, type Probe } from './btree.js';
 import { compareValues, typeRank } from './query.js';
 import { ARRAY_INDEX, type IndexKey } from './filter.js';
 import type { Stored } from './stored.js';
+import { KeyMap } from './key-map.js';
 
 /** Index order of keys: MongoDB's order of types, then of values. `null` stands for a missing value too. */
 /** Bounds of a range condition (one type: MongoDB's type bracketing). */
@@ -309,7 +310,7 @@ export class OrderedIndex {
   readonly field: KeyField;
   private tree: BTree<unknown>;
   /** Single-field indexes: the entry of every scalar key, for lookups without a tree search. */
-  private readonly map: Map<unknown, Entry> | null;
+  private readonly map: KeyMap<Entry> | null;
 
   constructor(readonly def: IndexDefinition) {
     this.fields = def.fields;
@@ -324,7 +325,7 @@ export class OrderedIndex {
     this.docKeys = this.compound && this.paths.every((p) => p.length === 1);
     this.field = keyFieldOf(def.fields);
     this.tree = this.newTree();
-    this.map = this.compound ? null : new Map();
+    this.map = this.compound ? null : new KeyMap<Entry>();
   }
 
   /** The key to hold instead of a document that leaves a key that stays (docKeys only). */
