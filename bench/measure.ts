@@ -76,52 +76,56 @@ async function main(): Promise<void> {
   // With taskset the child is taskset's exec'd node: the same pid.
   const pid = child.pid!;
   console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${values['node-flag'].join(' ')}], pinned ${pinned}`);
-  const seedSaid = seedNote(adoptKeptSeed(dataDir));
-  if (seedSaid) console.log(seedSaid);
-  const loaded = await loadCases(fx);
-  const client = benchClient(ready.url, fx);
-  const seeded = new Set<string>();
-  for (const name of values.case) {
-    const found = loaded.cases.find((c) => c.case.name === name);
-    if (!found) throw new Error(`no case named ${name}`);
-    if (!seeded.has(found.from)) {
-      // The case file's seeders again, against a store that keeps nothing: randomized cases draw their requests from
-      // what their seeder saw (the data dir already holds what it wrote). Cases drawn from what another file's
-      // seeder wrote (list-random's issue families) cannot be replayed so: use profile.js --path --login for those.
-      seeded.add(found.from);
-      for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
-    }
-    const token = values.login ? tokenOf(values.login) : undefined;
-    const variants = values.path.length ? values.path.map((p) => ({ label: p, made: { path: p, ...(token ? { token } : {}) } })) : [{ label: name, made: null }];
-    for (const [k, variant] of variants.entries()) {
-      const made = variant.made ?? (found.case.setup ? await found.case.setup(client) : {});
-      const opts = loadOptions(found.case, fx, ready.url, made, Number(values.connections));
-      // The first load after boot meets the freshly loaded heap (the collector's first full passes): warm up longer.
-      await autocannon({ ...opts, duration: name === values.case[0] && k === 0 ? 10 : 2 });
-      const perRequest: number[] = [];
-      const rates: number[] = [];
-      const p99s: number[] = [];
-      let maxMs = 0;
-      for (let round = 0; round < Number(values.rounds); round++) {
-        const before = cpuMicros(pid);
-        const result = await autocannon({ ...opts, duration: Number(values.seconds) });
-        const answered = result.requests.total;
-        perRequest.push((cpuMicros(pid) - before) / Math.max(1, answered));
-        rates.push(result.requests.average);
-        p99s.push(result.latency.p99);
-        maxMs = Math.max(maxMs, result.latency.max);
-        if (result.non2xx) console.log(`  ${variant.label}: ${result.non2xx} non-2xx answers in round ${round + 1}`);
-        await new Promise((r) => setTimeout(r, 500));
+  // The server stops whatever happens: a case that fails (a setup refused, say) must not leave it running.
+  try {
+    const seedSaid = seedNote(adoptKeptSeed(dataDir));
+    if (seedSaid) console.log(seedSaid);
+    const loaded = await loadCases(fx);
+    const client = benchClient(ready.url, fx);
+    const seeded = new Set<string>();
+    for (const name of values.case) {
+      const found = loaded.cases.find((c) => c.case.name === name);
+      if (!found) throw new Error(`no case named ${name}`);
+      if (!seeded.has(found.from)) {
+        // The case file's seeders again, against a store that keeps nothing: randomized cases draw their requests from
+        // what their seeder saw (the data dir already holds what it wrote). Cases drawn from what another file's
+        // seeder wrote (list-random's issue families) cannot be replayed so: use profile.js --path --login for those.
+        seeded.add(found.from);
+        for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
       }
-      // p99 per round and the slowest answer: latency moves with the machine's other load far more than CPU time does.
-      console.log(`${variant.label}: ${median(perRequest).toFixed(0)} µs/req (rounds ${perRequest.map((x) => x.toFixed(0)).join(' ')}), `
-        + `${Math.round(median(rates))} req/s, p99 ${p99s.map((x) => x.toFixed(0)).join(' ')} ms, max ${maxMs.toFixed(0)} ms`);
+      const token = values.login ? tokenOf(values.login) : undefined;
+      const variants = values.path.length ? values.path.map((p) => ({ label: p, made: { path: p, ...(token ? { token } : {}) } })) : [{ label: name, made: null }];
+      for (const [k, variant] of variants.entries()) {
+        const made = variant.made ?? (found.case.setup ? await found.case.setup(client) : {});
+        const opts = loadOptions(found.case, fx, ready.url, made, Number(values.connections));
+        // The first load after boot meets the freshly loaded heap (the collector's first full passes): warm up longer.
+        await autocannon({ ...opts, duration: name === values.case[0] && k === 0 ? 10 : 2 });
+        const perRequest: number[] = [];
+        const rates: number[] = [];
+        const p99s: number[] = [];
+        let maxMs = 0;
+        for (let round = 0; round < Number(values.rounds); round++) {
+          const before = cpuMicros(pid);
+          const result = await autocannon({ ...opts, duration: Number(values.seconds) });
+          const answered = result.requests.total;
+          perRequest.push((cpuMicros(pid) - before) / Math.max(1, answered));
+          rates.push(result.requests.average);
+          p99s.push(result.latency.p99);
+          maxMs = Math.max(maxMs, result.latency.max);
+          if (result.non2xx) console.log(`  ${variant.label}: ${result.non2xx} non-2xx answers in round ${round + 1}`);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        // p99 per round and the slowest answer: latency moves with the machine's other load far more than CPU time does.
+        console.log(`${variant.label}: ${median(perRequest).toFixed(0)} µs/req (rounds ${perRequest.map((x) => x.toFixed(0)).join(' ')}), `
+          + `${Math.round(median(rates))} req/s, p99 ${p99s.map((x) => x.toFixed(0)).join(' ')} ms, max ${maxMs.toFixed(0)} ms`);
+      }
     }
+    // The server's peak resident memory over the boot and every case (what a memory target is judged on).
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    if (hwm) console.log(`peak RSS ${Math.round(Number(hwm) / 1024)} MiB`);
+  } finally {
+    child.send({ type: 'stop' });
   }
-  // The server's peak resident memory over the boot and every case (what a memory target is judged on).
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (hwm) console.log(`peak RSS ${Math.round(Number(hwm) / 1024)} MiB`);
-  child.send({ type: 'stop' });
 }
 
 main().catch((err) => {
