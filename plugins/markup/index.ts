@@ -16,6 +16,7 @@ const SETTINGS = {
     timeoutMs: { type: 'integer', minimum: 100, default: 10000 },
     inlineMaxBytes: { type: 'integer', minimum: 0, default: 4096 },
     workerHeapMb: { type: 'integer', minimum: 32, default: 128 },
+    workerIdleMs: { type: 'integer', minimum: 0, default: 30000 },
   },
 };
 

@@ -17,6 +17,8 @@ export class RenderLimitError extends Error {
 
 export interface RenderPool {
   render(text: string, options: RenderOptions): Promise<string>;
+  /** Workers started (ready or starting). */
+  readonly workers: number;
   /** Terminates the workers; queued and running documents are rejected. */
   close(): Promise<void>;
 }
@@ -29,6 +31,8 @@ export interface RenderPoolOptions {
   fallbackAfterMs?: number;
   /** Old-generation heap per worker (MB). */
   heapMb?: number;
+  /** A worker idle this long stops (its 40–50 MiB of memory go with it); the next document starts one. 0: never. */
+  idleMs?: number;
 }
 
 interface Pending {
@@ -48,6 +52,8 @@ interface Slot {
   ready: boolean;
   job: Pending | null;
   timer: NodeJS.Timeout | undefined;
+  /** Runs while the worker is ready and has no document: it retires the worker. */
+  idleTimer: NodeJS.Timeout | undefined;
 }
 
 interface Reply {
@@ -76,13 +82,8 @@ function finish(slot: Slot): Pending | null {
   return job;
 }
 
-/** An idle worker does not keep the process alive; a busy or starting one does. */
-function idle(slot: Slot): void {
-  if (slot.ready && slot.job === null) slot.worker.unref();
-}
-
 export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
-  const { size, rootUrl, timeoutMs, heapMb = 512 } = poolOptions;
+  const { size, rootUrl, timeoutMs, heapMb = 512, idleMs = 0 } = poolOptions;
   const fallbackAfterMs = poolOptions.fallbackAfterMs ?? Math.min(2000, Math.floor(timeoutMs / 2));
   const queue: Pending[] = [];
   const slots: Slot[] = [];
@@ -95,8 +96,26 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
     for (const job of queue.splice(0)) job.reject(err);
   }
 
-  /** Drops a worker that can no longer be trusted with work; a replacement starts when there is work for it. */
+  /**
+   * An idle worker does not keep the process alive (a busy or starting one does), and stops after `idleMs`: a server
+   * that renders a burst of large documents now and then does not keep the workers' memory in between.
+   */
+  function idle(slot: Slot): void {
+    if (!slot.ready || slot.job !== null) return;
+    slot.worker.unref();
+    if (idleMs > 0 && slot.idleTimer === undefined) {
+      slot.idleTimer = setTimeout(() => {
+        slot.idleTimer = undefined;
+        if (slot.job === null) retire(slot);
+      }, idleMs);
+      slot.idleTimer.unref();
+    }
+  }
+
+  /** Drops a worker that can no longer be trusted with work (or idle too long); another starts when there is work. */
   function retire(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
     slot.worker.removeAllListeners();
@@ -107,7 +126,7 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
 
   function spawn(): Slot {
     const worker = new Worker(WORKER_URL, { workerData: { rootUrl }, resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-    const slot: Slot = { worker, ready: false, job: null, timer: undefined };
+    const slot: Slot = { worker, ready: false, job: null, timer: undefined, idleTimer: undefined };
     worker.on('message', (reply: Reply) => {
       if (reply.ready) {
         slot.ready = true;
@@ -141,6 +160,8 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
   }
 
   function run(slot: Slot, job: Pending): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
     slot.job = job;
     slot.worker.ref();
     if (job.deadline === 0) job.deadline = Date.now() + timeoutMs;
@@ -171,6 +192,9 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
   }
 
   return {
+    get workers() {
+      return slots.length;
+    },
     render(text, options) {
       if (closed) return Promise.reject(new Error('render pool is closed'));
       return new Promise<string>((resolve, reject) => {
@@ -184,6 +208,7 @@ export function createRenderPool(poolOptions: RenderPoolOptions): RenderPool {
       for (const job of queue.splice(0)) job.reject(new Error('render pool is closed'));
       const all = slots.splice(0);
       for (const slot of all) {
+        clearTimeout(slot.idleTimer);
         finish(slot)?.reject(new Error('render pool is closed'));
         slot.worker.removeAllListeners();
         slot.worker.on('error', () => {});

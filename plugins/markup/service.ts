@@ -21,6 +21,8 @@ export interface MarkupSettings {
    * workers add to the process's memory under load (V8 lets a heap grow towards its limit before collecting).
    */
   workerHeapMb: number;
+  /** A render worker idle this long stops; the next large document starts one again. 0: workers never stop. */
+  workerIdleMs: number;
 }
 
 export interface MarkupService {
@@ -66,7 +68,7 @@ export function createMarkupService(rootUrl: string, settings: MarkupSettings): 
   const inline = createMarkupRenderer({ rootUrl });
   const workers = renderWorkers(settings);
   const pool = workers > 0
-    ? createRenderPool({ size: workers, rootUrl, timeoutMs: settings.timeoutMs, heapMb: settings.workerHeapMb })
+    ? createRenderPool({ size: workers, rootUrl, timeoutMs: settings.timeoutMs, heapMb: settings.workerHeapMb, idleMs: settings.workerIdleMs })
     : null;
   return {
     async render(text, options) {

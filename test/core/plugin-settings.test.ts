@@ -35,7 +35,7 @@ t.test('the defaults are the ones the config file held before', async (t) => {
   });
   t.same(settingsOf('ssh-keys'), { minimumSizes: { ed25519: 256, ecdsa: 256, rsa: 2048, dsa: -1 } });
   // `workers` has no default: the service picks one per CPU, at most two (test/markup/workers.test.ts).
-  t.same(settingsOf('markup'), { maxBytes: 1048576, timeoutMs: 10000, inlineMaxBytes: 4096, workerHeapMb: 128 });
+  t.same(settingsOf('markup'), { maxBytes: 1048576, timeoutMs: 10000, inlineMaxBytes: 4096, workerHeapMb: 128, workerIdleMs: 30000 });
   t.same(settingsOf('users').search, { defaultLimit: 10, maxLimit: 50 });
 });
 

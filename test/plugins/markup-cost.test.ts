@@ -23,7 +23,7 @@ t.test('the decision', async (t) => {
 });
 
 t.test('the dense document renders the same in a worker', async (t) => {
-  const service = createMarkupService('http://127.0.0.1/', { workers: 1, timeoutMs: 10_000, inlineMaxBytes: 4096, workerHeapMb: 128 });
+  const service = createMarkupService('http://127.0.0.1/', { workers: 1, timeoutMs: 10_000, inlineMaxBytes: 4096, workerHeapMb: 128, workerIdleMs: 0 });
   t.teardown(() => service.close());
   const doc = '[a]('.repeat(1000);
   const inline = createMarkupRenderer({ rootUrl: 'http://127.0.0.1/' }).render(doc, { mode: 'markdown' });

@@ -196,7 +196,7 @@ t.test('pathological inputs render in bounded time', async (t) => {
   // server renders them: in a worker, with the linear fallback engine for plain markdown after 2 s.
   // A 30 s limit and a 20 s bound: a loaded CI machine may take several seconds for the linear cases (the fallback
   // alone waits 2 s, then starts a fresh worker); a quadratic path would still take minutes.
-  const service = createMarkupService(ROOT, { workers: 1, timeoutMs: 30_000, inlineMaxBytes: 0, workerHeapMb: 128 });
+  const service = createMarkupService(ROOT, { workers: 1, timeoutMs: 30_000, inlineMaxBytes: 0, workerHeapMb: 128, workerIdleMs: 0 });
   t.teardown(() => service.close());
   await service.render('warm up the worker', { mode: 'gfm' });
   const SIZE = 150_000;
@@ -276,7 +276,7 @@ t.test('a document of the full 1 MiB body limit renders within the default worke
   const { readFile } = await import('node:fs/promises');
   const readme = await readFile(new URL('../../../test/fixtures/markup/readme-50k.md', import.meta.url), 'utf8');
   const text = readme.repeat(Math.floor(1_048_000 / readme.length));
-  const service = createMarkupService(ROOT, { workers: 1, timeoutMs: 30_000, inlineMaxBytes: 0, workerHeapMb: 128 });
+  const service = createMarkupService(ROOT, { workers: 1, timeoutMs: 30_000, inlineMaxBytes: 0, workerHeapMb: 128, workerIdleMs: 0 });
   t.teardown(() => service.close());
   for (const mode of ['gfm', 'markdown'] as const) {
     const html = await service.render(text, { mode });
@@ -291,4 +291,36 @@ t.test('render workers: the setting, else one per CPU the process may use, at mo
   t.equal(renderWorkers({ workers: 0 }, 16), 0, 'an explicit 0 renders on the event loop');
   t.equal(renderWorkers({ workers: 6 }, 1), 6, 'an explicit count is kept');
   t.equal(renderWorkers({}), Math.min(2, availableParallelism()), "by default the CPUs are this process's own");
+});
+
+t.test('render pool: an idle worker stops after idleMs, and the next document starts one', async (t) => {
+  const pool = createRenderPool({ size: 2, rootUrl: ROOT, timeoutMs: 10_000, idleMs: 600 });
+  t.teardown(() => pool.close());
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const doc = '# Title\n\n' + 'Some *text* with [a link](https://example.com).\n\n'.repeat(200);
+  t.equal(pool.workers, 0, 'no worker before the first document');
+  const [a, b] = await Promise.all([pool.render(doc, { mode: 'gfm' }), pool.render(doc, { mode: 'gfm' })]);
+  t.equal(a, b);
+  t.ok(a.includes('<h1>Title</h1>'));
+  t.equal(pool.workers, 2, 'two documents at once: two workers');
+  await sleep(1500);
+  t.equal(pool.workers, 0, 'both stopped once idle for idleMs');
+  t.equal(await pool.render(doc, { mode: 'gfm' }), a, 'a later document starts a worker again and renders the same');
+  let most = 0;
+  for (let i = 0; i < 4; i++) {
+    await sleep(300);
+    most = Math.max(most, pool.workers);
+    if (pool.workers !== 1) break;
+    await pool.render(doc, { mode: 'gfm' });
+  }
+  t.equal(pool.workers, 1, 'a worker given a document every 300 ms is never idle for 600 ms (1.2 s in all)');
+  t.equal(most, 1);
+});
+
+t.test('render pool: idleMs 0 keeps the workers', async (t) => {
+  const pool = createRenderPool({ size: 1, rootUrl: ROOT, timeoutMs: 10_000 });
+  t.teardown(() => pool.close());
+  await pool.render('# x\n\n' + 'y '.repeat(3000), { mode: 'gfm' });
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal(pool.workers, 1);
 });
