@@ -199,6 +199,61 @@ t.test('OrderedIndex: compound keys in declared order, bulk build equals inserts
   t.equal(tags.entries, 4, 'x, y, and the empty array and the missing field under null');
 });
 
+interface ChangeOptions {
+  /** A draw below this adds a document (as does a live set under `minLive`), below `removeBelow` removes one. */
+  addBelow: number;
+  removeBelow: number;
+  minLive: number;
+  /** A new document to add. */
+  added: () => Stored;
+  /** New key fields for a new version that moves (given the old version's `_id`). */
+  moved: () => Stored;
+  step: number;
+}
+
+/**
+ * One random change of `index` over the live set: a document added, one removed, or a new version of one (half the
+ * time with the same keys: swapped in place; else removed and added). Returns whether a version was swapped.
+ */
+function randomChange(index: OrderedIndex, live: Map<string, Stored>, random: () => number, o: ChangeOptions): boolean {
+  const ids = [...live.keys()];
+  const r = random();
+  if (r < o.addBelow || ids.length < o.minLive) {
+    const d = o.added();
+    index.add(d, index.keysOf(d));
+    live.set(idOf(d), d);
+    return false;
+  }
+  if (r < o.removeBelow) {
+    const d = live.get(ids[Math.floor(random() * ids.length)]!)!;
+    index.remove(d, index.keysOf(d));
+    live.delete(idOf(d));
+    return false;
+  }
+  const old = live.get(ids[Math.floor(random() * ids.length)]!)!;
+  const fresh = random() < 0.5 ? withId({ ...old, other: o.step }, idOf(old)) : withId({ ...o.moved(), other: o.step }, idOf(old));
+  const before = index.keysOf(old);
+  const after = index.keysOf(fresh);
+  const swapped = index.sameKeys(before, after);
+  if (swapped) index.swap(before, old, fresh);
+  else {
+    index.remove(old, before);
+    index.add(fresh, after);
+  }
+  live.set(idOf(fresh), fresh);
+  return swapped;
+}
+
+/** Every document of an index in its order (or backwards), as `_id:other`. */
+function walkAll(ix: OrderedIndex, dir: 1 | -1 = 1): string[] {
+  const out: string[] = [];
+  ix.walk(dir, 0, ix.entries, (d) => {
+    out.push(`${idOf(d)}:${String(d.other)}`);
+    return false;
+  });
+  return out;
+}
+
 t.test('OrderedIndex: documents standing for their own compound keys stay exact through every kind of change', async (t) => {
   // Fields: a small group, an array field (0, 1 or 2 values: 2 means several keys, tuples), a field sometimes missing.
   const random = rng(23);
@@ -220,42 +275,10 @@ t.test('OrderedIndex: documents standing for their own compound keys stay exact 
   let next = 1500;
   let swaps = 0;
   for (let step = 0; step < 6000; step++) {
-    const ids = [...live.keys()];
-    const r = random();
-    if (r < 0.25 || ids.length < 50) {
-      const d = make(`k${String(next++).padStart(6, '0')}`);
-      index.add(d, index.keysOf(d));
-      live.set(idOf(d), d);
-    } else if (r < 0.5) {
-      const d = live.get(ids[Math.floor(random() * ids.length)]!)!;
-      index.remove(d, index.keysOf(d));
-      live.delete(idOf(d));
-    } else {
-      // A new version: the same key fields (a swap) or other ones (removed and added).
-      const old = live.get(ids[Math.floor(random() * ids.length)]!)!;
-      const same = random() < 0.5;
-      const fresh = same ? withId({ ...old, other: step }, idOf(old)) : withId({ ...make('x'), other: step }, idOf(old));
-      const before = index.keysOf(old);
-      const after = index.keysOf(fresh);
-      if (index.sameKeys(before, after)) {
-        index.swap(before, old, fresh);
-        swaps++;
-      } else {
-        index.remove(old, before);
-        index.add(fresh, after);
-      }
-      live.set(idOf(fresh), fresh);
-    }
+    const added = (): Stored => make(`k${String(next++).padStart(6, '0')}`);
+    if (randomChange(index, live, random, { addBelow: 0.25, removeBelow: 0.5, minLive: 50, added, moved: () => make('x'), step })) swaps++;
   }
   t.ok(swaps > 500, `same-key updates swapped in place (${swaps})`);
-  const walkAll = (ix: OrderedIndex): string[] => {
-    const out: string[] = [];
-    ix.walk(1, 0, ix.entries, (d) => {
-      out.push(`${idOf(d)}:${String(d.other)}`);
-      return false;
-    });
-    return out;
-  };
   const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
   t.same(walkAll(index), walkAll(rebuilt), 'the same documents in the same order as an index built from the live set');
   const count = (ix: OrderedIndex, prefix: unknown[]): number => {
@@ -301,37 +324,9 @@ t.test('OrderedIndex: leaves whose keys are their documents hold one array, thro
     else t.ok(built.shared > built.leaves / 2, `most built leaves hold one array (${built.shared} of ${built.leaves})`);
     let next = 3000;
     for (let step = 0; step < 8000; step++) {
-      const ids = [...live.keys()];
-      const r = random();
-      if (r < 0.35 || ids.length < 100) {
-        const d = make(`s${String(next++).padStart(6, '0')}`);
-        index.add(d, index.keysOf(d));
-        live.set(idOf(d), d);
-      } else if (r < 0.6) {
-        const d = live.get(ids[Math.floor(random() * ids.length)]!)!;
-        index.remove(d, index.keysOf(d));
-        live.delete(idOf(d));
-      } else {
-        const old = live.get(ids[Math.floor(random() * ids.length)]!)!;
-        const fresh = random() < 0.5 ? withId({ ...old, other: step }, idOf(old)) : withId({ ...make('x'), other: step }, idOf(old));
-        const before = index.keysOf(old);
-        const after = index.keysOf(fresh);
-        if (index.sameKeys(before, after)) index.swap(before, old, fresh);
-        else {
-          index.remove(old, before);
-          index.add(fresh, after);
-        }
-        live.set(idOf(fresh), fresh);
-      }
+      const added = (): Stored => make(`s${String(next++).padStart(6, '0')}`);
+      randomChange(index, live, random, { addBelow: 0.35, removeBelow: 0.6, minLive: 100, added, moved: () => make('x'), step });
     }
-    const walkAll = (ix: OrderedIndex, dir: 1 | -1): string[] => {
-      const out: string[] = [];
-      ix.walk(dir, 0, ix.entries, (d) => {
-        out.push(`${idOf(d)}:${String(d.other)}`);
-        return false;
-      });
-      return out;
-    };
     const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
     t.same(walkAll(index, 1), walkAll(rebuilt, 1), `${unique ? 'unique' : 'rare duplicates'}: the documents in the order of an index built from the live set`);
     t.same(walkAll(index, -1), walkAll(rebuilt, -1), 'and backwards');
