@@ -3,7 +3,10 @@
 // 560,000 documents; an array indexed by the key spends 8 (its slot). Other keys (strings, negative or sparse numbers,
 // booleans, null) stay in a Map.
 
-/** How far past the array's end a new key may land and still go in the array (V8 keeps an array this holey fast). */
+/**
+ * How far past the array's end a new key may land and still go in the array. The gap is filled with `undefined`, not
+ * left as holes, so V8 keeps the array packed.
+ */
 const MAX_GAP = 1024;
 /** Keys from here on always go in the Map. */
 const MAX_INDEX = 2 ** 30;
