@@ -60,12 +60,20 @@ export interface RouteSchemas {
  */
 export type BodyKind = 'json' | 'text' | 'none' | 'stream';
 
+/**
+ * UTF-8 JSON text in pieces, written in this order: a list joined from per-document text kept between requests.
+ * The kernel copies the pieces into reused memory at write time (core/http/reply-arena.ts), so a reply made of
+ * pieces allocates no buffer of its own; the pieces themselves are only read.
+ */
+export type JsonPieces = readonly Buffer[];
+
 export interface Reply {
   status: number;
   /**
    * JSON value serialised with the route's response schema, or a string/Buffer for html/text, or for `json-text`
-   * JSON text (string, or UTF-8 bytes) the plugin already produced with serializers from `PluginContext.serializer` for this route's
-   * response schema (pieces serialised once and reused: the kernel writes the text as it is).
+   * JSON text (string, UTF-8 bytes, or `JsonPieces`) the plugin already produced with serializers from
+   * `PluginContext.serializer` for this route's response schema (pieces serialised once and reused: the kernel writes
+   * the text as it is).
    */
   body?: unknown;
   type?: 'json' | 'json-text' | 'html' | 'text';

@@ -1,5 +1,5 @@
 // The services plugins expose to their dependents: the typed vocabulary plugins share without importing each other.
-import type { Caller } from '../core/plugin.js';
+import type { Caller, JsonPieces } from '../core/plugin.js';
 
 /** A stored account: an individual user or an organization (they share one namespace, like Gitea). */
 export interface Account {
@@ -189,7 +189,7 @@ export interface UsersService {
    * The UTF-8 JSON of a UserList as `viewer` sees it (what `toApi` gives), built from pieces serialised once per
    * account version and view: for list replies with `type: 'json-text'` (the same convention as repos' `toJsonList`).
    */
-  toJsonList(accounts: readonly Account[], viewer: Caller | null): Buffer;
+  toJsonList(accounts: readonly Account[], viewer: Caller | null): JsonPieces;
   /** Validates (422 naming the field) and creates; duplicates of name or email → 422. */
   createUser(input: NewUserInput): Promise<Account>;
   createOrg(input: NewOrgInput): Promise<Account>;
@@ -410,12 +410,12 @@ export interface ReposService {
    * cannot read (rows of denormalised lists that lag a change); `envelope` wraps the array (e.g. `{"ok":true,"data":`
    * and `}`).
    */
-  toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<Buffer>;
+  toJsonList(repos: RepoRecord[], caller: Caller | null, options?: JsonListOptions): Promise<JsonPieces>;
   /**
    * Each repository's Repository JSON text (as `toJsonList` writes it, from the same per-version cache), by id, for
    * replies that embed repositories in objects of their own; repositories whose owner is gone are absent.
    */
-  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, Buffer>>;
+  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, JsonPieces>>;
   incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push

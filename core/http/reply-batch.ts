@@ -13,15 +13,22 @@
 // status) but a logged `reply write failed` line carrying the request id; and `close()` writes what is held before
 // it closes connections. `server.replyBatch: 0` writes every reply in place, inside the request's turn, with the
 // same error attribution (logged with the request id).
+//
+// A body in pieces (JSON assembled from cached per-document text) is copied into a region of the reply arena just
+// before its write, and the region goes back when the write has finished (reply-arena.ts says why).
 
 import type { ServerResponse } from 'node:http';
+import { ReplyArena } from './reply-arena.js';
+
+/** A reply body: text, bytes, or bytes in pieces to be written in order. */
+export type ReplyBody = string | Buffer | readonly Buffer[];
 
 export interface ReplyBatch {
   /**
    * Ends `res` (its head already built by writeHead) with `body` at the end of the current turn, or at once when
    * batching is off or the batch is full. `id` is the request's id, for the log line of a write that fails.
    */
-  hold(res: ServerResponse, id: string, body?: string | Buffer): void;
+  hold(res: ServerResponse, id: string, body?: ReplyBody): void;
   /** Writes everything held now (shutdown, before connections are closed). */
   release(): void;
   /** How many writes are held right now. */
@@ -31,10 +38,16 @@ export interface ReplyBatch {
 /** A write that threw: reported with the id of the request it answered (the response is destroyed, never left hanging). */
 export type WriteErrorHandler = (err: unknown, requestId: string) => void;
 
-function end(res: ServerResponse, id: string, body: string | Buffer | undefined, onError: WriteErrorHandler): void {
+function end(res: ServerResponse, id: string, body: ReplyBody | undefined, onError: WriteErrorHandler, arena: ReplyArena): void {
   try {
-    res.end(body);
+    if (Array.isArray(body)) {
+      const bytes = arena.assemble(body);
+      res.end(bytes, () => arena.release(bytes));
+    } else {
+      res.end(body);
+    }
   } catch (err) {
+    // A region whose write threw is never given back: a socket's queue may still hold it (its slab is forgotten).
     res.destroy();
     onError(err, id);
   }
@@ -45,12 +58,12 @@ function end(res: ServerResponse, id: string, body: string | Buffer | undefined,
  *   time a reply can wait for its turn's other requests. 0 or 1: no batching, every write happens in place.
  * @param onError Called with a write's error and its request id; the other writes still happen.
  */
-export function createReplyBatch(maxHeld: number, onError: WriteErrorHandler): ReplyBatch {
-  if (maxHeld <= 1) return { hold: (res, id, body) => end(res, id, body, onError), release() {}, size: 0 };
+export function createReplyBatch(maxHeld: number, onError: WriteErrorHandler, arena = new ReplyArena()): ReplyBatch {
+  if (maxHeld <= 1) return { hold: (res, id, body) => end(res, id, body, onError, arena), release() {}, size: 0 };
   // Three parallel arrays: no object per held reply.
   let responses: ServerResponse[] = [];
   let ids: string[] = [];
-  let bodies: Array<string | Buffer | undefined> = [];
+  let bodies: Array<ReplyBody | undefined> = [];
   let scheduled = false;
 
   const release = (): void => {
@@ -60,7 +73,7 @@ export function createReplyBatch(maxHeld: number, onError: WriteErrorHandler): R
     responses = [];
     ids = [];
     bodies = [];
-    for (let i = 0; i < rs.length; i++) end(rs[i]!, is[i]!, bs[i], onError);
+    for (let i = 0; i < rs.length; i++) end(rs[i]!, is[i]!, bs[i], onError, arena);
   };
 
   return {

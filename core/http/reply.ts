@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { Reply } from '../plugin.js';
 import type { CompiledRoute } from './compile.js';
 import { HTML_RESPONSE_HEADERS, RESPONSE_HEADERS, pushHeaders } from './headers.js';
-import type { ReplyBatch } from './reply-batch.js';
+import type { ReplyBatch, ReplyBody } from './reply-batch.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -16,7 +16,7 @@ export type ReplySender = (res: ServerResponse, id: string, route: CompiledRoute
 export function createReplySender(replies: ReplyBatch): ReplySender {
   return function sendReply(res, id, route, reply) {
     const status = reply.status;
-    let text: string | Buffer | undefined;
+    let text: ReplyBody | undefined;
     let type: string | undefined;
     if (reply.body === undefined || status === 204) {
       text = undefined;
@@ -24,7 +24,7 @@ export function createReplySender(replies: ReplyBatch): ReplySender {
       text = reply.body as string | Buffer;
       type = reply.type === 'html' ? HTML_TYPE : TEXT_TYPE;
     } else if (reply.type === 'json-text') {
-      text = reply.body as string | Buffer;
+      text = reply.body as ReplyBody;
       type = JSON_TYPE;
     } else {
       const serialize = route.serializers.get(status);
@@ -53,10 +53,18 @@ export function createReplySender(replies: ReplyBatch): ReplySender {
     }
     if (reply.type === 'html') pushHeaders(headers, HTML_RESPONSE_HEADERS);
     // A string body goes out in one write together with the header block; a Buffer would take a writev.
-    headers.push('Content-Type', type!, 'Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
+    headers.push('Content-Type', type!, 'Content-Length', byteLength(text));
     // writeHead only builds the header block (and validates it here, inside the request's error handling); the
     // bytes go out with the turn's other replies.
     res.writeHead(status, headers as string[]);
     replies.hold(res, id, text);
   };
+}
+
+function byteLength(body: ReplyBody): number {
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (!Array.isArray(body)) return (body as Buffer).length;
+  let length = 0;
+  for (let i = 0; i < body.length; i++) length += body[i]!.length;
+  return length;
 }

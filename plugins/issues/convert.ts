@@ -1,5 +1,5 @@
 // Stored issues, comments, labels, milestones and reactions → Gitea's API objects (the only place they are shaped).
-import type { Caller } from '../../core/plugin.js';
+import type { Caller, JsonPieces } from '../../core/plugin.js';
 import { UserSchema } from '../../schemas/resources.js';
 import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
 import type { CommentRecord, IssueAssetSource, IssueRecord, LabelRecord, MilestoneRecord } from '../../schemas/contracts/issues.js';
@@ -112,7 +112,7 @@ export class Renderer {
    * The JSON text of a page of issues (what `issues` gives, serialised with the Issue schema), each issue's text reused
    * while everything it shows is the same stored version (issue-json.ts).
    */
-  async issuesJson(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null): Promise<Buffer> {
+  async issuesJson(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null): Promise<JsonPieces> {
     if (list.length === 0) return joinPieces([]);
     const parts = await this.issueParts(list);
     const users = new Map<number, ApiUser>();
@@ -183,7 +183,7 @@ export class Renderer {
   }
 
   /** The JSON text of a page of comments (what `comments` gives), each comment's text reused as issue texts are. */
-  async commentsJson(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Buffer> {
+  async commentsJson(list: CommentRecord[], issue: IssueRecord | Map<number, IssueRecord>, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<JsonPieces> {
     if (list.length === 0) return joinPieces([]);
     const [accounts, assets] = await Promise.all([this.service.users.byIds(list.map((c) => c.posterId)), this.assets([], list.map((c) => c.id))]);
     const fullName = `${owner.login}/${repo.name}`;

@@ -4,16 +4,17 @@
 // contract), so a WeakMap keyed by that object is exact: a changed document is a new key, and an old version's JSON
 // is collected with it. An adapter that returns fresh objects per read (MongoDB) only misses the cache.
 //
-// Pieces are kept as UTF-8 bytes and a list is one Buffer copied from them: the reply goes to the socket as it is.
-// A list string joined from pieces is flattened, measured and encoded again on every reply, which cost the SSH key
-// list (30 keys) about a sixth of its instructions.
-import type { PluginContext } from '../../core/plugin.js';
+// Pieces are kept as UTF-8 bytes and a list is the list of them (`JsonPieces`), which the kernel copies into reused
+// memory as it writes the reply. A list string joined from pieces is flattened, measured and encoded again on every
+// reply, which cost the SSH key list (30 keys) about a sixth of its instructions; a Buffer joined per reply is memory
+// outside V8's heap that can make it run full collections (core/http/reply-arena.ts).
+import type { JsonPieces, PluginContext } from '../../core/plugin.js';
 
 /** Renders one document in one view (a small integer: what a caller may see of it, e.g. with or without email). */
 export type RenderDoc<D> = (doc: D, view: number) => string;
 
-const OPEN = 0x5b;
-const CLOSE = 0x5d;
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
 
 /** A list item: the UTF-8 JSON of one value preceded by a comma (the first item of a list skips the comma). */
 export function listPiece(json: string): Buffer {
@@ -24,18 +25,15 @@ const NOTHING = Buffer.alloc(0);
 
 /**
  * A JSON array of `listPiece`s, in order; with `before`/`after`, the array inside that envelope (e.g.
- * `{"ok":true,"data":` … `}`), in the same single buffer: one allocation and one copy per reply.
+ * `{"ok":true,"data":` … `}`). Nothing is copied: the first item's comma is skipped by a view of its bytes.
  */
-export function joinPieces(pieces: readonly Buffer[], before: Buffer = NOTHING, after: Buffer = NOTHING): Buffer {
-  let length = before.length + 2 + after.length; // `[` and `]`
-  for (let i = 0; i < pieces.length; i++) length += pieces[i]!.length;
-  if (pieces.length > 0) length--; // the first item's comma
-  const out = Buffer.allocUnsafe(length);
-  let at = before.copy(out, 0);
-  out[at++] = OPEN;
-  for (let i = 0; i < pieces.length; i++) at += pieces[i]!.copy(out, at, i === 0 ? 1 : 0);
-  out[at++] = CLOSE;
-  after.copy(out, at);
+export function joinPieces(pieces: readonly Buffer[], before: Buffer = NOTHING, after: Buffer = NOTHING): JsonPieces {
+  const out: Buffer[] = [];
+  if (before.length > 0) out.push(before);
+  out.push(OPEN);
+  for (let i = 0; i < pieces.length; i++) out.push(i === 0 ? pieces[i]!.subarray(1) : pieces[i]!);
+  out.push(CLOSE);
+  if (after.length > 0) out.push(after);
   return out;
 }
 
@@ -81,7 +79,7 @@ export class DocJson<D extends object> {
    * A JSON array (UTF-8) of documents, each in the view `viewOf` gives (the same view for all when omitted), inside
    * `envelope` when given (see `joinPieces`).
    */
-  list(docs: readonly D[], viewOf?: (doc: D) => number, envelope?: { before: Buffer; after: Buffer }): Buffer {
+  list(docs: readonly D[], viewOf?: (doc: D) => number, envelope?: { before: Buffer; after: Buffer }): JsonPieces {
     const pieces = new Array<Buffer>(docs.length);
     for (let i = 0; i < docs.length; i++) {
       const doc = docs[i]!;

@@ -1,6 +1,6 @@
 // Shared by the stars and watch plugins, which cannot import each other: a user→repository relation with exact counters.
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
-import type { Caller, PluginContext, Reply, RequestContext } from '../../core/plugin.js';
+import type { Caller, JsonPieces, PluginContext, Reply, RequestContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type CollectionSpec, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
@@ -256,7 +256,7 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
  * deleted meanwhile is skipped, and so is one the caller turns out not to read (the denormalised copy lagging a
  * concurrent change): never a leak.
  */
-export async function repoListJson(rows: RepoRelationRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<Buffer> {
+export async function repoListJson(rows: RepoRelationRow[], records: Map<number, RepoRecord>, repos: ReposService, caller: Caller | null): Promise<JsonPieces> {
   const ordered: RepoRecord[] = [];
   for (const row of rows) {
     const repo = records.get(row.repoId);

@@ -14,7 +14,7 @@
 // Crash safety: a `running` mark in `notification_state` is set at start and cleared by a clean stop; a start that
 // finds it set (the process died, maybe between an access change and its recompute) recomputes every pair before
 // serving. GET/PATCH of one thread check access live as well.
-import type { Caller, PluginContext } from '../../core/plugin.js';
+import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { crashPoint } from '../lib/crash-points.js';
@@ -401,14 +401,21 @@ export class Notifications {
    * A NotificationThreadList as JSON text (members in the schema's order), with each repository's text as given
    * (`null` for a repository that is gone).
    */
-  threadsJson(rows: NotificationRecord[], repoTexts: Map<number, Buffer>, threadUrl: string): Buffer {
+  threadsJson(rows: NotificationRecord[], repoTexts: Map<number, JsonPieces>, threadUrl: string): JsonPieces {
     const out: Buffer[] = [OPEN];
     rows.forEach((r, i) => {
       const text = this.threadText(r, threadUrl);
-      out.push(i === 0 ? text.head : text.commaHead, repoTexts.get(r.repoId) ?? NULL, text.tail);
+      out.push(i === 0 ? text.head : text.commaHead);
+      const repo = repoTexts.get(r.repoId);
+      if (repo) {
+        for (const piece of repo) out.push(piece);
+      } else {
+        out.push(NULL);
+      }
+      out.push(text.tail);
     });
     out.push(CLOSE);
-    return Buffer.concat(out);
+    return out;
   }
 
   /**

@@ -1,6 +1,6 @@
 // Repositories as the API shows them to a caller: Repository objects, and RepositoryList JSON built from pieces
 // serialised once per stored version (json-cache.ts), with owners, parents (forks) and the caller's permissions.
-import type { Caller, PluginContext } from '../../core/plugin.js';
+import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import type { Collection } from '../../core/store/port.js';
 import { ACCESS, type ApiRepository, type JsonListOptions, type RepoRecord, type UsersService } from '../../schemas/services.js';
 import { modeOf, permissionMode, type Grants } from './access.js';
@@ -12,6 +12,9 @@ export interface RepoListOptions extends JsonListOptions {
   /** The caller's complete (unscoped) grants, already loaded: they cover every repository and parent shown. */
   grants?: Grants;
 }
+
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
 
 export class RepoRender {
   readonly json: RepoJsonCache;
@@ -66,12 +69,12 @@ export class RepoRender {
     return out;
   }
 
-  async toJsonList(repos: RepoRecord[], caller: Caller | null, options: RepoListOptions = {}): Promise<Buffer> {
-    const out: Buffer[] = [Buffer.from(`${options.envelope?.before ?? ''}[`)];
-    const end = Buffer.from(`]${options.envelope?.after ?? ''}`);
+  async toJsonList(repos: RepoRecord[], caller: Caller | null, options: RepoListOptions = {}): Promise<JsonPieces> {
+    const out: Buffer[] = [options.envelope ? Buffer.from(`${options.envelope.before}[`) : OPEN];
+    const end = options.envelope ? Buffer.from(`]${options.envelope.after}`) : CLOSE;
     if (repos.length === 0) {
       out.push(end);
-      return Buffer.concat(out);
+      return out;
     }
     const { owners, grants, render, parentOf } = await this.renderContext(repos, caller, options.grants);
     const ownerJson = new Map<number, string>();
@@ -95,15 +98,15 @@ export class RepoRender {
       first = false;
     }
     out.push(end);
-    return Buffer.concat(out);
+    return out;
   }
 
   /**
    * Each repository's JSON text as `toJsonList` writes it (same cache, no list punctuation), by id, for replies that
    * embed repositories in their own objects (notification threads). Repositories whose owner is gone are absent.
    */
-  async toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, Buffer>> {
-    const texts = new Map<number, Buffer>();
+  async toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, JsonPieces>> {
+    const texts = new Map<number, JsonPieces>();
     if (repos.length === 0) return texts;
     const { owners, grants, render, parentOf } = await this.renderContext(repos, caller);
     const ownerJson = new Map<number, string>();
@@ -112,7 +115,7 @@ export class RepoRender {
       if (!owner || texts.has(repo.id)) continue;
       const parent = parentOf(repo);
       if (parent) {
-        texts.set(repo.id, this.json.serialize(true, render(repo, parent)!));
+        texts.set(repo.id, [this.json.serialize(true, render(repo, parent)!)]);
         continue;
       }
       let ownerText = ownerJson.get(owner.id);
@@ -123,7 +126,7 @@ export class RepoRender {
       const out: Buffer[] = [];
       const mode = modeOf(grants, repo);
       this.json.append(out, true, repo, ownerText, grants.units ? permissionMode(grants, repo) : mode, () => render(repo, null)!);
-      texts.set(repo.id, out.length === 1 ? out[0]! : Buffer.concat(out));
+      texts.set(repo.id, out);
     }
     return texts;
   }

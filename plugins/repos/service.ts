@@ -2,7 +2,7 @@
 // plugins ask about repositories. Access (grants.ts), rendering (render.ts), paged lists (pages.ts) and the name
 // search (search.ts) are parts it delegates to.
 import { ForgeError, fail } from '../../core/errors.js';
-import type { Caller, ForgeEvents, PluginContext } from '../../core/plugin.js';
+import type { Caller, ForgeEvents, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import type { AccessChangedEvent } from '../../schemas/events.js';
@@ -196,11 +196,11 @@ export class Repos implements ReposService {
     return this.render.toApi(repos, caller);
   }
 
-  toJsonList(repos: RepoRecord[], caller: Caller | null, options: RepoListOptions = {}): Promise<Buffer> {
+  toJsonList(repos: RepoRecord[], caller: Caller | null, options: RepoListOptions = {}): Promise<JsonPieces> {
     return this.render.toJsonList(repos, caller, options);
   }
 
-  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, Buffer>> {
+  toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, JsonPieces>> {
     return this.render.toJsonTexts(repos, caller);
   }
 

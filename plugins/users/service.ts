@@ -1,6 +1,6 @@
 // The users service: accounts (users and organizations share one namespace), emails, password checks.
 import { createHash } from 'node:crypto';
-import type { Caller, PluginContext } from '../../core/plugin.js';
+import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
@@ -200,7 +200,7 @@ export class Users implements UsersService {
   }
 
   /** `envelope`: the list inside it, in the same buffer (user search's `{"ok":true,"data":…}`). */
-  toJsonList(accounts: readonly Account[], viewer: Caller | null, envelope?: { before: Buffer; after: Buffer }): Buffer {
+  toJsonList(accounts: readonly Account[], viewer: Caller | null, envelope?: { before: Buffer; after: Buffer }): JsonPieces {
     return this.userJson.list(accounts, (account) => (seesEmail(account, viewer) ? 1 : 0), envelope);
   }
 

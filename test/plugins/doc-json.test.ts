@@ -14,9 +14,9 @@ t.test('DocJson: once per object and view, a new object is rendered again', asyn
     return JSON.stringify(view === 1 ? doc : { id: doc.id });
   });
   const list = (...args: Parameters<typeof json.list>) => {
-    const bytes = json.list(...args);
-    t.ok(Buffer.isBuffer(bytes), 'a list is UTF-8 bytes');
-    return bytes.toString('utf8');
+    const pieces = json.list(...args);
+    t.ok(pieces.every((p) => Buffer.isBuffer(p)), 'a list is UTF-8 bytes in pieces');
+    return Buffer.concat(pieces).toString('utf8');
   };
   const a = Object.freeze({ id: 1, name: 'ä "q"' });
   const b = Object.freeze({ id: 2, name: 'b' });
@@ -34,16 +34,21 @@ t.test('DocJson: once per object and view, a new object is rendered again', asyn
 });
 
 t.test('joinPieces: list pieces into one JSON array', async (t) => {
-  t.equal(joinPieces([]).toString(), '[]');
-  t.equal(joinPieces([listPiece('1')]).toString(), '[1]');
-  t.equal(joinPieces([listPiece('"€"'), listPiece('{}'), listPiece('null')]).toString(), '["€",{},null]');
+  const joined = (...args: Parameters<typeof joinPieces>) => Buffer.concat(joinPieces(...args));
+  const piece = listPiece('{"a":1}');
+  const pieces = joinPieces([piece, piece]);
+  t.equal(pieces[1]!.buffer, piece.buffer, 'the first item is a view of its piece, not a copy');
+  t.equal(pieces[2], piece, 'the others are the pieces themselves');
+  t.equal(joined([]).toString(), '[]');
+  t.equal(joined([listPiece('1')]).toString(), '[1]');
+  t.equal(joined([listPiece('"€"'), listPiece('{}'), listPiece('null')]).toString(), '["€",{},null]');
   const big = 'x'.repeat(5000);
-  t.same(JSON.parse(joinPieces([listPiece(JSON.stringify(big)), listPiece('2')]).toString()), [big, 2], 'beyond the small-buffer pool');
+  t.same(JSON.parse(joined([listPiece(JSON.stringify(big)), listPiece('2')]).toString()), [big, 2], 'beyond the small-buffer pool');
   const before = Buffer.from('{"ok":true,"data":');
   const after = Buffer.from('}');
-  t.equal(joinPieces([], before, after).toString(), '{"ok":true,"data":[]}', 'an empty list in an envelope');
-  t.equal(joinPieces([listPiece('"€"'), listPiece('2')], before, after).toString(), '{"ok":true,"data":["€",2]}', 'in an envelope');
-  t.same(JSON.parse(joinPieces([listPiece(JSON.stringify(big))], before, after).toString()), { ok: true, data: [big] }, 'a large list in an envelope');
+  t.equal(joined([], before, after).toString(), '{"ok":true,"data":[]}', 'an empty list in an envelope');
+  t.equal(joined([listPiece('"€"'), listPiece('2')], before, after).toString(), '{"ok":true,"data":["€",2]}', 'in an envelope');
+  t.same(JSON.parse(joined([listPiece(JSON.stringify(big))], before, after).toString()), { ok: true, data: [big] }, 'a large list in an envelope');
 });
 
 t.test('through HTTP', async (t) => {
