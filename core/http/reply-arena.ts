@@ -9,9 +9,10 @@
 // same build without the per-reply ArrayBuffers none of 6. A slab is one allocation that stays; nothing per reply
 // is external. (bench/RESULTS.md, "The second mode's cause".)
 //
-// A region goes back when its reply's write has finished ('finish': the bytes are with the kernel, node holds no
-// reference to them). A reply that never finishes (the connection died mid-write) keeps its slab from being reused:
-// the arena forgets a slab once it is full, so such a slab is garbage once its last reply is.
+// A region goes back when its response closes: after its write finished (the bytes are with the kernel) or when its
+// connection was lost (node cancels the writes). A region that never comes back (a pipelined reply still queued
+// behind another when its connection died) keeps its slab from being reused: the arena forgets a slab once it is
+// full, so such a slab is garbage once its last reply is.
 
 /** A slab: one ArrayBuffer, used from the front; `pending` replies in it are not written yet. */
 interface Slab {
@@ -37,7 +38,7 @@ export class ReplyArena {
   private readonly keepFree: number;
   private current: Slab | null = null;
   private readonly free: Slab[] = [];
-  /** The slab of a region, by its ArrayBuffer: weak, so a slab whose reply never finished can go. */
+  /** The slab of a region, by its ArrayBuffer: weak, so a slab whose region never came back can go. */
   private readonly slabOf = new WeakMap<ArrayBufferLike, Slab>();
   private made = 0;
 

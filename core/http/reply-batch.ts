@@ -41,8 +41,15 @@ export type WriteErrorHandler = (err: unknown, requestId: string) => void;
 function end(res: ServerResponse, id: string, body: ReplyBody | undefined, onError: WriteErrorHandler, arena: ReplyArena): void {
   try {
     if (Array.isArray(body)) {
+      if (res.destroyed) {
+        res.end(); // the connection is gone ('close' was emitted): nothing to copy, nothing would come back
+        return;
+      }
       const bytes = arena.assemble(body);
-      res.end(bytes, () => arena.release(bytes));
+      // 'close' follows 'finish' (the bytes are with the kernel) or a lost connection (its writes cancelled): either
+      // way node reads the region no more.
+      res.once('close', () => arena.release(bytes));
+      res.end(bytes);
     } else {
       res.end(body);
     }

@@ -5,6 +5,7 @@ import t from 'tap';
 import net from 'node:net';
 import http from 'node:http';
 import { ReplyArena } from '../../core/http/reply-arena.js';
+import { createReplyBatch } from '../../core/http/reply-batch.js';
 import { definePlugin } from '../../core/plugin.js';
 import { startForge } from '../helpers/forge.js';
 
@@ -172,4 +173,52 @@ t.test('through a real server: a stalled reader\'s replies stay intact while oth
 
   const big = await get(7, 1500);
   t.ok(big, 'a reply beyond maxRegion (its own buffer) too');
+});
+
+// The batch and a bare node:http server, with an arena the test can watch: regions come back when a connection is
+// lost in the middle of a write, and a response whose connection is already gone costs no region at all.
+t.test('a region comes back when its connection is lost mid-write; a gone connection takes none', async (t) => {
+  const arena = new ReplyArena({ slabBytes: 16 * 1024 * 1024, maxRegion: 16 * 1024 * 1024 });
+  const batch = createReplyBatch(64, (err) => t.fail(String(err)), arena);
+  const piece = Buffer.alloc(1024 * 1024, 0x61);
+  const MB = 12; // more than the socket buffers take: the write waits for a reader that never reads
+  let closedFirst: Promise<void> | undefined;
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Length': MB * piece.length });
+    if (req.url === '/gone') {
+      // The client is gone before the reply is written.
+      closedFirst = new Promise((resolve) => res.once('close', () => resolve()));
+      req.socket.destroy();
+      void closedFirst.then(() => batch.hold(res, 'gone', Array.from({ length: MB }, () => piece)));
+      return;
+    }
+    batch.hold(res, 'stalled', Array.from({ length: MB }, () => piece));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  t.teardown(() => server.close());
+  const port = (server.address() as net.AddressInfo).port;
+
+  const socket = net.connect(port, '127.0.0.1');
+  let received = 0;
+  socket.on('data', (c) => {
+    received += c.length;
+    socket.pause(); // one chunk, then nothing more
+  });
+  socket.write('GET /stalled HTTP/1.1\r\nHost: x\r\n\r\n');
+  await new Promise((r) => setTimeout(r, 300));
+  t.ok(received > 0 && received < MB * piece.length, 'the reply is being written, not done');
+  t.equal(arena.stats.pendingInCurrent, 1, 'its region is in use');
+  socket.destroy();
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(arena.stats.pendingInCurrent, 0, 'the lost connection gave it back');
+
+  const gone = net.connect(port, '127.0.0.1');
+  gone.on('error', () => {});
+  gone.write('GET /gone HTTP/1.1\r\nHost: x\r\n\r\n');
+  await new Promise((r) => setTimeout(r, 300));
+  t.ok(closedFirst, 'the request arrived');
+  await closedFirst;
+  await new Promise((r) => setImmediate(r));
+  t.equal(arena.stats.pendingInCurrent, 0, 'nothing was taken for a connection already gone');
+  t.equal(arena.stats.slabsMade, 1, 'one slab for both');
 });
