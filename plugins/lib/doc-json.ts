@@ -13,8 +13,9 @@ import type { JsonPieces, PluginContext } from '../../core/plugin.js';
 /** Renders one document in one view (a small integer: what a caller may see of it, e.g. with or without email). */
 export type RenderDoc<D> = (doc: D, view: number) => string;
 
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
+/** A JSON array's brackets as list pieces. */
+export const LIST_OPEN = Buffer.from('[');
+export const LIST_CLOSE = Buffer.from(']');
 
 /** A list item: the UTF-8 JSON of one value preceded by a comma (the first item of a list skips the comma). */
 export function listPiece(json: string): Buffer {
@@ -30,9 +31,9 @@ const NOTHING = Buffer.alloc(0);
 export function joinPieces(pieces: readonly Buffer[], before: Buffer = NOTHING, after: Buffer = NOTHING): JsonPieces {
   const out: Buffer[] = [];
   if (before.length > 0) out.push(before);
-  out.push(OPEN);
+  out.push(LIST_OPEN);
   for (let i = 0; i < pieces.length; i++) out.push(i === 0 ? pieces[i]!.subarray(1) : pieces[i]!);
-  out.push(CLOSE);
+  out.push(LIST_CLOSE);
   if (after.length > 0) out.push(after);
   return out;
 }

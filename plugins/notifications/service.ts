@@ -18,6 +18,7 @@ import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { crashPoint } from '../lib/crash-points.js';
+import { LIST_CLOSE, LIST_OPEN } from '../lib/doc-json.js';
 import type { IssuesService } from '../../schemas/contracts/issues.js';
 import type { WatchService } from '../../schemas/contracts/watch.js';
 import { ACCESS, type Account, type RepoRecord, type ReposService, type UsersService } from '../../schemas/services.js';
@@ -402,7 +403,7 @@ export class Notifications {
    * (`null` for a repository that is gone).
    */
   threadsJson(rows: NotificationRecord[], repoTexts: Map<number, JsonPieces>, threadUrl: string): JsonPieces {
-    const out: Buffer[] = [OPEN];
+    const out: Buffer[] = [LIST_OPEN];
     rows.forEach((r, i) => {
       const text = this.threadText(r, threadUrl);
       out.push(i === 0 ? text.head : text.commaHead);
@@ -414,7 +415,7 @@ export class Notifications {
       }
       out.push(text.tail);
     });
-    out.push(CLOSE);
+    out.push(LIST_CLOSE);
     return out;
   }
 
@@ -479,8 +480,6 @@ interface ThreadText {
 /** Thread texts kept (≈ 0.5 KB each). */
 const TEXT_CACHE = 20_000;
 
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
 const NULL = Buffer.from('null');
 
 /** The Caller a user's access is computed for (no token scopes: readability, not what a token may do). */

@@ -4,6 +4,7 @@ import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import type { Collection } from '../../core/store/port.js';
 import { ACCESS, type ApiRepository, type JsonListOptions, type RepoRecord, type UsersService } from '../../schemas/services.js';
 import { modeOf, permissionMode, type Grants } from './access.js';
+import { LIST_CLOSE, LIST_OPEN } from '../lib/doc-json.js';
 import { toApiRepo, type RepoUrls } from './convert.js';
 import { recordsByIds, type RepoAccess } from './repo-access.js';
 import { RepoJsonCache } from './json-cache.js';
@@ -12,9 +13,6 @@ export interface RepoListOptions extends JsonListOptions {
   /** The caller's complete (unscoped) grants, already loaded: they cover every repository and parent shown. */
   grants?: Grants;
 }
-
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
 
 export class RepoRender {
   readonly json: RepoJsonCache;
@@ -70,8 +68,8 @@ export class RepoRender {
   }
 
   async toJsonList(repos: RepoRecord[], caller: Caller | null, options: RepoListOptions = {}): Promise<JsonPieces> {
-    const out: Buffer[] = [options.envelope ? Buffer.from(`${options.envelope.before}[`) : OPEN];
-    const end = options.envelope ? Buffer.from(`]${options.envelope.after}`) : CLOSE;
+    const out: Buffer[] = [options.envelope ? Buffer.from(`${options.envelope.before}[`) : LIST_OPEN];
+    const end = options.envelope ? Buffer.from(`]${options.envelope.after}`) : LIST_CLOSE;
     if (repos.length === 0) {
       out.push(end);
       return out;

@@ -4,7 +4,7 @@ import { fail } from '../../core/errors.js';
 import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
-import { DocJson, perApp } from '../lib/doc-json.js';
+import { DocJson, LIST_CLOSE, LIST_OPEN, perApp } from '../lib/doc-json.js';
 import { deletableKey, ownerListHandlers, readableKey } from '../lib/owned-keys.js';
 import { accountOr404, me, users } from '../lib/request.js';
 import { toApiKey, toApiKeyPrivate, type SshKeyDoc } from './convert.js';
@@ -25,9 +25,6 @@ const keyJson = perApp((app) => {
   return new DocJson<SshKeyDoc>((doc) => serialize(toApiKey(doc, app.urls)));
 });
 
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
-
 /**
  * The owner's view of a key list in UTF-8 pieces: each key's kept public JSON with Gitea's private information
  * (`toApiKeyPrivate`: key_type, read_only, the owner) spliced in before its closing brace. Serialising 30 keys with
@@ -35,12 +32,12 @@ const CLOSE = Buffer.from(']');
  */
 function privateList(json: DocJson<SshKeyDoc>, docs: readonly SshKeyDoc[], ownerJson: string): JsonPieces {
   const tail = Buffer.from(`,"key_type":"user","read_only":false,"user":${ownerJson}}`);
-  const out: Buffer[] = [OPEN];
+  const out: Buffer[] = [LIST_OPEN];
   docs.forEach((doc, i) => {
     const piece = json.piece(doc); // `,{…}`
     out.push(piece.subarray(i === 0 ? 1 : 0, piece.length - 1), tail); // without the closing brace
   });
-  out.push(CLOSE);
+  out.push(LIST_CLOSE);
   return out;
 }
 
