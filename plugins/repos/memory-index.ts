@@ -16,6 +16,7 @@
 import type { RepoRecord } from '../../schemas/services.js';
 import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
 import { Lru } from '../lib/lru.js';
+import { topN } from '../lib/top-n.js';
 import { Minus, type IdSet } from './access.js';
 import { acceptedOf, arraySource, mergeFiltered, mergeHead, Posting, TaggedPosting, type IdOrder, type OrderedIds, type Tagging } from '../lib/postings.js';
 
@@ -50,11 +51,14 @@ const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
   forks: (e) => e.forks,
 };
 /**
- * Past this many matches a sorted page always walks the kept order (sorting them would cost more than any walk);
- * below it, it walks only when the walk is expected to read at most `SORT_WALK_PER_MATCH` entries per match.
+ * Past this many matches a sorted page always walks the kept order (collecting them would cost more than any walk);
+ * below it, it walks only when the walk is expected to read at most this many entries per match: a walk step of a
+ * text query reads one mark (~5 ns), collecting reads and checks a match and keeps the page's best (~50–110 ns;
+ * measured at 100k, the two cross at 10–12 steps per match); without text every step checks its entry.
  */
 const SORT_COLLECT_MIN = 4096;
 const SORT_WALK_PER_MATCH = 4;
+const SORT_WALK_PER_MATCH_MARKED = 12;
 const FLAGS: readonly Flag[] = ['fork', 'mirror', 'archived', 'template'];
 /** An entry's flags as bits (FLAGS order): the tag its postings count it by. */
 function flagBits(e: Entry): number {
@@ -79,6 +83,9 @@ function flagTest(flags: IndexQuery['flags']): (bits: number) => boolean {
  * name-gram postings of datasets whose owners all hold 256–511 (bench/search-index.ts, "numbered series": 50 → 101 MB).
  */
 export const BIG_OWNER = 512;
+
+/** An entry's id (topN's tie-break). */
+const entryId = (e: Entry): number => e.id;
 
 /** The check of a part whose ids were already accepted (a count walk's). */
 const ACCEPT_ALL = (): boolean => true;
@@ -456,31 +463,30 @@ export class RepoIndex {
     if (n <= 0 || total === 0) return { head: [], total };
     const k = SORT_KEYS[key];
     const collect = (): { head: number[]; total: number } => {
-      const matches = this.all(query, vis).map((id) => this.entries.get(id)!);
-      const dir = desc ? -1 : 1;
-      matches.sort((a, b) => ((k(a) - k(b)) || (a.id - b.id)) * dir);
-      return { head: matches.slice(0, n).map((e) => e.id), total };
+      const matches = this.all(query, vis).map((id) => this.byId[id]!);
+      return { head: topN(matches, k, entryId, desc, n).map(entryId), total };
     };
-    // A walk reads about n × size ÷ total entries (matches spread over the order); sorting reads every match and
-    // compares each about log2(total) times. Walk when that is cheaper, within a budget: matches bunched at the far
-    // end of the order (names that follow creation) end the walk early and the matches are sorted after all.
+    // A walk reads about n × size ÷ total entries (matches spread over the order); collecting reads every match once
+    // (keeping the best n). Walk when that is cheaper, within a budget: matches bunched at the far end of the order
+    // (names that follow creation) end the walk early and the matches are collected after all.
     if (this.sortPlan === 'collect') return collect();
-    const budget = this.sortPlan === 'walk' ? Infinity : SORT_WALK_PER_MATCH * total;
-    if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && (n * this.entries.size) / total > budget) return collect();
-    const order = this.sortOrder(key);
-    const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
-    const readableOwners = new Set(vis.privateAll ? [] : vis.privateOwners ?? []);
-    const pub = publicQuery(query, vis);
-    const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
     // With a text query, its exact postings' ids are marked first when that is cheaper than checking every entry
     // walked (a mark is read for a byte; a check reads the entry and its name): the walk then checks marked ones only.
+    const steps = (n * this.entries.size) / total;
     const marked: Posting[] = [];
     if (query.text) {
       const sides: Array<'pub' | 'priv'> = ['pub', 'priv'];
       const parts = sides.flatMap((side) => this.textSource(side, query.text!.q, query.text!.desc).parts as Posting[]);
       const size = parts.reduce((m, p) => m + p.size, 0);
-      if (size <= 8 * Math.min(order.size, (n * this.entries.size) / total)) marked.push(...parts);
+      if (size <= 8 * Math.min(this.entries.size, steps)) marked.push(...parts);
     }
+    const budget = this.sortPlan === 'walk' ? Infinity : (marked.length ? SORT_WALK_PER_MATCH_MARKED : SORT_WALK_PER_MATCH) * total;
+    if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && steps > budget) return collect();
+    const order = this.sortOrder(key);
+    const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
+    const readableOwners = new Set(vis.privateAll ? [] : vis.privateOwners ?? []);
+    const pub = publicQuery(query, vis);
+    const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
     if (marked.length) {
       let max = 0;
       for (const p of marked) for (let i = 0; i < p.size; i++) if (p.at(i) > max) max = p.at(i);

@@ -1,0 +1,59 @@
+// plugins/lib/top-n.ts: the first n items of a key order (ties by id, same direction) must be exactly the first n of
+// a full sort — for any n (none, fewer than all, all, more than all), either direction, keys with many ties, and both
+// of its ways (a heap when few are wanted, one sort when most are).
+import t from 'tap';
+import { topN } from '../../plugins/lib/top-n.js';
+
+interface Item { id: number; key: number }
+
+function reference(items: Item[], desc: boolean, n: number): number[] {
+  const dir = desc ? -1 : 1;
+  return [...items].sort((a, b) => ((a.key - b.key) || (a.id - b.id)) * dir).slice(0, Math.max(0, n)).map((x) => x.id);
+}
+
+/** A small deterministic generator (the failing case is printed with its seed). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+t.test('agrees with a full sort on random inputs', async (t) => {
+  let checked = 0;
+  for (let seed = 1; seed <= 400; seed++) {
+    const r = rng(seed);
+    const m = Math.floor(r() * 300);
+    // Keys from a narrow range (many ties) or a wide one; ids distinct, in no order.
+    const spread = r() < 0.5 ? 5 : 1e12;
+    const ids = Array.from({ length: m }, (_, i) => i + 1).sort(() => r() - 0.5);
+    const items = ids.map((id) => ({ id, key: Math.floor(r() * spread) }));
+    const before = JSON.stringify(items);
+    for (const desc of [false, true]) {
+      for (const n of [0, 1, 2, Math.floor(m / 8), Math.floor(m / 4) + 1, Math.floor(m / 2), m - 1, m, m + 5]) {
+        const got = topN(items, (x) => x.key, (x) => x.id, desc, n).map((x) => x.id);
+        const want = reference(items, desc, n);
+        if (JSON.stringify(got) !== JSON.stringify(want)) {
+          t.fail(`seed ${seed}, m ${m}, n ${n}, desc ${desc}: ${JSON.stringify(got.slice(0, 10))} ≠ ${JSON.stringify(want.slice(0, 10))}`);
+          return;
+        }
+        checked++;
+      }
+    }
+    t.equal(JSON.stringify(items), before, `seed ${seed}: the input is left as it was`);
+  }
+  t.ok(checked > 7000, `${checked} comparisons made`);
+});
+
+t.test('hand-picked: ties resolved by id in the order\'s direction', async (t) => {
+  const items: Item[] = [{ id: 5, key: 1 }, { id: 2, key: 1 }, { id: 9, key: 0 }, { id: 1, key: 3 }, { id: 7, key: 1 },
+    { id: 3, key: 2 }, { id: 4, key: 2 }, { id: 8, key: 0 }, { id: 6, key: 5 }, { id: 10, key: 4 }, { id: 11, key: 1 }, { id: 12, key: 9 }];
+  const ids = (desc: boolean, n: number) => topN(items, (x) => x.key, (x) => x.id, desc, n).map((x) => x.id);
+  t.same(ids(false, 2), [8, 9], 'ascending: key 0 first, ids ascending (the heap way: 2 of 12)');
+  t.same(ids(false, 5), [8, 9, 2, 5, 7], 'ascending across a tie group (the sort way: 5 of 12)');
+  t.same(ids(true, 2), [12, 6], 'descending');
+  t.same(ids(true, 8), [12, 6, 10, 1, 4, 3, 11, 7], 'descending: ties by id descending');
+  t.same(ids(false, 0), []);
+  t.same(topN([] as Item[], (x) => x.key, (x) => x.id, false, 3), []);
+});
