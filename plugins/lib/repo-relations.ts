@@ -200,6 +200,8 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
     if ((await this.rows.count(privateRows)) === 0) return [];
     // Whole stored rows, not a projection: the store hands those out as they are, a projection costs per call.
     const ids = (await this.rows.find(privateRows)).map((r) => r.repoId);
+    // Nobody signed in reads a private repository or one of a hidden owner: every such row is hidden, no lookup.
+    if (caller === null) return ids;
     const readable = await this.repos.readableIds(caller, ids);
     return ids.filter((id) => !readable.has(id));
   }

@@ -165,10 +165,10 @@ export class RepoAccess {
     return { repo, owner, mode, unitMode };
   }
 
-  async readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>> {
-    const records = [...(await recordsByIds(this.repos, ids)).values()];
-    const grants = await this.grantsFor(caller, records);
-    return new Set(records.filter((r) => modeOf(grants, r) >= ACCESS.read).map((r) => r.id));
+  /** The ids of `targets` the caller reads. */
+  async readableOf(caller: Caller | null, targets: AccessTarget[]): Promise<Set<number>> {
+    const grants = await this.grantsFor(caller, targets);
+    return new Set(targets.filter((r) => modeOf(grants, r) >= ACCESS.read).map((r) => r.id));
   }
 
   async grantsFor(caller: Caller | null, targets: AccessTarget[]): Promise<Grants> {

@@ -30,7 +30,7 @@ import { settingChanges } from './settings.js';
 import { RepoPages, type PageRequest, type PageResult } from './pages.js';
 import { RepoRender, type RepoListOptions } from './render.js';
 import { RepoSearch, type SearchOptions, type StarredSource } from './search.js';
-import { RepoIndex } from './memory-index.js';
+import { RepoIndex, type Entry } from './memory-index.js';
 
 export type { CollaborationRecord, CollaboratorPermission, TeamRepoRecord } from './repo-access.js';
 export type { PageRequest, PageResult } from './pages.js';
@@ -174,8 +174,17 @@ export class Repos implements ReposService {
     if (repo.archived === true) throw fail.forbidden('this repository is archived: it is read-only');
   }
 
+  /**
+   * Decided on the index's copy of each repository (owner, visibility: kept in step right after every store write),
+   * not on records read from the store: a list hiding a user's private rows asks this for hundreds of ids per request.
+   */
   readableIds(caller: Caller | null, ids: number[]): Promise<Set<number>> {
-    return this.access.readableIds(caller, ids);
+    const targets: Entry[] = [];
+    for (const id of ids) {
+      const e = this.index.entries.get(id);
+      if (e) targets.push(e);
+    }
+    return this.access.readableOf(caller, targets);
   }
 
   readsPublic(caller: Caller | null): boolean {

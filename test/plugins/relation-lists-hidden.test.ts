@@ -1,0 +1,69 @@
+// A user's starred and watched lists (`GET /users/{name}/starred`, `/subscriptions`) show each caller exactly the
+// repositories it reads, by the same rule as `GET /repos/{owner}/{repo}` (200 or 404) — the model here is that read,
+// asked of every repository as every kind of caller: anonymous (who reads no private repository and none of a
+// limited or private owner: those rows are hidden without any lookup), a stranger, a collaborator on one private
+// repository, the private owner itself, a restricted user and a site admin. Totals (X-Total-Count) count the same
+// rows, and pages cut the same order.
+import t from 'tap';
+import { startForge, expectStatus, type TestUser } from '../helpers/forge.js';
+
+const ok = expectStatus;
+const names = (res: { json: any }) => (res.json as Array<{ full_name: string }>).map((r) => r.full_name);
+
+t.test('relation lists hide exactly the repositories a read hides', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const admin = f.admin.token;
+  const users: Record<string, TestUser> = {};
+  for (const name of ['rl-fan', 'rl-pub', 'rl-lim', 'rl-priv', 'rl-collab', 'rl-stranger', 'rl-rv']) users[name] = await f.createUser({ username: name });
+  const token = (name: string) => users[name]!.token;
+  // Repositories: public and private of a public owner, public ones of a limited and of a private owner.
+  const repos: string[] = [];
+  for (const [owner, repo, priv] of [['rl-pub', 'open1', false], ['rl-pub', 'shut1', true], ['rl-pub', 'open2', false], ['rl-pub', 'shut2', true],
+    ['rl-lim', 'lim-open', false], ['rl-priv', 'priv-open', false], ['rl-pub', 'open3', false]] as const) {
+    await ok(f.request('POST', '/user/repos', { token: token(owner), json: { name: repo, private: priv } }), 201);
+    repos.push(`${owner}/${repo}`);
+  }
+  // rl-collab reads rl-pub/shut1 (and only that private one); rl-fan reads both private ones, to star and watch them.
+  await ok(f.request('PUT', '/repos/rl-pub/shut1/collaborators/rl-collab', { token: token('rl-pub'), json: { permission: 'read' } }), 204);
+  for (const r of ['shut1', 'shut2']) await ok(f.request('PUT', `/repos/rl-pub/${r}/collaborators/rl-fan`, { token: token('rl-pub'), json: { permission: 'read' } }), 204);
+  for (const r of repos) {
+    await ok(f.request('PUT', `/user/starred/${r}`, { token: token('rl-fan') }), 204);
+    await ok(f.request('PUT', `/repos/${r}/subscription`, { token: token('rl-fan') }), 200);
+  }
+  // Visibility last (a repository of a hidden owner is starred while it could still be read by rl-fan anyway).
+  await ok(f.request('PATCH', '/admin/users/rl-lim', { token: admin, json: { visibility: 'limited' } }), 200);
+  await ok(f.request('PATCH', '/admin/users/rl-priv', { token: admin, json: { visibility: 'private' } }), 200);
+  await ok(f.request('PATCH', '/admin/users/rl-rv', { token: admin, json: { restricted: true } }), 200);
+
+  const viewers: Array<[string, string | undefined]> = [
+    ['anonymous', undefined], ['stranger', token('rl-stranger')], ['collaborator', token('rl-collab')], ['private owner', token('rl-priv')],
+    ['restricted', token('rl-rv')], ['admin', admin], ['the fan', token('rl-fan')],
+  ];
+  const seen: Record<string, number> = {};
+  for (const [who, tok] of viewers) {
+    const readable: string[] = [];
+    for (const r of repos) if ((await f.request('GET', `/repos/${r}`, { token: tok })).status === 200) readable.push(r);
+    seen[who] = readable.length;
+    // Newest first: the order rows were made in, backwards.
+    const want = [...readable].reverse();
+    for (const list of ['starred', 'subscriptions']) {
+      const all = await f.request('GET', `/users/rl-fan/${list}?limit=50`, { token: tok });
+      t.equal(all.status, 200, `${who}: ${list}`);
+      t.same(names(all), want, `${who}: the ${list} it may read, newest first`);
+      t.equal(all.headers.get('x-total-count'), String(want.length), `${who}: the ${list} total counts only those`);
+      // Pages of 2 cut the same order.
+      const paged: string[] = [];
+      for (let page = 1; page <= Math.ceil(want.length / 2) + 1; page++) paged.push(...names(await f.request('GET', `/users/rl-fan/${list}?limit=2&page=${page}`, { token: tok })));
+      t.same(paged, want, `${who}: ${list} in pages of 2`);
+    }
+  }
+  // The model tells the callers apart (the checks above would pass vacuously if everyone read everything).
+  t.equal(seen.anonymous, 3, 'anonymous reads the public owner\'s public repositories only');
+  t.equal(seen.stranger, 4, 'a stranger also reads the limited owner\'s public repository');
+  t.equal(seen.collaborator, 5, 'a collaborator also reads its private repository');
+  t.equal(seen['private owner'], 5, 'the private owner also reads its own repository');
+  t.equal(seen.restricted, 0, 'a restricted user reads nothing it is not granted');
+  t.equal(seen.admin, 7, 'an admin reads everything');
+  t.equal(seen['the fan'], 6, 'the fan reads all but the private owner\'s repository');
+});
