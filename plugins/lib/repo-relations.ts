@@ -30,8 +30,9 @@ export const REPO_RELATION_INDEXES: IndexSpec[] = [
   // A user's list, newest first: both adapters walk this one in order (the embedded store jumps to the page by rank).
   { fields: { uid: 1, id: -1 } },
   { fields: { uid: 1 } },
-  // The private rows of a user, to work out which ones a caller may not see.
-  { fields: { uid: 1, repoPrivate: 1 } },
+  // The private rows of a user, to work out which ones a caller may not see; its public rows newest first, the list
+  // of a caller that reads none of the private ones (paged by rank like the whole list).
+  { fields: { uid: 1, repoPrivate: 1, id: -1 } },
   // A repository's rows: deletion and visibility changes.
   { fields: { repoId: 1 } },
 ];
@@ -47,8 +48,20 @@ export interface PageRequest {
 }
 
 /** The store query behind a list page: `uid`'s rows minus the `hidden` repositories, newest first. */
-export function repoRelationListQuery(uid: number, hidden: number[], page: PageRequest): { filter: Filter; options: FindOptions } {
-  const filter: Filter = hidden.length ? { uid, repoId: { $nin: hidden } } : { uid };
+/**
+ * Which of a user's rows a caller sees: all but `hidden` (`hiddenCount` of them), or with `publicOnly` its public rows
+ * (every private row hidden, no other: `hiddenCount` private rows, `hidden` not needed).
+ */
+export interface RowScope {
+  publicOnly: boolean;
+  hidden: number[];
+  hiddenCount: number;
+}
+
+const EVERY_ROW: RowScope = Object.freeze({ publicOnly: false, hidden: [], hiddenCount: 0 }) as RowScope;
+
+export function repoRelationListQuery(uid: number, scope: RowScope, page: PageRequest): { filter: Filter; options: FindOptions } {
+  const filter: Filter = scope.publicOnly ? { uid, repoPrivate: false } : scope.hidden.length ? { uid, repoId: { $nin: scope.hidden } } : { uid };
   return { filter, options: { sort: { id: -1 }, skip: page.skip, limit: page.limit } };
 }
 
@@ -183,37 +196,49 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
   }
 
   /**
-   * The repositories among `uid`'s private rows that the caller cannot read. Only private rows can be hidden, and
-   * a user has few of them next to their public ones, so this stays small while the list itself pages by index.
+   * Which of `uid`'s rows the caller may not see: private ones it cannot read and those of owners hidden from it.
+   * Only such rows can be hidden, and a user has few of them next to their public ones, so this stays small. When
+   * every hidden row is private and no private row is readable, the list is `uid`'s public rows alone (`publicOnly`):
+   * a page of those is a rank jump on the `{ uid, repoPrivate, id }` index, where paging "all but these ids" walks
+   * every row before the page (a deep page of a user with thousands of rows read thousands).
    */
-  async hiddenFor(caller: Caller | null, uid: number): Promise<number[]> {
-    if (this.repos.readsAll(caller)) return [];
+  async scopeFor(caller: Caller | null, uid: number): Promise<RowScope> {
+    if (this.repos.readsAll(caller)) return EVERY_ROW;
     // Rows of owners the caller may not see (limited/private accounts) need a grant like private ones.
     const hiddenOwners = await this.repos.hiddenOwnerIds(caller);
+    const restricted = !this.repos.readsPublic(caller);
+    // Nobody signed in reads a private repository: with no hidden owner around, counting the private rows (on the
+    // index, no row read) is all there is to know.
+    if (caller === null && hiddenOwners.length === 0) {
+      const hiddenCount = await this.rows.count({ uid, repoPrivate: true });
+      return hiddenCount === 0 ? EVERY_ROW : { publicOnly: true, hidden: [], hiddenCount };
+    }
     // A restricted caller reads no public repository by itself: every row needs a grant.
-    const privateRows = !this.repos.readsPublic(caller)
+    const privateRows = restricted
       ? { uid }
       : hiddenOwners.length
         ? { uid, $or: [{ repoPrivate: true }, { repoOwnerId: { $in: hiddenOwners } }] }
         : { uid, repoPrivate: true };
     // Most users have no private rows: the compound index counts them without reading any (cheaper than a find).
-    if ((await this.rows.count(privateRows)) === 0) return [];
+    if ((await this.rows.count(privateRows)) === 0) return EVERY_ROW;
     // Whole stored rows, not a projection: the store hands those out as they are, a projection costs per call.
-    const ids = (await this.rows.find(privateRows)).map((r) => r.repoId);
+    const rows = await this.rows.find(privateRows);
+    const ids = rows.map((r) => r.repoId);
     // Nobody signed in reads a private repository or one of a hidden owner: every such row is hidden, no lookup.
-    if (caller === null) return ids;
-    const readable = await this.repos.readableIds(caller, ids);
-    return ids.filter((id) => !readable.has(id));
+    const readable = caller === null ? null : await this.repos.readableIds(caller, ids);
+    const hidden = readable === null ? ids : ids.filter((id) => !readable.has(id));
+    const publicOnly = !restricted && hidden.length === ids.length && rows.every((r) => r.repoPrivate);
+    return { publicOnly, hidden, hiddenCount: hidden.length };
   }
 
   /** A page of `uid`'s rows the caller may see, newest first, and how many the caller may see in all. */
   async page(caller: Caller | null, uid: number, page: PageRequest): Promise<{ rows: Row[]; records: Map<number, RepoRecord>; total: number }> {
-    const hidden = await this.hiddenFor(caller, uid);
-    const { filter, options } = repoRelationListQuery(uid, hidden, page);
+    const scope = await this.scopeFor(caller, uid);
+    const { filter, options } = repoRelationListQuery(uid, scope, page);
     // Every hidden repository is one of uid's rows, so the visible total is the (index-counted) total minus them.
     const [rows, all] = await Promise.all([this.rows.find(filter, options), this.rows.count({ uid })]);
     const records = await this.repos.byIds(rows.map((r) => r.repoId));
-    return { rows, records, total: Math.max(0, all - hidden.length) };
+    return { rows, records, total: Math.max(0, all - scope.hiddenCount) };
   }
 
   /** `repo.updated`: keep the visibility copies in step (a repository made private must vanish from others' lists). */

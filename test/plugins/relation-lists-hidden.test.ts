@@ -40,30 +40,43 @@ t.test('relation lists hide exactly the repositories a read hides', async (t) =>
     ['anonymous', undefined], ['stranger', token('rl-stranger')], ['collaborator', token('rl-collab')], ['private owner', token('rl-priv')],
     ['restricted', token('rl-rv')], ['admin', admin], ['the fan', token('rl-fan')],
   ];
-  const seen: Record<string, number> = {};
-  for (const [who, tok] of viewers) {
-    const readable: string[] = [];
-    for (const r of repos) if ((await f.request('GET', `/repos/${r}`, { token: tok })).status === 200) readable.push(r);
-    seen[who] = readable.length;
-    // Newest first: the order rows were made in, backwards.
-    const want = [...readable].reverse();
-    for (const list of ['starred', 'subscriptions']) {
-      const all = await f.request('GET', `/users/rl-fan/${list}?limit=50`, { token: tok });
-      t.equal(all.status, 200, `${who}: ${list}`);
-      t.same(names(all), want, `${who}: the ${list} it may read, newest first`);
-      t.equal(all.headers.get('x-total-count'), String(want.length), `${who}: the ${list} total counts only those`);
-      // Pages of 2 cut the same order.
-      const paged: string[] = [];
-      for (let page = 1; page <= Math.ceil(want.length / 2) + 1; page++) paged.push(...names(await f.request('GET', `/users/rl-fan/${list}?limit=2&page=${page}`, { token: tok })));
-      t.same(paged, want, `${who}: ${list} in pages of 2`);
+  /** Checks both lists for every viewer against its reads; how many repositories each viewer reads. */
+  const check = async (phase: string): Promise<Record<string, number>> => {
+    const seen: Record<string, number> = {};
+    for (const [who, tok] of viewers) {
+      const readable: string[] = [];
+      for (const r of repos) if ((await f.request('GET', `/repos/${r}`, { token: tok })).status === 200) readable.push(r);
+      seen[who] = readable.length;
+      // Newest first: the order rows were made in, backwards.
+      const want = [...readable].reverse();
+      for (const list of ['starred', 'subscriptions']) {
+        const label = `${phase}, ${who}: ${list}`;
+        const all = await f.request('GET', `/users/rl-fan/${list}?limit=50`, { token: tok });
+        t.equal(all.status, 200, label);
+        t.same(names(all), want, `${label}: what it may read, newest first`);
+        t.equal(all.headers.get('x-total-count'), String(want.length), `${label}: the total counts only those`);
+        // Pages of 2 cut the same order.
+        const paged: string[] = [];
+        for (let page = 1; page <= Math.ceil(want.length / 2) + 1; page++) paged.push(...names(await f.request('GET', `/users/rl-fan/${list}?limit=2&page=${page}`, { token: tok })));
+        t.same(paged, want, `${label}: in pages of 2`);
+      }
     }
-  }
+    return seen;
+  };
   // The model tells the callers apart (the checks above would pass vacuously if everyone read everything).
-  t.equal(seen.anonymous, 3, 'anonymous reads the public owner\'s public repositories only');
-  t.equal(seen.stranger, 4, 'a stranger also reads the limited owner\'s public repository');
-  t.equal(seen.collaborator, 5, 'a collaborator also reads its private repository');
-  t.equal(seen['private owner'], 5, 'the private owner also reads its own repository');
-  t.equal(seen.restricted, 0, 'a restricted user reads nothing it is not granted');
-  t.equal(seen.admin, 7, 'an admin reads everything');
-  t.equal(seen['the fan'], 6, 'the fan reads all but the private owner\'s repository');
+  t.same(await check('hidden owners'), {
+    anonymous: 3, // the public owner's public repositories only
+    stranger: 4, // also the limited owner's public repository
+    collaborator: 5, // also its private repository
+    'private owner': 5, // also its own repository (not the other private ones)
+    restricted: 0, // nothing it is not granted
+    admin: 7,
+    'the fan': 6, // all but the private owner's repository
+  }, 'hidden owners: what each caller reads');
+  // Without any hidden owner, an anonymous list only counts the private rows (no row read) and pages the public ones.
+  await ok(f.request('PATCH', '/admin/users/rl-lim', { token: admin, json: { visibility: 'public' } }), 200);
+  await ok(f.request('PATCH', '/admin/users/rl-priv', { token: admin, json: { visibility: 'public' } }), 200);
+  t.same(await check('no hidden owner'), {
+    anonymous: 5, stranger: 5, collaborator: 6, 'private owner': 5, restricted: 0, admin: 7, 'the fan': 7,
+  }, 'no hidden owner: what each caller reads');
 });
