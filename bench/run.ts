@@ -27,7 +27,7 @@ import {
   markdownReport, RESULT_SCHEMA, resultFileName, spliceResults, summaryText, textTable,
   type BenchResult, type CaseResult,
 } from './report.js';
-import { SEARCH_SEED } from './cases/search-random.js';
+import { benchSeed } from './cases/search-random.js';
 import { keepSeed } from './kept-seed.js';
 import { fixtureOf, seedDataset } from './seed.js';
 import { combine, ratioOf, runStats, Samples, type RunStats } from './stats.js';
@@ -542,7 +542,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     const storeKind = store.kind;
     const dataDirBytes = storeKind === 'embedded' ? await dirBytes(dataDir) : 0;
     out(`seeded in ${(seed.ms / 1000).toFixed(1)} s`);
-    keepSeed(dataDir, SEARCH_SEED);
+    keepSeed(dataDir, benchSeed());
 
     const logFile = path.join(tmp, 'forgekit.log');
     const forgePort = await freePort();

@@ -12,7 +12,7 @@
 import type { BenchCase, BenchRole, RecordedResponse, SeedContext } from '../case.js';
 import { header } from '../case.js';
 import { planDataset, prng, tokenOf, type DatasetPlan } from '../dataset.js';
-import { SEARCH_SEED } from './search-random.js';
+import { benchSeed } from './search-random.js';
 import { insertRelations } from './relations.js';
 import { COLLABORATIONS } from '../../plugins/repos/service.js';
 import { ISSUES, LABELS } from '../../plugins/issues/service.js';
@@ -160,7 +160,7 @@ export async function seedListRandom(ctx: SeedContext): Promise<void> {
     orgOwners: owners.filter((id) => isOrg.has(id)),
     issues,
   };
-  ctx.log(`list-random: seed ${SEARCH_SEED}; ${collabDocs.length} collaborations of ${collaborators.length} users, ${pairs.length} stars of ${starsOf.size} users${issues ? `, issues of ${issues.size} repositories` : ', no issues seeded'}`);
+  ctx.log(`list-random: seed ${benchSeed()}; ${collabDocs.length} collaborations of ${collaborators.length} users, ${pairs.length} stars of ${starsOf.size} users${issues ? `, issues of ${issues.size} repositories` : ', no issues seeded'}`);
 }
 
 // ---- access, as the plan grants it ----
@@ -406,7 +406,7 @@ function draw(family: Family, k: number): Drawn {
   if (family.needs?.includes('issues') && !world.issues) throw new Error('list-random: no issues seeded (the issues seeder did not run)');
   let h = 0;
   for (const ch of family.key) h = (Math.imul(h, 31) + ch.charCodeAt(0)) | 0;
-  const d = family.draw(world, prng(SEARCH_SEED ^ (k * 15_485_863 + h)));
+  const d = family.draw(world, prng(benchSeed() ^ (k * 15_485_863 + h)));
   drawn.set(key, d);
   return d;
 }

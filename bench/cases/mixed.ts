@@ -6,7 +6,7 @@
 // same load. The seed is printed while seeding (`FORGEKIT_BENCH_SEED=<n>` repeats the stream).
 import type { BenchCase, SeedContext, StreamItem } from '../case.js';
 import { prng, ROLE_LOGINS, tokenOf } from '../dataset.js';
-import { SEARCH_SEED } from './search-random.js';
+import { benchSeed } from './search-random.js';
 
 const QUICK = process.argv.includes('--quick');
 const ITEMS = QUICK ? 300 : 3000;
@@ -26,7 +26,7 @@ export async function seedMixed(ctx: SeedContext): Promise<void> {
     // Repositories of users (organizations' logins are not in the seed context).
     repos: ctx.repos.filter((r) => logins.has(r.ownerId)).map((r) => ({ owner: logins.get(r.ownerId)!, name: r.lowerName, private: r.private, ownerId: r.ownerId })),
   };
-  ctx.log(`mixed: seed ${SEARCH_SEED} (FORGEKIT_BENCH_SEED=${SEARCH_SEED} repeats this stream), ${ITEMS} requests`);
+  ctx.log(`mixed: seed ${benchSeed()} (FORGEKIT_BENCH_SEED=${benchSeed()} repeats this stream), ${ITEMS} requests`);
 }
 
 /** The mix, in percent of the stream. */
@@ -160,6 +160,6 @@ export const cases: BenchCase[] = [{
   description: `a stream of ${ITEMS} requests drawn from the mix in bench/cases/mixed.ts (reads, lists, searches, 4% toggles, 2% creates)`,
   stream: () => {
     if (!pools) throw new Error('mixed: no seeded users and repositories (the seeder did not run)');
-    return { seed: SEARCH_SEED, items: drawStream(pools, SEARCH_SEED, ITEMS) };
+    return { seed: benchSeed(), items: drawStream(pools, benchSeed(), ITEMS) };
   },
 }];

@@ -7,7 +7,15 @@ import type { BenchCase, BenchRole, SeedContext } from '../case.js';
 import { prng } from '../dataset.js';
 import { header } from '../case.js';
 
-export const SEARCH_SEED = Number(process.env.FORGEKIT_BENCH_SEED ?? 0) || (Date.now() % 2_147_483_647);
+let seed: number | null = null;
+/**
+ * The randomized cases' seed: FORGEKIT_BENCH_SEED, else the clock. Read at first use, not when this module loads:
+ * run.js imports it, and measure.js and profile.js (which import run.js) adopt a kept data dir's seed (kept-seed.ts)
+ * only after that — a seed fixed at import drew their requests from the clock, so two such runs asked different ones.
+ */
+export function benchSeed(): number {
+  return (seed ??= Number(process.env.FORGEKIT_BENCH_SEED ?? 0) || (Date.now() % 2_147_483_647));
+}
 const QUICK = process.argv.includes('--quick');
 const PER_FAMILY = QUICK ? 1 : 6;
 
@@ -18,7 +26,7 @@ let ownerId = 0;
 export async function seedSearchRandom(ctx: SeedContext): Promise<void> {
   names = ctx.repos.map((r) => r.lowerName);
   ownerId = ctx.fixture.accounts.owner.id;
-  ctx.log(`search-random: seed ${SEARCH_SEED} (FORGEKIT_BENCH_SEED=${SEARCH_SEED} repeats these requests)`);
+  ctx.log(`search-random: seed ${benchSeed()} (FORGEKIT_BENCH_SEED=${benchSeed()} repeats these requests)`);
 }
 
 
@@ -46,7 +54,7 @@ function draw(family: Family, k: number): string {
   const hit = drawn.get(key);
   if (hit) return hit;
   if (names.length === 0) throw new Error('search-random: no seeded names (the seeder did not run)');
-  const r = prng(SEARCH_SEED ^ (k * 7919 + family.key.length * 104729 + family.key.charCodeAt(0)));
+  const r = prng(benchSeed() ^ (k * 7919 + family.key.length * 104729 + family.key.charCodeAt(0)));
   const name = names[Math.floor(r() * names.length)]!;
   const len = 1 + Math.floor(r() * Math.min(10, name.length));
   const at = Math.floor(r() * (name.length - len + 1));

@@ -8,7 +8,7 @@
 // no limited or private account for an anonymous caller.
 import type { BenchCase, BenchRole, SeedContext } from '../case.js';
 import { prng } from '../dataset.js';
-import { SEARCH_SEED } from './search-random.js';
+import { benchSeed } from './search-random.js';
 import type { Doc } from '../../core/store/port.js';
 import { FIRST_NAMES, LAST_NAMES } from '../words.js';
 import { header } from '../case.js';
@@ -47,7 +47,7 @@ export async function seedUsersSearchRandom(ctx: SeedContext): Promise<void> {
   }
   await users.insertMany(docs);
   logins = [...ctx.users.map((u) => u.login), ...docs.map((d) => d.login as string)].map((l) => l.toLowerCase());
-  ctx.log(`users-search-random: seed ${SEARCH_SEED}; ${counts.limited} limited and ${counts.private} private users added to ${ctx.users.length}`);
+  ctx.log(`users-search-random: seed ${benchSeed()}; ${counts.limited} limited and ${counts.private} private users added to ${ctx.users.length}`);
 }
 
 interface Family {
@@ -64,7 +64,7 @@ function draw(family: Family, k: number): string {
   const hit = drawn.get(key);
   if (hit) return hit;
   if (logins.length === 0) throw new Error('users-search-random: no seeded logins (the seeder did not run)');
-  const r = prng(SEARCH_SEED ^ (k * 6007 + family.key.length * 130363 + family.key.charCodeAt(0) * 31));
+  const r = prng(benchSeed() ^ (k * 6007 + family.key.length * 130363 + family.key.charCodeAt(0) * 31));
   const login = logins[Math.floor(r() * logins.length)]!;
   const len = 1 + Math.floor(r() * Math.min(8, login.length));
   const at = Math.floor(r() * (login.length - len + 1));
