@@ -80,3 +80,26 @@ t.test('relation lists hide exactly the repositories a read hides', async (t) =>
     anonymous: 5, stranger: 5, collaborator: 6, 'private owner': 5, restricted: 0, admin: 7, 'the fan': 7,
   }, 'no hidden owner: what each caller reads');
 });
+
+t.test('a collaborator sees its private repositories among many hidden ones (a grants scope of many repositories)', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const [owner, fan, collab] = [await f.createUser({ username: 'rm-owner' }), await f.createUser({ username: 'rm-fan' }), await f.createUser({ username: 'rm-collab' })];
+  const starred: Array<{ name: string; priv: boolean }> = [];
+  for (let i = 0; i < 12; i++) starred.push({ name: `r${i}`, priv: i % 4 !== 0 });
+  for (const r of starred) {
+    await ok(f.request('POST', '/user/repos', { token: owner.token, json: { name: r.name, private: r.priv } }), 201);
+    if (r.priv) await ok(f.request('PUT', `/repos/rm-owner/${r.name}/collaborators/rm-fan`, { token: owner.token, json: { permission: 'read' } }), 204);
+    await ok(f.request('PUT', `/user/starred/rm-owner/${r.name}`, { token: fan.token }), 204);
+  }
+  // rm-collab collaborates on two of the nine private ones (the list asks about all nine at once).
+  for (const name of ['r5', 'r9']) await ok(f.request('PUT', `/repos/rm-owner/${name}/collaborators/rm-collab`, { token: owner.token, json: { permission: 'write' } }), 204);
+  const res = await f.request('GET', '/users/rm-fan/starred?limit=50', { token: collab.token });
+  t.equal(res.status, 200);
+  t.same(names(res), ['rm-owner/r9', 'rm-owner/r8', 'rm-owner/r5', 'rm-owner/r4', 'rm-owner/r0'], 'the public ones and its two, newest first');
+  t.equal(res.headers.get('x-total-count'), '5');
+  t.same((res.json as Array<{ permissions: unknown }>)[0]!.permissions, { admin: false, push: true, pull: true }, 'with its write permission');
+  const anon = await f.request('GET', '/users/rm-fan/starred?limit=2&page=2');
+  t.same(names(anon), ['rm-owner/r0'], 'anonymous: the public ones only, paged (3 in all)');
+  t.equal(anon.headers.get('x-total-count'), '3');
+});
