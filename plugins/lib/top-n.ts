@@ -19,17 +19,14 @@ export function topN<T>(items: readonly T[], key: (item: T) => number, id: (item
     ids[i] = id(items[i]!);
   }
   const dir = desc ? -1 : 1;
-  /** Whether item `a` comes before item `b` in the asked order. */
-  const before = (a: number, b: number): boolean => {
-    const d = (keys[a]! - keys[b]!) * dir;
-    return d < 0 || (d === 0 && (ids[a]! - ids[b]!) * dir < 0);
-  };
+  /** Item `a` against item `b` in the asked order (negative: `a` first). Keys and ids are finite numbers. */
+  const byOrder = (a: number, b: number): number => ((keys[a]! - keys[b]!) || (ids[a]! - ids[b]!)) * dir;
+  const before = (a: number, b: number): boolean => byOrder(a, b) < 0;
   const pick = (order: ArrayLike<number>, count: number): T[] => {
     const out = new Array<T>(count);
     for (let i = 0; i < count; i++) out[i] = items[order[i]!]!;
     return out;
   };
-  const byOrder = (a: number, b: number): number => (before(a, b) ? -1 : before(b, a) ? 1 : 0);
   if (n * 4 >= m) {
     // Most of them are wanted: one sort of indexes.
     const all = new Uint32Array(m);
