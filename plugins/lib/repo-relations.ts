@@ -47,7 +47,6 @@ export interface PageRequest {
   limit: number;
 }
 
-/** The store query behind a list page: `uid`'s rows minus the `hidden` repositories, newest first. */
 /**
  * Which of a user's rows a caller sees: all but `hidden` (`hiddenCount` of them), or with `publicOnly` its public rows
  * (every private row hidden, no other: `hiddenCount` private rows, `hidden` not needed).
@@ -60,6 +59,7 @@ export interface RowScope {
 
 const EVERY_ROW: RowScope = Object.freeze({ publicOnly: false, hidden: [], hiddenCount: 0 }) as RowScope;
 
+/** The store query behind a list page: the rows of `uid` the scope leaves, newest first. */
 export function repoRelationListQuery(uid: number, scope: RowScope, page: PageRequest): { filter: Filter; options: FindOptions } {
   const filter: Filter = scope.publicOnly ? { uid, repoPrivate: false } : scope.hidden.length ? { uid, repoId: { $nin: scope.hidden } } : { uid };
   return { filter, options: { sort: { id: -1 }, skip: page.skip, limit: page.limit } };
