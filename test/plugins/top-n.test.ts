@@ -2,6 +2,7 @@
 // a full sort — for any n (none, fewer than all, all, more than all), either direction, keys with many ties, and both
 // of its ways (a heap when few are wanted, one sort when most are).
 import t from 'tap';
+import { prng } from '../../bench/dataset.js';
 import { topN } from '../../plugins/lib/top-n.js';
 
 interface Item { id: number; key: number }
@@ -11,19 +12,10 @@ function reference(items: Item[], desc: boolean, n: number): number[] {
   return [...items].sort((a, b) => ((a.key - b.key) || (a.id - b.id)) * dir).slice(0, Math.max(0, n)).map((x) => x.id);
 }
 
-/** A small deterministic generator (the failing case is printed with its seed). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
 t.test('agrees with a full sort on random inputs', async (t) => {
   let checked = 0;
   for (let seed = 1; seed <= 400; seed++) {
-    const r = rng(seed);
+    const r = prng(seed);
     const m = Math.floor(r() * 300);
     // Keys from a narrow range (many ties) or a wide one; ids distinct, in no order.
     const spread = r() < 0.5 ? 5 : 1e12;
