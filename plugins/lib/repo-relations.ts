@@ -29,13 +29,22 @@ export const REPO_RELATION_INDEXES: IndexSpec[] = [
   { fields: { uid: 1, repoId: 1 }, unique: true },
   // A user's list, newest first: both adapters walk this one in order (the embedded store jumps to the page by rank).
   { fields: { uid: 1, id: -1 } },
-  { fields: { uid: 1 } },
+  // A user's private rows of one owner's repositories: the user's own list counts the private rows it owns (every
+  // owner reads its own) without reading any. Also serves `{ uid }` alone, by prefix.
+  { fields: { uid: 1, repoPrivate: 1, repoOwnerId: 1 } },
   // The private rows of a user, to work out which ones a caller may not see; its public rows newest first, the list
   // of a caller that reads none of the private ones (paged by rank like the whole list).
   { fields: { uid: 1, repoPrivate: 1, id: -1 } },
   // A repository's rows: deletion and visibility changes.
   { fields: { repoId: 1 } },
 ];
+
+/**
+ * Indexes earlier versions declared, dropped at start from data they built: `{ uid, repoPrivate }` (now with `id`
+ * for paging public rows by rank) and `{ uid }` (now the prefix of `{ uid, repoPrivate, repoOwnerId }`). Each would
+ * otherwise stay, kept up on every write and taking memory.
+ */
+export const REPO_RELATION_RETIRED_INDEXES: IndexSpec[] = [{ fields: { uid: 1, repoPrivate: 1 } }, { fields: { uid: 1 } }];
 
 /** The collection of a relation's counter intents (declare it beside the relation's own collection). */
 export function relationIntents(collection: string): CollectionSpec {
@@ -220,13 +229,21 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
         ? { uid, $or: [{ repoPrivate: true }, { repoOwnerId: { $in: hiddenOwners } }] }
         : { uid, repoPrivate: true };
     // Most users have no private rows: the compound index counts them without reading any (cheaper than a find).
-    if ((await this.rows.count(privateRows)) === 0) return EVERY_ROW;
+    const privateCount = await this.rows.count(privateRows);
+    if (privateCount === 0) return EVERY_ROW;
+    // Every owner reads its own repositories (a restricted one too, but its rows all take the lookup below). A user's
+    // own list whose private rows are all of repositories it owns — users watch what they create — hides nothing:
+    // two index counts, where asking about each of hundreds of private rows cost more than the rest of the page.
+    const owner = caller !== null && !restricted ? caller.id : null;
+    if (owner !== null && hiddenOwners.length === 0 && (await this.rows.count({ uid, repoPrivate: true, repoOwnerId: owner })) === privateCount) return EVERY_ROW;
     // Whole stored rows, not a projection: the store hands those out as they are, a projection costs per call.
     const rows = await this.rows.find(privateRows);
     const ids = rows.map((r) => r.repoId);
     // Nobody signed in reads a private repository or one of a hidden owner: every such row is hidden, no lookup.
-    const readable = caller === null ? null : await this.repos.readableIds(caller, ids);
-    const hidden = readable === null ? ids : ids.filter((id) => !readable.has(id));
+    // Rows of the caller's own repositories need none either.
+    const asked = owner === null ? ids : rows.filter((r) => r.repoOwnerId !== owner).map((r) => r.repoId);
+    const readable = caller === null ? null : await this.repos.readableIds(caller, asked);
+    const hidden = readable === null ? ids : asked.filter((id) => !readable.has(id));
     const publicOnly = !restricted && hidden.length === ids.length && rows.every((r) => r.repoPrivate);
     return { publicOnly, hidden, hiddenCount: hidden.length };
   }

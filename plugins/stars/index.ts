@@ -3,7 +3,7 @@ import { definePlugin } from '../../core/plugin.js';
 import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
-import { relationIntents } from '../lib/repo-relations.js';
+import { REPO_RELATION_RETIRED_INDEXES, relationIntents } from '../lib/repo-relations.js';
 import * as h from './handlers.js';
 import { STAR_INDEXES, STARS, Stars } from './service.js';
 
@@ -13,7 +13,7 @@ const list = listQuery();
 export default definePlugin<Stars>({
   name: 'stars',
   dependencies: ['users', 'repos'],
-  collections: [{ name: STARS, indexes: STAR_INDEXES }, relationIntents(STARS)],
+  collections: [{ name: STARS, indexes: STAR_INDEXES, retiredIndexes: REPO_RELATION_RETIRED_INDEXES }, relationIntents(STARS)],
   async start(ctx) {
     const service = new Stars(ctx);
     await service.repair();

@@ -3,7 +3,7 @@ import { definePlugin } from '../../core/plugin.js';
 import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
 import { ACCOUNT_DELETED, REPO_CREATED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
-import { relationIntents } from '../lib/repo-relations.js';
+import { REPO_RELATION_RETIRED_INDEXES, relationIntents } from '../lib/repo-relations.js';
 import * as h from './handlers.js';
 import { WATCH_INDEXES, WATCHES, Watches } from './service.js';
 
@@ -14,7 +14,7 @@ const list = listQuery();
 export default definePlugin<Watches>({
   name: 'watch',
   dependencies: ['users', 'repos'],
-  collections: [{ name: WATCHES, indexes: WATCH_INDEXES }, relationIntents(WATCHES)],
+  collections: [{ name: WATCHES, indexes: WATCH_INDEXES, retiredIndexes: REPO_RELATION_RETIRED_INDEXES }, relationIntents(WATCHES)],
   async start(ctx) {
     const service = new Watches(ctx);
     await service.repair();
