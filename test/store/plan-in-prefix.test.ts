@@ -46,3 +46,51 @@ t.test('$in on a compound index\'s first field', async (t) => {
   const left = docs.filter((d) => d.repoId !== 250);
   t.equal(await issues.count({ repoId: { $in: ids }, isClosed: false }), left.filter((d) => ids.includes(d.repoId) && !d.isClosed).length, 'after a delete');
 });
+
+// A long `$in` on the compound index's first field costs a prefix range (two tree descents) per value, however few
+// documents they hold; when another index's posting is small next to that — `{followerId: {$in: 500 ids},
+// followingId}` where the one followed has 12 followers — the posting is read and checked instead. A short `$in`, or
+// a posting too large to check, keeps the exact compound access.
+t.test('a long $in on a compound index against a small posting', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => removeDir(dir));
+  const store = await openEmbedded(dir);
+  t.teardown(() => store.close());
+  await store.ensureCollection({
+    name: 'follows',
+    indexes: [{ fields: { id: 1 }, unique: true }, { fields: { followerId: 1, followingId: 1 }, unique: true }, { fields: { followingId: 1 } }],
+  });
+  const follows = store.collection('follows');
+  // User 1 has 12 followers (2, 4, … 24); user 2 has 3,000 (100 … 3,099); everyone else's follows fill the index.
+  const docs: Array<{ id: number; followerId: number; followingId: number }> = [];
+  const add = (followerId: number, followingId: number) => docs.push({ id: docs.length + 1, followerId, followingId });
+  for (let i = 1; i <= 12; i++) add(2 * i, 1);
+  for (let i = 0; i < 3000; i++) add(100 + i, 2);
+  for (let i = 0; i < 20_000; i++) add(5000 + i, 3 + (i % 4000));
+  await follows.insertMany(docs);
+  const many = Array.from({ length: 500 }, (_, i) => i * 3); // 0, 3, … 1,497
+  const want = (ids: number[], followingId: number) => docs.filter((d) => ids.includes(d.followerId) && d.followingId === followingId).map((d) => d.followerId).sort((a, b) => a - b);
+  const found = async (ids: number[], followingId: number) => (await follows.find({ followerId: { $in: ids }, followingId })).map((d) => d.followerId as number).sort((a, b) => a - b);
+
+  const small = await follows.explain({ followerId: { $in: many }, followingId: 1 });
+  t.equal(small.index, 'followingId_1', `500 values against a posting of 12: the posting (${small.index})`);
+  t.equal(small.examined, 12, 'the 12 followers are checked, nothing else');
+  t.same(await found(many, 1), want(many, 1), 'the same answer: followers among the 500');
+  t.equal(await follows.count({ followerId: { $in: many }, followingId: 1 }), want(many, 1).length, 'count the same way');
+
+  const large = await follows.explain({ followerId: { $in: many }, followingId: 2 });
+  t.equal(large.index, 'followingId_1', `500 values against a posting of 3,000 (under 500 searches × 8): the posting (${large.index})`);
+  t.same(await found(many, 2), want(many, 2), 'the same answer over the posting');
+
+  const few = [2, 4, 6];
+  const short = await follows.explain({ followerId: { $in: few }, followingId: 2 });
+  t.equal(short.index, 'followerId_1_followingId_1', `3 values: the exact compound access at once (${short.index})`);
+  t.equal(short.examined, short.returned, 'reading only the matches');
+  t.same(await found(few, 1), want(few, 1));
+
+  const huge = Array.from({ length: 100 }, (_, i) => 100 + i * 7);
+  const exact = await follows.explain({ followerId: { $in: huge }, followingId: 2 });
+  t.equal(exact.index, 'followerId_1_followingId_1', `100 values against a posting of 3,000 (> 800): the compound ranges (${exact.index})`);
+  t.equal(exact.examined, exact.returned, 'reading only the matches');
+  t.same(await found(huge, 2), want(huge, 2));
+});
