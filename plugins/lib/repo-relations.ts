@@ -231,9 +231,9 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
     // Most users have no private rows: the compound index counts them without reading any (cheaper than a find).
     const privateCount = await this.rows.count(privateRows);
     if (privateCount === 0) return EVERY_ROW;
-    // Every owner reads its own repositories (a restricted one too, but its rows all take the lookup below). A user's
-    // own list whose private rows are all of repositories it owns — users watch what they create — hides nothing:
-    // two index counts, where asking about each of hundreds of private rows cost more than the rest of the page.
+    // Every owner reads its own repositories (a restricted one too, but its rows all take the lookup below). A list
+    // whose private rows are all of the caller's own repositories — a user's own list: users watch what they create —
+    // hides nothing: two index counts, where asking about each of hundreds of private rows cost more than the page.
     const owner = caller !== null && !restricted ? caller.id : null;
     if (owner !== null && hiddenOwners.length === 0 && (await this.rows.count({ uid, repoPrivate: true, repoOwnerId: owner })) === privateCount) return EVERY_ROW;
     // Whole stored rows, not a projection: the store hands those out as they are, a projection costs per call.
