@@ -357,6 +357,8 @@ export interface ReposService {
   byIds(ids: number[]): Promise<Map<number, RepoRecord>>;
   /** The lower-case names of every repository record of an owner (the git plugin's unadopted directories). */
   lowerNamesOf(ownerId: number): Promise<Set<string>>;
+  /** The ids of every repository record of an owner (copies of the owner's visibility follow it). */
+  idsOwnedBy(ownerId: number): Promise<number[]>;
   accessMode(caller: Caller | null, repo: RepoRecord): Promise<AccessMode>;
   /** Ids of the repository's collaborators (any permission). */
   collaboratorIds(repo: RepoRecord): Promise<number[]>;

@@ -35,6 +35,8 @@ export async function insertRelations(store: Store, kind: RelationKind, pairs: A
   const k = KINDS[kind];
   await store.ensureCollection({ name: k.collection, indexes: k.indexes });
   const col = store.collection(k.collection);
+  // `unlisted`: private, or of an owner that is not public (the plugins' copy of what anonymous callers may not read).
+  const nonPublic = new Set((await store.collection(USERS).find({ visibility: { $in: ['limited', 'private'] } }, { projection: { id: 1 } })).map((a) => a.id as number));
   for (let start = 0; start < pairs.length; start += CHUNK) {
     const slice = pairs.slice(start, start + CHUNK);
     // Concurrent nextId calls never collide; sorting keeps ids in pair order (newest relation = highest id).
@@ -45,6 +47,7 @@ export async function insertRelations(store: Store, kind: RelationKind, pairs: A
       repoId: repo.id,
       repoOwnerId: repo.ownerId,
       repoPrivate: repo.private,
+      unlisted: repo.private || nonPublic.has(repo.ownerId),
       createdAt: new Date(EPOCH + (start + i) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     })));
   }

@@ -11,7 +11,9 @@ import { RecentlyDeleted } from './tombstones.js';
 
 /**
  * One relation: user `uid` → repository `repoId`. `repoPrivate` and `repoOwnerId` are copies of the repository's
- * fields (kept in step on `repo.updated`) so a list can hide private repositories through an index.
+ * fields (kept in step on `repo.updated`); `unlisted` says the repository is private or its owner is not public
+ * (limited or private): what an anonymous caller may not read, and the only rows any other caller but a restricted
+ * one may not read — kept in step on `repo.updated` and on an owner's `access.changed`, so lists hide through indexes.
  */
 export interface RepoRelationRow {
   [key: string]: unknown;
@@ -20,6 +22,7 @@ export interface RepoRelationRow {
   repoId: number;
   repoOwnerId: number;
   repoPrivate: boolean;
+  unlisted: boolean;
   createdAt: string;
 }
 
@@ -29,22 +32,26 @@ export const REPO_RELATION_INDEXES: IndexSpec[] = [
   { fields: { uid: 1, repoId: 1 }, unique: true },
   // A user's list, newest first: both adapters walk this one in order (the embedded store jumps to the page by rank).
   { fields: { uid: 1, id: -1 } },
-  // A user's private rows of one owner's repositories: the user's own list counts the private rows it owns (every
-  // owner reads its own) without reading any. Also serves `{ uid }` alone, by prefix.
-  { fields: { uid: 1, repoPrivate: 1, repoOwnerId: 1 } },
-  // The private rows of a user, to work out which ones a caller may not see; its public rows newest first, the list
-  // of a caller that reads none of the private ones (paged by rank like the whole list).
-  { fields: { uid: 1, repoPrivate: 1, id: -1 } },
+  // A user's unlisted rows of one owner's repositories: a list counts the unlisted rows the caller owns (every owner
+  // reads its own) without reading any. Also serves `{ uid }` and `{ uid, unlisted }`, by prefix.
+  { fields: { uid: 1, unlisted: 1, repoOwnerId: 1 } },
+  // A user's listed rows newest first: the list of a caller that reads none of the unlisted ones (anonymous callers)
+  // paged by rank like the whole list.
+  { fields: { uid: 1, unlisted: 1, id: -1 } },
   // A repository's rows: deletion and visibility changes.
   { fields: { repoId: 1 } },
 ];
 
 /**
- * Indexes earlier versions declared, dropped at start from data they built: `{ uid, repoPrivate }` (now with `id`
- * for paging public rows by rank) and `{ uid }` (now the prefix of `{ uid, repoPrivate, repoOwnerId }`). Each would
- * otherwise stay, kept up on every write and taking memory.
+ * Indexes earlier versions declared, dropped at start from data they built (each would otherwise stay, kept up on
+ * every write and taking memory): `{ uid }` and the `repoPrivate` ones, whose work the `unlisted` ones do.
  */
-export const REPO_RELATION_RETIRED_INDEXES: IndexSpec[] = [{ fields: { uid: 1, repoPrivate: 1 } }, { fields: { uid: 1 } }];
+export const REPO_RELATION_RETIRED_INDEXES: IndexSpec[] = [
+  { fields: { uid: 1, repoPrivate: 1 } },
+  { fields: { uid: 1 } },
+  { fields: { uid: 1, repoPrivate: 1, id: -1 } },
+  { fields: { uid: 1, repoPrivate: 1, repoOwnerId: 1 } },
+];
 
 /** The collection of a relation's counter intents (declare it beside the relation's own collection). */
 export function relationIntents(collection: string): CollectionSpec {
@@ -57,20 +64,20 @@ export interface PageRequest {
 }
 
 /**
- * Which of a user's rows a caller sees: all but `hidden` (`hiddenCount` of them), or with `publicOnly` its public rows
- * (every private row hidden, no other: `hiddenCount` private rows, `hidden` not needed).
+ * Which of a user's rows a caller sees: all but `hidden` (`hiddenCount` of them), or with `listedOnly` its listed
+ * rows (every unlisted row hidden, no other: `hiddenCount` unlisted rows, `hidden` not needed).
  */
 export interface RowScope {
-  publicOnly: boolean;
+  listedOnly: boolean;
   hidden: number[];
   hiddenCount: number;
 }
 
-const EVERY_ROW: RowScope = Object.freeze({ publicOnly: false, hidden: [], hiddenCount: 0 }) as RowScope;
+const EVERY_ROW: RowScope = Object.freeze({ listedOnly: false, hidden: [], hiddenCount: 0 }) as RowScope;
 
 /** The store query behind a list page: the rows of `uid` the scope leaves, newest first. */
 export function repoRelationListQuery(uid: number, scope: RowScope, page: PageRequest): { filter: Filter; options: FindOptions } {
-  const filter: Filter = scope.publicOnly ? { uid, repoPrivate: false } : scope.hidden.length ? { uid, repoId: { $nin: scope.hidden } } : { uid };
+  const filter: Filter = scope.listedOnly ? { uid, unlisted: false } : scope.hidden.length ? { uid, repoId: { $nin: scope.hidden } } : { uid };
   return { filter, options: { sort: { id: -1 }, skip: page.skip, limit: page.limit } };
 }
 
@@ -161,6 +168,7 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
       repoId: repo.id,
       repoOwnerId: repo.ownerId,
       repoPrivate: repo.private,
+      unlisted: this.unlisted(repo),
       createdAt: nowRfc3339(),
     } as Row;
     const inserted = await this.intents.around(this.targets([uid], [repo.id]), async () => {
@@ -190,9 +198,15 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
       await this.remove(row.uid, row.repoId);
       return;
     }
-    if (now.private !== row.repoPrivate || now.ownerId !== row.repoOwnerId) {
-      await this.rows.updateOne({ uid: row.uid, repoId: row.repoId }, { $set: { repoPrivate: now.private, repoOwnerId: now.ownerId } });
+    const unlisted = this.unlisted(now);
+    if (now.private !== row.repoPrivate || now.ownerId !== row.repoOwnerId || unlisted !== row.unlisted) {
+      await this.rows.updateOne({ uid: row.uid, repoId: row.repoId }, { $set: { repoPrivate: now.private, repoOwnerId: now.ownerId, unlisted } });
     }
+  }
+
+  /** Whether an anonymous caller may not read the repository: private, or of an owner that is not public. */
+  private unlisted(repo: Pick<RepoRecord, 'private' | 'ownerId'>): boolean {
+    return repo.private || this.users.nonPublicOwners().all.has(repo.ownerId);
   }
 
   /** Idempotent: decrements only when this call deleted the row. */
@@ -205,47 +219,37 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
   }
 
   /**
-   * Which of `uid`'s rows the caller may not see: private ones it cannot read and those of owners hidden from it.
-   * Only such rows can be hidden, and a user has few of them next to their public ones, so this stays small. When
-   * every hidden row is private and no private row is readable, the list is `uid`'s public rows alone (`publicOnly`):
-   * a page of those is a rank jump on the `{ uid, repoPrivate, id }` index, where paging "all but these ids" walks
-   * every row before the page (a deep page of a user with thousands of rows read thousands).
+   * Which of `uid`'s rows the caller may not see. Only unlisted rows (private repositories, and repositories of
+   * owners that are not public) can be hidden from a caller that is not restricted, and a user has few of them next
+   * to the listed ones, so this stays small. An anonymous caller reads none of them: the list is `uid`'s listed rows
+   * (`listedOnly`), a rank jump on the `{ uid, unlisted, id }` index however deep the page, and the hidden ones are
+   * counted there without a row read. So is the list of any caller that reads none of them.
    */
   async scopeFor(caller: Caller | null, uid: number): Promise<RowScope> {
     if (this.repos.readsAll(caller)) return EVERY_ROW;
-    // Rows of owners the caller may not see (limited/private accounts) need a grant like private ones.
-    const hiddenOwners = await this.repos.hiddenOwnerIds(caller);
-    const restricted = !this.repos.readsPublic(caller);
-    // Nobody signed in reads a private repository: with no hidden owner around, counting the private rows (on the
-    // index, no row read) is all there is to know.
-    if (caller === null && hiddenOwners.length === 0) {
-      const hiddenCount = await this.rows.count({ uid, repoPrivate: true });
-      return hiddenCount === 0 ? EVERY_ROW : { publicOnly: true, hidden: [], hiddenCount };
+    if (caller === null) {
+      const hiddenCount = await this.rows.count({ uid, unlisted: true });
+      return hiddenCount === 0 ? EVERY_ROW : { listedOnly: true, hidden: [], hiddenCount };
     }
-    // A restricted caller reads no public repository by itself: every row needs a grant.
-    const privateRows = restricted
-      ? { uid }
-      : hiddenOwners.length
-        ? { uid, $or: [{ repoPrivate: true }, { repoOwnerId: { $in: hiddenOwners } }] }
-        : { uid, repoPrivate: true };
-    // Most users have no private rows: the compound index counts them without reading any (cheaper than a find).
-    const privateCount = await this.rows.count(privateRows);
-    if (privateCount === 0) return EVERY_ROW;
+    // A restricted caller reads no repository by itself, a listed one neither: every row needs a grant.
+    const restricted = !this.repos.readsPublic(caller);
+    const candidates: Filter = restricted ? { uid } : { uid, unlisted: true };
+    // Most users have no unlisted rows: the compound index counts them without reading any (cheaper than a find).
+    const candidateCount = await this.rows.count(candidates);
+    if (candidateCount === 0) return EVERY_ROW;
     // Every owner reads its own repositories (a restricted one too, but its rows all take the lookup below). A list
-    // whose private rows are all of the caller's own repositories — a user's own list: users watch what they create —
+    // whose unlisted rows are all of the caller's own repositories — a user's own list: users watch what they create —
     // hides nothing: two index counts, where asking about each of hundreds of private rows cost more than the page.
-    const owner = caller !== null && !restricted ? caller.id : null;
-    if (owner !== null && hiddenOwners.length === 0 && (await this.rows.count({ uid, repoPrivate: true, repoOwnerId: owner })) === privateCount) return EVERY_ROW;
+    const owner = restricted ? null : caller.id;
+    if (owner !== null && (await this.rows.count({ uid, unlisted: true, repoOwnerId: owner })) === candidateCount) return EVERY_ROW;
     // Whole stored rows, not a projection: the store hands those out as they are, a projection costs per call.
-    const rows = await this.rows.find(privateRows);
+    const rows = await this.rows.find(candidates);
     const ids = rows.map((r) => r.repoId);
-    // Nobody signed in reads a private repository or one of a hidden owner: every such row is hidden, no lookup.
-    // Rows of the caller's own repositories need none either.
+    // Rows of the caller's own repositories need no lookup.
     const asked = owner === null ? ids : rows.filter((r) => r.repoOwnerId !== owner).map((r) => r.repoId);
-    const readable = caller === null ? null : await this.repos.readableIds(caller, asked);
-    const hidden = readable === null ? ids : asked.filter((id) => !readable.has(id));
-    const publicOnly = !restricted && hidden.length === ids.length && rows.every((r) => r.repoPrivate);
-    return { publicOnly, hidden, hiddenCount: hidden.length };
+    const readable = await this.repos.readableIds(caller, asked);
+    const hidden = asked.filter((id) => !readable.has(id));
+    return { listedOnly: !restricted && hidden.length === ids.length, hidden, hiddenCount: hidden.length };
   }
 
   /** A page of `uid`'s rows the caller may see, newest first, and how many the caller may see in all. */
@@ -261,7 +265,35 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
   /** `repo.updated`: keep the visibility copies in step (a repository made private must vanish from others' lists). */
   async onRepoUpdated(repo: RepoRecord, before: RepoRecord | undefined): Promise<void> {
     if (before && before.private === repo.private && before.ownerId === repo.ownerId) return;
-    await this.rows.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId } });
+    await this.rows.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId, unlisted: this.unlisted(repo) } });
+  }
+
+  /**
+   * `access.changed` for accounts whose visibility changed (`reason: 'account'`, `ownerIds`): the rows of their
+   * public repositories become listed or unlisted with them (private ones stay unlisted).
+   */
+  async onOwnersChanged(ownerIds: readonly number[]): Promise<void> {
+    const nonPublic = this.users.nonPublicOwners().all;
+    for (const ownerId of ownerIds) {
+      const repoIds = await this.repos.idsOwnedBy(ownerId);
+      if (repoIds.length) await this.rows.updateMany({ repoId: { $in: repoIds }, repoPrivate: false }, { $set: { unlisted: nonPublic.has(ownerId) } });
+    }
+  }
+
+  /**
+   * At start: rows stored before `unlisted` existed get it (private rows, then rows of owners that are not public,
+   * then the rest). Returns how many rows lacked it; with none, one scan of the collection (no index holds absence).
+   */
+  async copyListing(): Promise<number> {
+    const missing = { unlisted: { $exists: false } };
+    const lacking = await this.rows.count(missing);
+    if (lacking === 0) return 0;
+    await this.rows.updateMany({ ...missing, repoPrivate: true }, { $set: { unlisted: true } });
+    const nonPublic = [...this.users.nonPublicOwners().all];
+    if (nonPublic.length) await this.rows.updateMany({ ...missing, repoOwnerId: { $in: nonPublic } }, { $set: { unlisted: true } });
+    await this.rows.updateMany(missing, { $set: { unlisted: false } });
+    this.ctx.log.info({ rows: lacking, collection: this.opts.collection }, 'copied the listing of rows stored before it existed');
+    return lacking;
   }
 
   /** `repo.deleted`: its rows go; with a user counter, each user's drops by what was really deleted. */

@@ -147,6 +147,10 @@ export class Repos implements ReposService {
     return new Set((await this.repos.find({ ownerId }, { projection: { lowerName: 1 } })).map((r) => r.lowerName));
   }
 
+  async idsOwnedBy(ownerId: number): Promise<number[]> {
+    return (await this.repos.find({ ownerId }, { projection: { id: 1 } })).map((r) => r.id);
+  }
+
   async byIds(ids: number[]): Promise<Map<number, RepoRecord>> {
     return recordsByIds(this.repos, ids);
   }

@@ -17,6 +17,9 @@ export default definePlugin<Stars>({
   async start(ctx) {
     const service = new Stars(ctx);
     await service.repair();
+    await service.copyListing();
+    // An owner's visibility moves its public repositories' rows between listed and unlisted.
+    ctx.events.on('access.changed', ({ reason, ownerIds }) => (reason === 'account' && ownerIds?.length ? service.onOwnersChanged(ownerIds) : undefined));
     // `/repos/search?starredBy=`: the repos plugin asks for a user's starred repository ids.
     ctx.services.get('repos').setStarredSource(async (uid) => (await service.rows.find({ uid }, { projection: { repoId: 1 } })).map((r) => r.repoId));
     ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));

@@ -18,6 +18,9 @@ export default definePlugin<Watches>({
   async start(ctx) {
     const service = new Watches(ctx);
     await service.repair();
+    await service.copyListing();
+    // An owner's visibility moves its public repositories' rows between listed and unlisted.
+    ctx.events.on('access.changed', ({ reason, ownerIds }) => (reason === 'account' && ownerIds?.length ? service.onOwnersChanged(ownerIds) : undefined));
     ctx.events.on(REPO_CREATED, ({ repo, owner, creatorId }) =>
       service.onRepoCreated(repo, owner, creatorId));
     ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));
