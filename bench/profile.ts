@@ -145,7 +145,11 @@ export function loadOptions(c: BenchCase, fx: ReturnType<typeof fixtureOf>, url:
 /** A seed context whose store keeps nothing (ids count on from past the plan): seeders only look at the plan. */
 export function replayContext(plan: DatasetPlan, fx: ReturnType<typeof fixtureOf>, from: string, quick: boolean): SeedContext {
   let nextId = 1_000_000_000;
-  const collection = () => new Proxy({}, { get: (_, name) => (name === 'insertMany' ? async (docs: unknown[]) => docs : async () => ({ matched: 0, modified: 0 })) });
+  // A store that keeps nothing: inserts vanish, reads find nothing, updates change nothing.
+  const empty: Record<string, () => Promise<unknown>> = { find: async () => [], findOne: async () => null, count: async () => 0 };
+  const collection = () => new Proxy({}, {
+    get: (_, name) => (name === 'insertMany' ? async (docs: unknown[]) => docs : empty[name as string] ?? (async () => ({ matched: 0, modified: 0 }))),
+  });
   const store = new Proxy({}, {
     get: (_, name) => (name === 'collection' ? collection : name === 'nextId' ? async () => nextId++ : async () => undefined),
   }) as unknown as Store;
