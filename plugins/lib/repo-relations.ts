@@ -3,7 +3,7 @@ import { pageHeaders, pageWindow } from '../../core/pagination.js';
 import type { Caller, JsonPieces, PluginContext, Reply, RequestContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type CollectionSpec, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import type { Account, RepoRecord, ReposService, UsersService } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED, type Account, type RepoRecord, type ReposService, type UsersService } from '../../schemas/services.js';
 import { accountOr404, me } from './request.js';
 import { CounterIntents, intentCollection } from './counter-intents.js';
 import { crashPoint } from './crash-points.js';
@@ -132,6 +132,21 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
     });
     if (pending) this.ctx.log.warn({ intents: pending, collection: this.opts.collection }, 'recounted counters of unfinished changes');
     return pending;
+  }
+
+  /**
+   * At start, before any request: recounts what a crash interrupted, gives old rows their `unlisted` copy, and keeps
+   * the rows in step with repositories (visibility, deletion), owners' visibility and deleted accounts.
+   */
+  async start(): Promise<void> {
+    await this.repair();
+    await this.copyListing();
+    const { events } = this.ctx;
+    events.on(REPO_UPDATED, ({ repo, before }) => this.onRepoUpdated(repo, before));
+    events.on(REPO_DELETED, ({ repo }) => this.onRepoDeleted(repo));
+    events.on(ACCOUNT_DELETED, ({ account }) => this.onAccountDeleted(account));
+    // An owner's visibility moves its public repositories' rows between listed and unlisted.
+    events.on('access.changed', ({ reason, ownerIds }) => (reason === 'account' && ownerIds?.length ? this.onOwnersChanged(ownerIds) : undefined));
   }
 
   get repos(): ReposService {

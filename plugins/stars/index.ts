@@ -2,7 +2,6 @@
 import { definePlugin } from '../../core/plugin.js';
 import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
 import { REPO_RELATION_RETIRED_INDEXES, relationIntents } from '../lib/repo-relations.js';
 import * as h from './handlers.js';
 import { STAR_INDEXES, STARS, Stars } from './service.js';
@@ -16,15 +15,9 @@ export default definePlugin<Stars>({
   collections: [{ name: STARS, indexes: STAR_INDEXES, retiredIndexes: REPO_RELATION_RETIRED_INDEXES }, relationIntents(STARS)],
   async start(ctx) {
     const service = new Stars(ctx);
-    await service.repair();
-    await service.copyListing();
-    // An owner's visibility moves its public repositories' rows between listed and unlisted.
-    ctx.events.on('access.changed', ({ reason, ownerIds }) => (reason === 'account' && ownerIds?.length ? service.onOwnersChanged(ownerIds) : undefined));
+    await service.start();
     // `/repos/search?starredBy=`: the repos plugin asks for a user's starred repository ids.
     ctx.services.get('repos').setStarredSource(async (uid) => (await service.rows.find({ uid }, { projection: { repoId: 1 } })).map((r) => r.repoId));
-    ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));
-    ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
-    ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     return service;
   },
   routes: [

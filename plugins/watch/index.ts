@@ -2,7 +2,7 @@
 import { definePlugin } from '../../core/plugin.js';
 import { listQuery, ownerRepoParams, usernameParams } from '../../schemas/common.js';
 import { ref } from '../../schemas/resources.js';
-import { ACCOUNT_DELETED, REPO_CREATED, REPO_DELETED, REPO_UPDATED } from '../../schemas/services.js';
+import { REPO_CREATED } from '../../schemas/services.js';
 import { REPO_RELATION_RETIRED_INDEXES, relationIntents } from '../lib/repo-relations.js';
 import * as h from './handlers.js';
 import { WATCH_INDEXES, WATCHES, Watches } from './service.js';
@@ -17,15 +17,9 @@ export default definePlugin<Watches>({
   collections: [{ name: WATCHES, indexes: WATCH_INDEXES, retiredIndexes: REPO_RELATION_RETIRED_INDEXES }, relationIntents(WATCHES)],
   async start(ctx) {
     const service = new Watches(ctx);
-    await service.repair();
-    await service.copyListing();
-    // An owner's visibility moves its public repositories' rows between listed and unlisted.
-    ctx.events.on('access.changed', ({ reason, ownerIds }) => (reason === 'account' && ownerIds?.length ? service.onOwnersChanged(ownerIds) : undefined));
+    await service.start();
     ctx.events.on(REPO_CREATED, ({ repo, owner, creatorId }) =>
       service.onRepoCreated(repo, owner, creatorId));
-    ctx.events.on(REPO_UPDATED, ({ repo, before }) => service.onRepoUpdated(repo, before));
-    ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
-    ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     return service;
   },
   routes: [
