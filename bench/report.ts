@@ -68,8 +68,13 @@ export interface BenchResult {
     dataDirBytes: number;
   };
   server: {
-    /** Spawn of the server process → listening (node start-up, module loading, store load, plugin start). */
+    /**
+     * Spawn of the server process → listening (node start-up, module loading, store load, plugin start): the median
+     * of `bootsMs` where there are several.
+     */
     bootMs: number;
+    /** Every boot in order: the first after seeding, then the restarts (absent in results made before restarts). */
+    bootsMs?: number[];
     createForgeMs: number;
     rssAfterBootBytes: number;
     rssAtEndBytes: number;
@@ -157,12 +162,20 @@ export function textTable(result: BenchResult): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** "7.20 s" or "7.20 s (median of 3 boots: 11.02 s the first after seeding, restarts 7.20 s, 6.98 s)". */
+export function bootText(server: BenchResult['server']): string {
+  const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const all = server.bootsMs ?? [];
+  if (all.length < 2) return secs(server.bootMs);
+  return `${secs(server.bootMs)} (median of ${all.length} boots: ${secs(all[0]!)} the first after seeding, restarts ${all.slice(1).map(secs).join(', ')})`;
+}
+
 export function summaryText(result: BenchResult): string {
   const s = result.server;
   const seed = result.dataset.seed;
   return [
     `dataset: ${fmtInt(result.dataset.accounts)} accounts, ${fmtInt(result.dataset.sizes.repos)} repositories; seeded in ${(seed.ms / 1000).toFixed(1)} s; ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk`,
-    `server (${result.store} store): boot ${(s.bootMs / 1000).toFixed(2)} s (target < ${result.targets.bootUnderMs / 1000} s: ${result.targets.bootMet ? 'met' : 'MISSED'}), ` +
+    `server (${result.store} store): boot ${bootText(s)} (target < ${result.targets.bootUnderMs / 1000} s: ${result.targets.bootMet ? 'met' : 'MISSED'}), ` +
       `RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, at end ${(s.rssAtEndBytes / MiB).toFixed(0)} MiB, peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB ` +
       `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})` +
       (s.stopMs !== undefined ? `; stopped in ${(s.stopMs / 1000).toFixed(2)} s` : ''),
@@ -208,7 +221,7 @@ export function markdownReport(result: BenchResult): string {
       `${fmtInt(result.dataset.sizes.repos)} repositories (${Math.round(result.dataset.sizes.privateShare * 100)}% private), ` +
       `search terms matching ${Object.entries(result.dataset.termCounts).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}. ` +
       `Seeded through the store in ${(result.dataset.seed.ms / 1000).toFixed(1)} s (${seedSteps}); ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk.`,
-    `- Server: boot ${(s.bootMs / 1000).toFixed(2)} s (process spawn → listening; createForge ${(s.createForgeMs / 1000).toFixed(2)} s) — ` +
+    `- Server: boot ${bootText(s)} (process spawn → listening; createForge of the serving boot ${(s.createForgeMs / 1000).toFixed(2)} s) — ` +
       `target < ${result.targets.bootUnderMs / 1000} s ${result.targets.bootMet ? 'met' : '**missed**'}; RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, ` +
       `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}` +
       (s.stopMs !== undefined ? `; stop (the store's close compacts what was written) ${(s.stopMs / 1000).toFixed(2)} s.` : '.'),

@@ -9,7 +9,7 @@ import { fillPath, resolvePath, type BenchCase, type BenchFixture } from '../../
 import { planDataset, prng, QUICK_SIZES, RARE_WORD, ROLE_LOGINS, TERMS, tokenOf, zipfPicker } from '../../bench/dataset.js';
 import { DEFAULT_CASES } from '../../bench/default-cases.js';
 import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.js';
-import { MD_BEGIN, MD_END, resultFileName, spliceResults } from '../../bench/report.js';
+import { bootText, MD_BEGIN, MD_END, resultFileName, spliceResults } from '../../bench/report.js';
 import { benchMongoUri, cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
 import { fixtureOf } from '../../bench/seed.js';
 import { categoryOf, formatSummary, moduleOf, summarise } from '../../bench/profile.js';
@@ -299,6 +299,18 @@ t.test('options', async (t) => {
   t.ok(full.rounds >= 2);
   t.throws(() => parseOptions(['--rounds', '1']), /rounds must be a number ≥ 2/, 'fewer than two interleaved rounds is refused');
   t.throws(() => parseOptions(['--bogus']), /bogus/);
+  t.equal(full.restarts, 2, 'a full run boots three times (judged on the median)');
+  t.equal(quick.restarts, 0, 'a quick run boots once');
+  t.equal(parseOptions(['--restarts', '0']).restarts, 0);
+  t.throws(() => parseOptions(['--restarts=-1']), /restarts must be a number ≥ 0/);
+});
+
+t.test('boot: one boot as is; several as their median with every boot named', async (t) => {
+  const base = { createForgeMs: 1, rssAfterBootBytes: 1, rssAtEndBytes: 1, maxRssBytes: 1, logBytes: 0, logLines: 0 };
+  t.equal(bootText({ ...base, bootMs: 7234 }), '7.23 s', 'results made before restarts');
+  t.equal(bootText({ ...base, bootMs: 7234, bootsMs: [7234] }), '7.23 s');
+  t.equal(bootText({ ...base, bootMs: 7200, bootsMs: [11020, 7200, 6980] }),
+    '7.20 s (median of 3 boots: 11.02 s the first after seeding, restarts 7.20 s, 6.98 s)');
 });
 
 t.test('--case: an exact case name runs that case only; other text matches names and groups', async (t) => {
