@@ -141,6 +141,16 @@ export type VisibilityWitness = (account: Account, viewerId: number) => Promise<
  */
 export type VisibilityBatchWitness = (userIds: readonly number[], viewerId: number) => Promise<Set<number>>;
 
+/**
+ * What `addVisibilityWitness` gives back. The users plugin keeps each viewer's answers about private users until a
+ * witness says its data changed: the witness calls `changed()` right after EVERY write that can change an answer
+ * (memberships, follows), also one undone later or followed by a failure. An answer read before the write and kept
+ * is void from that call on; until it, the write is not yet seen (as if it had come a moment later).
+ */
+export interface VisibilityWitnessHandle {
+  changed(): void;
+}
+
 export interface EmailAddress {
   email: string;
   verified: boolean;
@@ -216,8 +226,8 @@ export interface UsersService {
   visibleTo(account: Account, viewer: Caller | null): Promise<boolean>;
   /** Ids of the accounts (of one type, or all) `viewer` does not see: list filters exclude them. Empty for admins. */
   hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
-  /** Registers a visibility witness (plugins call it at start). */
-  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): void;
+  /** Registers a visibility witness (plugins call it at start); the handle reports changes of its answers. */
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): VisibilityWitnessHandle;
   /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */
   accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }>;
   /**

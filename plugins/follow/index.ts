@@ -18,7 +18,7 @@ export default definePlugin<Follows>({
     await service.repair();
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     // A private user is seen by the users they follow (Gitea's IsUserVisibleToViewer).
-    ctx.services.get('users').addVisibilityWitness(
+    service.witness = ctx.services.get('users').addVisibilityWitness(
       (account, viewerId) => (account.type === 'user' ? service.isFollowing(account.id, viewerId) : Promise.resolve(false)),
       (ids, viewerId) => service.followersAmong(ids, viewerId));
     return service;

@@ -2,7 +2,7 @@
 import type { PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type FindOptions, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import type { Account, UsersService } from '../../schemas/services.js';
+import type { Account, UsersService, VisibilityWitnessHandle } from '../../schemas/services.js';
 import { CounterIntents, intentCollection } from '../lib/counter-intents.js';
 import { crashPoint } from '../lib/crash-points.js';
 import { RecentlyDeleted } from '../lib/tombstones.js';
@@ -45,6 +45,9 @@ export class Follows {
   private readonly deleted = new RecentlyDeleted();
   /** Every row change and its counter moves run under an intent, so a crash in between is recounted at start. */
   private readonly intents: CounterIntents<'userIds'>;
+
+  /** Set at start: told of every row written or deleted (a follow makes a private user visible to the one followed). */
+  witness: VisibilityWitnessHandle | null = null;
 
   constructor(private readonly ctx: PluginContext) {
     this.rows = ctx.store.collection<FollowRow>(FOLLOWS);
@@ -92,6 +95,7 @@ export class Follows {
     const inserted = await this.intents.around({ userIds: [followerId, target.id] }, async () => {
       try {
         await this.rows.insertOne(row);
+        this.witness?.changed();
       } catch (err) {
         if (isDuplicateKeyError(err)) return false; // a concurrent PUT created it and counted it
         throw err;
@@ -114,6 +118,7 @@ export class Follows {
     await this.intents.around({ userIds: [followerId, followingId] }, async () => {
       const gone = await this.rows.findOneAndDelete({ followerId, followingId });
       if (!gone) return;
+      this.witness?.changed();
       await Promise.all([
         this.users.incrementCounter(followingId, 'numFollowers', -1),
         this.users.incrementCounter(followerId, 'numFollowing', -1),
@@ -142,11 +147,15 @@ export class Follows {
       const followingDrop = new Map<number, number>(); // accounts that followed `account`: numFollowing -= n
       for (const row of followed) {
         const gone = await this.rows.findOneAndDelete({ followerId: account.id, followingId: row.followingId });
-        if (gone) followersDrop.set(gone.followingId, (followersDrop.get(gone.followingId) ?? 0) + 1);
+        if (!gone) continue;
+        this.witness?.changed();
+        followersDrop.set(gone.followingId, (followersDrop.get(gone.followingId) ?? 0) + 1);
       }
       for (const row of followers) {
         const gone = await this.rows.findOneAndDelete({ followerId: row.followerId, followingId: account.id });
-        if (gone) followingDrop.set(gone.followerId, (followingDrop.get(gone.followerId) ?? 0) + 1);
+        if (!gone) continue;
+        this.witness?.changed();
+        followingDrop.set(gone.followerId, (followingDrop.get(gone.followerId) ?? 0) + 1);
       }
       for (const [id, n] of followersDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowers', -n);
       for (const [id, n] of followingDrop) if (id !== account.id) await this.users.incrementCounter(id, 'numFollowing', -n);

@@ -16,6 +16,7 @@ import {
   type TeamPermission,
   type TeamRecord,
   type UsersService,
+  type VisibilityWitnessHandle,
 } from '../../schemas/services.js';
 
 export const TEAMS = 'teams';
@@ -56,6 +57,12 @@ export class Orgs implements OrgsService {
   readonly members: Collection<MembershipRecord>;
   readonly publicMembers: Collection<PublicMemberRecord>;
   private readonly intents: Collection<OrgIntent>;
+
+  /**
+   * Set at start: told right after every membership row written or deleted (a private user is visible to the users
+   * sharing an organization with it), also a removal undone by `keepAnOwner`.
+   */
+  witness: VisibilityWitnessHandle | null = null;
 
   constructor(private readonly ctx: PluginContext) {
     this.intents = ctx.store.collection<OrgIntent>(ORG_INTENTS);
@@ -333,6 +340,7 @@ export class Orgs implements OrgsService {
   async addMember(team: TeamRecord, userId: number): Promise<void> {
     try {
       await this.members.insertOne({ teamId: team.id, orgId: team.orgId, userId, owners: team.isOwners, createdAt: nowRfc3339() });
+      this.witness?.changed();
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       return;
@@ -344,6 +352,7 @@ export class Orgs implements OrgsService {
   async removeMember(team: TeamRecord, userId: number): Promise<void> {
     const removed = await this.members.findOneAndDelete({ teamId: team.id, userId });
     if (!removed) return;
+    this.witness?.changed();
     if (team.isOwners) await this.keepAnOwner(team, [removed]);
     await this.dropPublicIfGone(team.orgId, userId);
     await this.accessChanged('team_member', { userIds: [userId], ownerIds: [team.orgId] });
@@ -355,7 +364,9 @@ export class Orgs implements OrgsService {
     const removed: MembershipRecord[] = [];
     for (const row of rows) {
       const gone = await this.members.findOneAndDelete({ teamId: row.teamId, userId });
-      if (gone) removed.push(gone);
+      if (!gone) continue;
+      this.witness?.changed();
+      removed.push(gone);
     }
     const ownerRows = removed.filter((r) => r.owners);
     if (ownerRows.length > 0) {
@@ -387,6 +398,7 @@ export class Orgs implements OrgsService {
     for (const row of removed) {
       try {
         await this.members.insertOne(row);
+        this.witness?.changed();
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
       }
@@ -398,6 +410,7 @@ export class Orgs implements OrgsService {
     if (team.isOwners) throw fail.validation('id', 'the Owners team cannot be deleted');
     const memberIds = await this.memberIdsOfTeam(team.id);
     await this.members.deleteMany({ teamId: team.id });
+    this.witness?.changed();
     await this.teams.deleteOne({ id: team.id });
     for (const userId of memberIds) await this.dropPublicIfGone(team.orgId, userId);
     await this.ctx.events.emit(TEAM_DELETED, { team });
@@ -437,11 +450,13 @@ export class Orgs implements OrgsService {
     if (account.type === 'org') {
       const teams = await this.teams.find({ orgId: account.id });
       await this.members.deleteMany({ orgId: account.id });
+      this.witness?.changed();
       await this.publicMembers.deleteMany({ orgId: account.id });
       await this.teams.deleteMany({ orgId: account.id });
       for (const team of teams) await this.ctx.events.emit(TEAM_DELETED, { team });
     } else {
       await this.members.deleteMany({ userId: account.id });
+      this.witness?.changed();
       await this.publicMembers.deleteMany({ userId: account.id });
     }
   }

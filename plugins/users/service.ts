@@ -4,7 +4,7 @@ import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type NonPublicOwners, type UsersService, type VisibilityWitness, type VisibilityBatchWitness } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type NonPublicOwners, type UsersService, type VisibilityWitness, type VisibilityBatchWitness, type VisibilityWitnessHandle } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -99,6 +99,10 @@ export function maySignIn(account: Account): boolean {
 export function prohibited(): ForgeError {
   return fail.forbidden('This account is prohibited from signing in, please contact your site administrator.');
 }
+
+/** Viewers whose witness verdicts are kept, and verdicts per viewer (beyond: asked again, not kept). */
+const SEEN_KEPT_VIEWERS = 256;
+const SEEN_KEPT_VERDICTS = 2048;
 
 export class Users implements UsersService {
   private readonly accounts: Collection<Account>;
@@ -591,35 +595,71 @@ export class Users implements UsersService {
 
   private readonly visibilityWitnesses: VisibilityWitness[] = [];
   private readonly batchWitnesses: Array<VisibilityBatchWitness | null> = [];
+  /** Bumped by a witness's `changed()`: every kept answer (`seenKept`) made before it is void. */
+  private witnessEpoch = 0;
+  /**
+   * Per viewer, the witnesses' verdicts about private users asked so far (id → seen), valid while `epoch` is the
+   * current `witnessEpoch`. A signed-in `/users/search` asks about every private match on every request (100 in
+   * the bench world: two membership reads and a follow read, ~40 µs); the same viewer asking again reads this.
+   */
+  private readonly seenKept = new Map<number, { epoch: number; verdicts: Map<number, boolean> }>();
 
-  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): void {
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): VisibilityWitnessHandle {
     this.visibilityWitnesses.push(witness);
     this.batchWitnesses.push(batch ?? null);
+    return { changed: () => void this.witnessEpoch++ };
   }
 
   /**
    * The private users among `ids` whom `viewer` (signed in, not a site admin) sees: itself, and whoever a witness
-   * admits — asked once per witness for all of them where the witness answers in bulk, else per account.
+   * admits. Verdicts kept for this viewer answer at once; the witnesses are asked about the rest, once per witness for
+   * all of them where the witness answers in bulk, else per account, and their verdicts are kept unless a witness
+   * reported a change meanwhile (the answer may predate it).
    */
   async privateUsersSeenBy(ids: readonly number[], viewer: Caller): Promise<Set<number>> {
     const seen = new Set<number>();
-    let rest = ids.filter((id) => {
-      if (id !== viewer.id) return true;
-      seen.add(id);
-      return false;
-    });
+    const epoch = this.witnessEpoch;
+    let kept = this.seenKept.get(viewer.id);
+    if (kept !== undefined && kept.epoch !== epoch) kept = undefined;
+    let unknown: number[] = [];
+    for (const id of ids) {
+      if (id === viewer.id) seen.add(id);
+      else {
+        const verdict = kept?.verdicts.get(id);
+        if (verdict === true) seen.add(id);
+        else if (verdict === undefined) unknown.push(id);
+      }
+    }
+    if (unknown.length === 0) return seen;
+    const asked = unknown;
+    const admitted = new Set<number>();
     for (const [i, batch] of this.batchWitnesses.entries()) {
-      if (rest.length === 0) break;
+      if (unknown.length === 0) break;
       if (batch) {
-        const yes = await batch(rest, viewer.id);
-        for (const id of yes) seen.add(id);
+        for (const id of await batch(unknown, viewer.id)) admitted.add(id);
       } else {
         const witness = this.visibilityWitnesses[i]!;
-        for (const id of rest) if (await witness({ id, type: 'user', visibility: 'private' } as unknown as Account, viewer.id)) seen.add(id);
+        for (const id of unknown) if (await witness({ id, type: 'user', visibility: 'private' } as unknown as Account, viewer.id)) admitted.add(id);
       }
-      rest = rest.filter((id) => !seen.has(id));
+      unknown = unknown.filter((id) => !admitted.has(id));
     }
+    for (const id of admitted) seen.add(id);
+    if (this.witnessEpoch === epoch) this.keepVerdicts(viewer.id, epoch, asked, admitted);
     return seen;
+  }
+
+  private keepVerdicts(viewerId: number, epoch: number, asked: readonly number[], admitted: ReadonlySet<number>): void {
+    let kept = this.seenKept.get(viewerId);
+    if (kept === undefined || kept.epoch !== epoch) {
+      if (kept === undefined && this.seenKept.size >= SEEN_KEPT_VIEWERS) {
+        // The oldest viewer goes (insertion order): a hit never rewrites the map.
+        this.seenKept.delete(this.seenKept.keys().next().value!);
+      }
+      kept = { epoch, verdicts: new Map() };
+      this.seenKept.set(viewerId, kept);
+    }
+    if (kept.verdicts.size + asked.length > SEEN_KEPT_VERDICTS) return;
+    for (const id of asked) kept.verdicts.set(id, admitted.has(id));
   }
 
   async visibleTo(account: Account, viewer: Caller | null): Promise<boolean> {
