@@ -26,20 +26,21 @@ t.test('lowerBound and yieldAfter', async (t) => {
   await eager();
   t.equal(turned, true, 'after it, the event loop turns (setImmediate callbacks run)');
 
-  // A long turn (another task of 30 ms) makes the next slice as long: the build keeps half of the time.
+  // A long turn (another task of 200 ms) makes the next slice as long: the build keeps half of the time. The margins
+  // are wide (wall-clock time): only a pause of this process for 190 ms would turn the first answer.
   const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until); };
   const fair = yieldAfter(1);
   await new Promise((r) => setTimeout(r, 2));
-  setImmediate(() => busy(30));
+  setImmediate(() => busy(200));
   await fair();
   turned = false;
   setImmediate(() => { turned = true; });
   busy(10);
   await fair();
-  t.equal(turned, false, 'after a 30 ms turn, 10 ms of work is not yet a slice');
-  busy(150); // well past the 30 ms turn (a busy machine may have stretched it a little)
+  t.equal(turned, false, 'after a 200 ms turn, 10 ms of work is not yet a slice');
+  busy(400); // well past the 200 ms turn (a busy machine may have stretched it a little)
   await fair();
-  t.equal(turned, true, 'after 160 ms it is');
+  t.equal(turned, true, 'after 410 ms it is');
 });
 
 t.test('changes and searches while the index is built', async (t) => {
