@@ -52,6 +52,9 @@ export interface MembershipRecord {
   createdAt: string;
 }
 
+/** Users whose teams are kept (beyond: the oldest goes). */
+const TEAMS_KEPT_USERS = 4096;
+
 export class Orgs implements OrgsService {
   readonly teams: Collection<TeamRecord>;
   readonly members: Collection<MembershipRecord>;
@@ -63,6 +66,14 @@ export class Orgs implements OrgsService {
    * sharing an organization with it), also a removal undone by `keepAnOwner`.
    */
   witness: VisibilityWitnessHandle | null = null;
+  /** Bumped right after every membership or team row written or deleted: every kept `teamsKept` entry is void. */
+  private membershipEpoch = 0;
+  /**
+   * Per user, its teams (frozen) and organizations as last read, while `epoch` is current. Every signed-in request
+   * that checks access asks for them (repository access: `teamsOf`; hidden owners: `orgIdsOf`): two store reads each
+   * time otherwise. Only this service writes the membership and team collections, so it knows every change.
+   */
+  private readonly teamsKept = new Map<number, { epoch: number; teams: readonly TeamRecord[]; orgIds: readonly number[] }>();
 
   constructor(private readonly ctx: PluginContext) {
     this.intents = ctx.store.collection<OrgIntent>(ORG_INTENTS);
@@ -86,18 +97,42 @@ export class Orgs implements OrgsService {
   }
 
   async orgIdsOf(userId: number): Promise<number[]> {
-    const rows = await this.members.find({ userId }, { projection: { orgId: 1 } });
-    return [...new Set(rows.map((r) => r.orgId))].sort((a, b) => a - b);
+    return [...(await this.membershipsOf(userId)).orgIds];
   }
 
+  /** The user's teams (frozen records, ascending ids), optionally only those of these organizations. */
   async teamsOf(userId: number, orgIds?: number[]): Promise<TeamRecord[]> {
-    let rows = await this.members.find({ userId }, { projection: { teamId: 1, orgId: 1 } });
-    if (orgIds) {
-      const wanted = new Set(orgIds);
-      rows = rows.filter((r) => wanted.has(r.orgId));
+    const { teams } = await this.membershipsOf(userId);
+    if (!orgIds) return [...teams];
+    if (teams.length === 0) return [];
+    const wanted = new Set(orgIds);
+    return teams.filter((t) => wanted.has(t.orgId));
+  }
+
+  /** Every membership or team change: kept teams are void, and so are the users plugin's visibility verdicts. */
+  private membershipChanged(): void {
+    this.membershipEpoch++;
+    this.witness?.changed();
+  }
+
+  /**
+   * The user's teams and organizations: kept ones while no membership or team changed, else read (and kept unless a
+   * change came while reading). An organization whose team is gone (a crash between the two deletes) still counts.
+   */
+  private async membershipsOf(userId: number): Promise<{ teams: readonly TeamRecord[]; orgIds: readonly number[] }> {
+    const epoch = this.membershipEpoch;
+    const kept = this.teamsKept.get(userId);
+    if (kept !== undefined && kept.epoch === epoch) return kept;
+    const rows = await this.members.find({ userId }, { projection: { teamId: 1, orgId: 1 } });
+    const orgIds = Object.freeze([...new Set(rows.map((r) => r.orgId))].sort((a, b) => a - b));
+    const teams = rows.length === 0 ? [] : await this.teams.find({ id: { $in: rows.map((r) => r.teamId) } }, { sort: { id: 1 } });
+    const made = { epoch, teams: Object.freeze(teams.map((t) => Object.freeze(t))), orgIds };
+    if (this.membershipEpoch === epoch) {
+      // The oldest user goes first (insertion order): a hit never rewrites the map.
+      if (kept === undefined && this.teamsKept.size >= TEAMS_KEPT_USERS) this.teamsKept.delete(this.teamsKept.keys().next().value!);
+      this.teamsKept.set(userId, made);
     }
-    if (rows.length === 0) return [];
-    return this.teams.find({ id: { $in: rows.map((r) => r.teamId) } }, { sort: { id: 1 } });
+    return made;
   }
 
   async teamById(id: number): Promise<TeamRecord | null> {
@@ -297,6 +332,7 @@ export class Orgs implements OrgsService {
     set.updatedAt = nowRfc3339();
     try {
       const after = await this.teams.findOneAndUpdate({ id: team.id }, { $set: set });
+      this.membershipChanged();
       if (!after) throw fail.notFound();
       if (after.permission !== team.permission || after.includesAllRepos !== team.includesAllRepos || JSON.stringify(after.units) !== JSON.stringify(team.units)) {
         await this.accessChanged('team', { userIds: await this.memberIdsOfTeam(team.id), ownerIds: [team.orgId] });
@@ -325,7 +361,9 @@ export class Orgs implements OrgsService {
       updatedAt: now,
     };
     try {
-      return await this.teams.insertOne(team);
+      const made = await this.teams.insertOne(team);
+      this.membershipChanged();
+      return made;
     } catch (err) {
       if (isDuplicateKeyError(err)) throw fail.conflict(`team "${input.name}" already exists in this organization`);
       throw err;
@@ -340,7 +378,7 @@ export class Orgs implements OrgsService {
   async addMember(team: TeamRecord, userId: number): Promise<void> {
     try {
       await this.members.insertOne({ teamId: team.id, orgId: team.orgId, userId, owners: team.isOwners, createdAt: nowRfc3339() });
-      this.witness?.changed();
+      this.membershipChanged();
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       return;
@@ -352,7 +390,7 @@ export class Orgs implements OrgsService {
   async removeMember(team: TeamRecord, userId: number): Promise<void> {
     const removed = await this.members.findOneAndDelete({ teamId: team.id, userId });
     if (!removed) return;
-    this.witness?.changed();
+    this.membershipChanged();
     if (team.isOwners) await this.keepAnOwner(team, [removed]);
     await this.dropPublicIfGone(team.orgId, userId);
     await this.accessChanged('team_member', { userIds: [userId], ownerIds: [team.orgId] });
@@ -365,7 +403,7 @@ export class Orgs implements OrgsService {
     for (const row of rows) {
       const gone = await this.members.findOneAndDelete({ teamId: row.teamId, userId });
       if (!gone) continue;
-      this.witness?.changed();
+      this.membershipChanged();
       removed.push(gone);
     }
     const ownerRows = removed.filter((r) => r.owners);
@@ -398,7 +436,7 @@ export class Orgs implements OrgsService {
     for (const row of removed) {
       try {
         await this.members.insertOne(row);
-        this.witness?.changed();
+        this.membershipChanged();
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
       }
@@ -410,8 +448,9 @@ export class Orgs implements OrgsService {
     if (team.isOwners) throw fail.validation('id', 'the Owners team cannot be deleted');
     const memberIds = await this.memberIdsOfTeam(team.id);
     await this.members.deleteMany({ teamId: team.id });
-    this.witness?.changed();
+    this.membershipChanged();
     await this.teams.deleteOne({ id: team.id });
+    this.membershipChanged();
     for (const userId of memberIds) await this.dropPublicIfGone(team.orgId, userId);
     await this.ctx.events.emit(TEAM_DELETED, { team });
     if (memberIds.length > 0) await this.accessChanged('team', { userIds: memberIds, ownerIds: [team.orgId] });
@@ -450,13 +489,14 @@ export class Orgs implements OrgsService {
     if (account.type === 'org') {
       const teams = await this.teams.find({ orgId: account.id });
       await this.members.deleteMany({ orgId: account.id });
-      this.witness?.changed();
+      this.membershipChanged();
       await this.publicMembers.deleteMany({ orgId: account.id });
       await this.teams.deleteMany({ orgId: account.id });
+      this.membershipChanged();
       for (const team of teams) await this.ctx.events.emit(TEAM_DELETED, { team });
     } else {
       await this.members.deleteMany({ userId: account.id });
-      this.witness?.changed();
+      this.membershipChanged();
       await this.publicMembers.deleteMany({ userId: account.id });
     }
   }
