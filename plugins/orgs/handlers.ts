@@ -215,6 +215,12 @@ export async function listTeams(rc: Rc<{ org: string }>): Promise<Reply> {
   return { status: 200, body: await apiTeams(rc, page), headers };
 }
 
+/** GET /user/teams — every team the caller is in, across its organizations, by id (Gitea's ListUserTeams). */
+export async function listMyTeams(rc: Rc): Promise<Reply> {
+  const { page, headers } = pageOf(rc, await orgs(rc).teamsOf(rc.caller!.id));
+  return { status: 200, body: await apiTeams(rc, page), headers };
+}
+
 /** GET /orgs/{org}/teams/search — `q` in the name (and the description with include_desc), `{ok, data}`. */
 export async function searchTeams(rc: Rc<{ org: string }, { q?: string; include_desc?: boolean }>): Promise<Reply> {
   const org = await orgByName(rc, rc.params.org);

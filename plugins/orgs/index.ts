@@ -148,6 +148,12 @@ export default definePlugin<OrgsService>({
       schema: { querystring: list, response: { 200: ref('forgekit/OrganizationList') } },
     },
     {
+      // Gitea registers it in the /user group: the user scope category.
+      operationId: 'userListTeams', summary: 'List all the teams a user belongs to', scope: 'user',
+      method: 'GET', path: '/user/teams', auth: 'user', handler: h.listMyTeams,
+      schema: { querystring: list, response: { 200: ref('forgekit/TeamList') } },
+    },
+    {
       operationId: 'orgListUserOrgs', summary: 'List a user\'s organizations', scope: 'organization',
       method: 'GET', path: '/users/:username/orgs', auth: 'optional', handler: h.listUserOrgs,
       schema: { params: userParams, querystring: list, response: { 200: ref('forgekit/OrganizationList') } },

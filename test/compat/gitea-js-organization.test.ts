@@ -93,6 +93,16 @@ t.test('gitea-js organization methods', async (t) => {
     t.equal(edited.data.permission, 'read', 'the lowest unit access');
     assertConforms(t, 'orgEditTeam', edited.data);
     t.equal((await settle(api.teams.orgAddTeamMember(id, 'gjo-member'))).status, 204);
+    // The caller's own teams across its organizations (GET /user/teams), with each team's organization, paged.
+    const myTeams = await settle(asMember.user.userListTeams());
+    t.equal(myTeams.status, 200);
+    t.same(myTeams.data.map((x) => [x.name, x.organization?.name]), [['developers', 'gjo-org']]);
+    t.equal(myTeams.headers.get('x-total-count'), '1');
+    assertConforms(t, 'userListTeams', myTeams.data);
+    const ownerTeams = await settle(api.user.userListTeams({ limit: 1 }));
+    t.same(ownerTeams.data.map((x) => x.name), ['Owners'], 'by id: the Owners team came first');
+    t.equal(ownerTeams.headers.get('x-total-count'), '1', 'the owner is in the Owners team only');
+    t.equal((await settle(anonymous.user.userListTeams())).status, 401, 'signed-in callers only');
     const members = await settle(asMember.teams.orgListTeamMembers(id));
     t.same(members.data.map((u) => u.login), ['gjo-member']);
     assertConforms(t, 'orgListTeamMembers', members.data);
