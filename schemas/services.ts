@@ -142,13 +142,19 @@ export type VisibilityWitness = (account: Account, viewerId: number) => Promise<
 export type VisibilityBatchWitness = (userIds: readonly number[], viewerId: number) => Promise<Set<number>>;
 
 /**
- * What `addVisibilityWitness` gives back. The users plugin keeps each viewer's answers about private users until a
- * witness says its data changed: the witness calls `changed()` right after EVERY write that can change an answer
- * (memberships, follows), also one undone later or followed by a failure. An answer read before the write and kept
- * is void from that call on; until it, the write is not yet seen (as if it had come a moment later).
+ * What `addVisibilityWitness` gives back. A witness registered with `{ reportsChanges: true }` promises to call
+ * `changed()` right after EVERY write that can change one of its answers (memberships, follows), also one undone
+ * later or followed by a failure: then the users plugin keeps each viewer's verdicts about private users until such
+ * a call (an answer read before the write and kept is void from that call on; until it, the write is not yet seen,
+ * as if it had come a moment later). While any registered witness does not report changes, nothing is kept.
  */
 export interface VisibilityWitnessHandle {
   changed(): void;
+}
+
+export interface VisibilityWitnessOptions {
+  /** The witness calls its handle's `changed()` after every write that can change an answer (see the handle). */
+  reportsChanges?: boolean;
 }
 
 export interface EmailAddress {
@@ -227,7 +233,7 @@ export interface UsersService {
   /** Ids of the accounts (of one type, or all) `viewer` does not see: list filters exclude them. Empty for admins. */
   hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
   /** Registers a visibility witness (plugins call it at start); the handle reports changes of its answers. */
-  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): VisibilityWitnessHandle;
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness, options?: VisibilityWitnessOptions): VisibilityWitnessHandle;
   /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */
   accountPage(options: { type: 'user' | 'org'; visibility?: AccountVisibility[]; skip: number; limit: number }): Promise<{ accounts: Account[]; total: number }>;
   /**

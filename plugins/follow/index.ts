@@ -20,7 +20,8 @@ export default definePlugin<Follows>({
     // A private user is seen by the users they follow (Gitea's IsUserVisibleToViewer).
     service.witness = ctx.services.get('users').addVisibilityWitness(
       (account, viewerId) => (account.type === 'user' ? service.isFollowing(account.id, viewerId) : Promise.resolve(false)),
-      (ids, viewerId) => service.followersAmong(ids, viewerId));
+      (ids, viewerId) => service.followersAmong(ids, viewerId),
+      { reportsChanges: true });
     return service;
   },
   routes: [

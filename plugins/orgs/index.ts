@@ -55,7 +55,7 @@ export default definePlugin<OrgsService>({
     const users = ctx.services.get('users');
     users.addDeletionGuard({ blockers: (account) => service.deletionBlockers(account) });
     // A private organization is seen by its members; a private user by the users sharing an organization with them.
-    service.witness = users.addVisibilityWitness((account, viewerId) => service.sharesOrg(account, viewerId), (ids, viewerId) => service.usersSharingOrg(ids, viewerId));
+    service.witness = users.addVisibilityWitness((account, viewerId) => service.sharesOrg(account, viewerId), (ids, viewerId) => service.usersSharingOrg(ids, viewerId), { reportsChanges: true });
     return service;
   },
   routes: [

@@ -4,7 +4,7 @@ import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { ForgeError, fail } from '../../core/errors.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
-import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type NonPublicOwners, type UsersService, type VisibilityWitness, type VisibilityBatchWitness, type VisibilityWitnessHandle } from '../../schemas/services.js';
+import { ACCOUNT_DELETED, ACCOUNT_RENAMED, type Account, type AccountEdit, type AccountVisibility, type DeletionGuard, type EmailAddress, type NewOrgInput, type NewUserInput, type OrgChanges, type RenameParticipant, type NonPublicOwners, type UsersService, type VisibilityWitness, type VisibilityBatchWitness, type VisibilityWitnessHandle, type VisibilityWitnessOptions } from '../../schemas/services.js';
 import { checkAccountName } from './names.js';
 import { PasswordHasher } from './password.js';
 import { Generations } from '../lib/generations.js';
@@ -604,9 +604,16 @@ export class Users implements UsersService {
    */
   private readonly seenKept = new Map<number, { epoch: number; verdicts: Map<number, boolean> }>();
 
-  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness): VisibilityWitnessHandle {
+  /** False once a witness that does not report its changes is registered: then no verdict is kept. */
+  private verdictsKeepable = true;
+
+  addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness, options: VisibilityWitnessOptions = {}): VisibilityWitnessHandle {
     this.visibilityWitnesses.push(witness);
     this.batchWitnesses.push(batch ?? null);
+    if (options.reportsChanges !== true) {
+      this.verdictsKeepable = false;
+      this.seenKept.clear();
+    }
     return { changed: () => void this.witnessEpoch++ };
   }
 
@@ -644,7 +651,7 @@ export class Users implements UsersService {
       unknown = unknown.filter((id) => !admitted.has(id));
     }
     for (const id of admitted) seen.add(id);
-    if (this.witnessEpoch === epoch) this.keepVerdicts(viewer.id, epoch, asked, admitted);
+    if (this.verdictsKeepable && this.witnessEpoch === epoch) this.keepVerdicts(viewer.id, epoch, asked, admitted);
     return seen;
   }
 

@@ -9,8 +9,11 @@ import { startForge, expectStatus, type TestForge, type TestUser } from '../help
 
 const ok = expectStatus;
 
-/** A witness that admits nobody and records each batch it is asked (the viewer's id and the ids). */
-function witnessProbe() {
+/**
+ * A witness that admits nobody and records each batch it is asked (the viewer's id and the ids); it has nothing to
+ * change, so it says it reports its changes unless `reportsChanges` is false (a witness written before the option).
+ */
+function witnessProbe(reportsChanges = true) {
   const asked: Array<{ viewerId: number; ids: number[] }> = [];
   const plugin = definePlugin({
     name: 'witness-probe',
@@ -21,7 +24,8 @@ function witnessProbe() {
         async (ids, viewerId) => {
           asked.push({ viewerId, ids: [...ids] });
           return new Set();
-        });
+        },
+        reportsChanges ? { reportsChanges: true } : undefined);
     },
   });
   return { asked, plugin };
@@ -119,4 +123,18 @@ t.test('users search: witness verdicts kept per viewer, void after any membershi
   await ok(f.request('PATCH', '/admin/users/wc-phermit', { token: f.admin.token, json: { login_name: 'wc-phermit', source_id: 0, visibility: 'public' } }), 200);
   t.same(await found(other), ['wc-phermit']);
   t.same(await found(), ['wc-phermit']);
+});
+
+t.test('users search: nothing kept while a witness does not report its changes', async (t) => {
+  const { asked, plugin } = witnessProbe(false);
+  const f = await startForge({ extraPlugins: [plugin] });
+  t.teardown(() => f.close());
+  const viewer = await f.createUser({ username: 'wn-viewer' });
+  const hermit = await f.createUser({ username: 'wn-phermit' });
+  await makePrivate(f, hermit);
+  for (let i = 0; i < 3; i++) {
+    const res = await f.request('GET', '/users/search?q=wn-p', { token: viewer.token });
+    t.same(res.json.data, [], 'the private user stays hidden');
+  }
+  t.equal(asked.length, 3, 'the witnesses are asked on every search');
 });
