@@ -1,17 +1,16 @@
 // Stored organization accounts and teams → the API's Organization and Team objects.
-import type { Caller } from '../../core/plugin.js';
 import type { Account, TeamRecord, UsersService } from '../../schemas/services.js';
 import { UNIT_KEYS, unitsOf } from './units.js';
 
-/** An organization as `viewer` sees it: its contact address only for signed-in callers (Gitea's orgGet). */
-export function toApiOrg(org: Account, users: UsersService, viewer: Caller | null): Record<string, unknown> {
+/** An organization as a caller sees it: its contact address only for signed-in callers (Gitea's orgGet). */
+export function toApiOrg(org: Account, users: UsersService, signedIn: boolean): Record<string, unknown> {
   const visibility = org.visibility === 'limited' || org.visibility === 'private' ? org.visibility : 'public';
   return {
     id: org.id,
     name: org.login,
     username: org.login,
     full_name: org.fullName ?? '',
-    email: viewer ? org.email ?? '' : '',
+    email: signedIn ? org.email ?? '' : '',
     // The avatar rule lives with the accounts; an organization's avatar does not depend on the viewer.
     avatar_url: users.toApi(org, null).avatar_url,
     description: org.description ?? '',

@@ -58,7 +58,7 @@ async function managedTeam(rc: Rc, id: number): Promise<TeamRecord> {
 }
 
 function apiOrg(rc: Rc, org: Account): Record<string, unknown> {
-  return toApiOrg(org, users(rc), rc.caller);
+  return toApiOrg(org, users(rc), rc.caller !== null);
 }
 
 /** Teams with their organization (Gitea's ToTeam with the organization loaded). */
@@ -126,7 +126,7 @@ export async function adminCreateOrg(rc: Rc<{ username: string }, unknown, Creat
 export async function listAllOrgs(rc: Rc): Promise<Reply> {
   const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
   const { orgs: page, total } = await orgs(rc).visibleOrgPage(rc.caller, win);
-  return { status: 200, body: page.map((o) => apiOrg(rc, o)), headers: pageHeaders(rc, total, win) };
+  return { status: 200, type: 'json-text', body: orgs(rc).orgsJson(page, rc.caller), headers: pageHeaders(rc, total, win) };
 }
 
 /** GET /orgs/{org} */
@@ -165,7 +165,7 @@ async function orgListReply(rc: Rc, orgIds: number[]): Promise<Reply> {
   const list = [...accounts.values()].filter((a) => a.type === 'org')
     .sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : a.id - b.id));
   const { page, headers } = pageOf(rc, list);
-  return { status: 200, body: page.map((o) => apiOrg(rc, o)), headers };
+  return { status: 200, type: 'json-text', body: orgs(rc).orgsJson(page, rc.caller), headers };
 }
 
 /** GET /user/orgs — every organization the caller belongs to. */

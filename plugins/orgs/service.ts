@@ -1,9 +1,11 @@
 // Teams and team membership: the OrgsService other plugins use, plus the mutations the orgs routes perform.
 import { fail } from '../../core/errors.js';
-import type { Caller, PluginContext } from '../../core/plugin.js';
+import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
 import { crashPoint } from '../lib/crash-points.js';
+import { DocJson } from '../lib/doc-json.js';
+import { toApiOrg } from './convert.js';
 import type { AccessChangedEvent } from '../../schemas/events.js';
 import { allUnits, settleUnits, toStored, unitsOf } from './units.js';
 import {
@@ -75,6 +77,12 @@ export class Orgs implements OrgsService {
    */
   private readonly teamsKept = new Map<number, { epoch: number; teams: readonly TeamRecord[]; orgIds: readonly number[] }>();
 
+  /**
+   * Organization JSON per stored account version (made on first use: the schema is compiled after construction), in
+   * two views: 0 for anonymous callers (no email), 1 for signed-in ones (toApiOrg's rule).
+   */
+  private orgJson: DocJson<Account> | null = null;
+
   constructor(private readonly ctx: PluginContext) {
     this.intents = ctx.store.collection<OrgIntent>(ORG_INTENTS);
     this.publicMembers = ctx.store.collection<PublicMemberRecord>(PUBLIC_MEMBERS);
@@ -84,6 +92,16 @@ export class Orgs implements OrgsService {
 
   get users(): UsersService {
     return this.ctx.services.get('users');
+  }
+
+  /** Organizations as a JSON array for `viewer`, each serialised once per stored version and view. */
+  orgsJson(list: readonly Account[], viewer: Caller | null): JsonPieces {
+    if (this.orgJson === null) {
+      const serialize = this.ctx.serializer({ $ref: 'forgekit/Organization' });
+      this.orgJson = new DocJson<Account>((org, view) => serialize(toApiOrg(org, this.users, view === 1)));
+    }
+    const view = viewer === null ? 0 : 1;
+    return this.orgJson.list(list, () => view);
   }
 
   // ---- OrgsService ----

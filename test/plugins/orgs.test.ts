@@ -276,3 +276,33 @@ t.test('organizations and teams', async (t) => {
     t.notOk(list.json.some((u: any) => u.login === 'leaver'));
   });
 });
+
+// Organization lists are serialised once per stored version and view (anonymous: no email; signed in: email): each
+// list shows the view of its caller and the organization as last written.
+t.test('organization lists: the caller\'s view, and edits seen at once', async (t) => {
+  const f = await startForge();
+  t.teardown(() => f.close());
+  const owner = await f.createUser({ username: 'lena' });
+  const viewer = await f.createUser({ username: 'vic' });
+  t.equal((await f.request('POST', '/orgs', { token: owner.token, json: { username: 'Listed', email: 'team@listed.example', full_name: 'Listed Ltd' } })).status, 201);
+  t.equal((await f.request('PUT', '/orgs/listed/public_members/lena', { token: owner.token })).status, 204);
+  const one = (res: { json: any }) => res.json.find((o: any) => o.username === 'Listed');
+  const expected = (full_name: string, email: string) => ({ username: 'Listed', name: 'Listed', full_name, email, visibility: 'public', repo_admin_change_team_access: false, avatar_url: String });
+
+  for (let round = 0; round < 2; round++) {
+    // Twice: the second time from what was kept.
+    t.match(one(await f.request('GET', '/users/lena/orgs')), expected('Listed Ltd', ''), 'anonymous: no email');
+    t.match(one(await f.request('GET', '/users/lena/orgs', { token: viewer.token })), expected('Listed Ltd', 'team@listed.example'), 'signed in: the email');
+    t.match(one(await f.request('GET', '/user/orgs', { token: owner.token })), expected('Listed Ltd', 'team@listed.example'));
+    t.match(one(await f.request('GET', '/orgs')), expected('Listed Ltd', ''));
+    t.match(one(await f.request('GET', '/orgs', { token: viewer.token })), expected('Listed Ltd', 'team@listed.example'));
+    t.match(one(await f.request('GET', '/admin/orgs', { token: f.admin.token })), expected('Listed Ltd', 'team@listed.example'));
+  }
+  t.equal((await f.request('PATCH', '/orgs/listed', { token: owner.token, json: { full_name: 'Listed Group', email: 'hq@listed.example' } })).status, 200);
+  t.match(one(await f.request('GET', '/user/orgs', { token: owner.token })), expected('Listed Group', 'hq@listed.example'), 'the edit, at once');
+  t.match(one(await f.request('GET', '/users/lena/orgs')), expected('Listed Group', ''));
+  t.match(one(await f.request('GET', '/orgs', { token: viewer.token })), expected('Listed Group', 'hq@listed.example'));
+  t.match(one(await f.request('GET', '/admin/orgs', { token: f.admin.token })), expected('Listed Group', 'hq@listed.example'));
+  const single = await f.request('GET', '/orgs/listed', { token: viewer.token });
+  t.same(one(await f.request('GET', '/users/lena/orgs', { token: viewer.token })), single.json, 'a list item is the same object GET /orgs/{org} gives');
+});
