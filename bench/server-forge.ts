@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../core/config.js';
-import { applyHeapHeadroom, bootHeadroomPercent } from '../core/heap-headroom.js';
+import { applyHeapHeadroom, applyPretenuring, bootHeadroomPercent } from '../core/heap-headroom.js';
 import { createForge } from '../plugins/index.js';
 
 interface ForgeChildConfig {
@@ -19,8 +19,10 @@ function send(message: unknown): void {
 
 async function main(): Promise<void> {
   const cfg = JSON.parse(process.env.FORGEKIT_BENCH_SERVER ?? '{}') as ForgeChildConfig;
-  // As `forgekit serve` does: the start's own headroom, then the server's once it listens.
-  applyHeapHeadroom(bootHeadroomPercent(loadConfig({ env: process.env }).heapHeadroomPercent));
+  // As `forgekit serve` does: pretenuring as configured (off), the start's own headroom, then the server's once it listens.
+  const config = loadConfig({ env: process.env });
+  applyPretenuring(config.heapPretenuring);
+  applyHeapHeadroom(bootHeadroomPercent(config.heapHeadroomPercent));
   const t0 = performance.now();
   const forge = await createForge({
     env: process.env,

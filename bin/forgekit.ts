@@ -9,7 +9,7 @@ import { CommandError, UsageError } from './cli/context.js';
 import { firstStartHints } from './cli/first-start.js';
 import { prettyLogger, wantsPretty } from './cli/pretty-log.js';
 import { loadConfig } from '../core/config.js';
-import { applyHeapHeadroom, bootHeadroomPercent } from '../core/heap-headroom.js';
+import { applyHeapHeadroom, applyPretenuring, bootHeadroomPercent } from '../core/heap-headroom.js';
 
 const USAGE = `usage: forgekit <command> [options]
 
@@ -26,12 +26,13 @@ admin, doctor, dump and restore work while the server is stopped. Add --help to 
 
 async function serve(): Promise<void> {
   const config = loadConfig({ env: process.env });
+  applyPretenuring(config.heapPretenuring);
   applyHeapHeadroom(bootHeadroomPercent(config.heapHeadroomPercent));
   // A terminal gets readable lines; a pipe, a file or a log collector gets JSON (or whatever logFormat forces).
   const forge = await createForge({ env: process.env, ...(wantsPretty(config) ? { logger: prettyLogger(config) } : {}) });
   const { url } = await forge.listen();
   applyHeapHeadroom(forge.config.heapHeadroomPercent);
-  forge.log.info({ heapHeadroomPercent: forge.config.heapHeadroomPercent, bootHeadroomPercent: bootHeadroomPercent(config.heapHeadroomPercent) },
+  forge.log.info({ heapHeadroomPercent: forge.config.heapHeadroomPercent, bootHeadroomPercent: bootHeadroomPercent(config.heapHeadroomPercent), heapPretenuring: config.heapPretenuring },
     'old-generation headroom set');
   await firstStartHints(forge, url);
   let stopping = false;

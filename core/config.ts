@@ -25,6 +25,11 @@ export interface ForgeConfig {
    */
   heapHeadroomPercent: number;
   /**
+   * V8's allocation-site pretenuring in the `forgekit serve` process (core/heap-headroom.ts): off by default, because
+   * a load that starts while the post-start index builds run can leave request allocations pretenured for good.
+   */
+  heapPretenuring: boolean;
+  /**
    * node:http server options (ms; 0 = off / unlimited), and `replyBatch`: the most replies whose writes are held to
    * the end of the event-loop turn (0 = write each reply in place; see core/http/reply-batch.ts), and `discardBodyBytes`:
    * how much of a refused body (413, 415) is read and dropped so the client can read the answer (core/http/body.ts).
@@ -65,6 +70,7 @@ const ENV_MAP: Array<[string, string, (v: string) => unknown]> = [
   ['FORGEKIT_LOG_FORMAT', 'logFormat', String],
   ['FORGEKIT_REPLY_BATCH', 'server.replyBatch', Number],
   ['FORGEKIT_HEAP_HEADROOM_PERCENT', 'heapHeadroomPercent', Number],
+  ['FORGEKIT_HEAP_PRETENURING', 'heapPretenuring', parseBool],
   ['FORGEKIT_LOAD_PLUGINS', 'loadPlugins', (v) => v.split(',').map((s) => s.trim()).filter(Boolean)],
   ['FORGEKIT_ADMIN_USERNAME', 'admin.username', String],
   ['FORGEKIT_ADMIN_PASSWORD', 'admin.password', String],

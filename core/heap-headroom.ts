@@ -1,7 +1,7 @@
-// The server process's old-generation headroom: how far V8 lets the old generation grow past what the last full
-// collection kept before it starts the next one.
+// The server process's V8 heap settings: the old-generation headroom (how far V8 lets the old generation grow past
+// what the last full collection kept before it starts the next one), and allocation-site pretenuring (below).
 //
-// Why: forgekit keeps ~0.5 GiB of indexes and documents live. On a heap that large V8 chooses its smallest growth
+// Why the headroom: forgekit keeps ~0.5 GiB of indexes and documents live. On a heap that large V8 chooses its smallest growth
 // factor (1.1: its collector is fast next to what a server promotes), so every ~50 MiB that requests leave in the old
 // generation start a full collection — about half a second of marking on the server's core, which shows as p99
 // spikes of 100–400 ms every few seconds under load (bench/RESULTS.md). A fixed headroom of 25% makes those
@@ -26,3 +26,21 @@ export function bootHeadroomPercent(runtimePercent: number): number {
 }
 
 const BOOT_HEADROOM_PERCENT = 100;
+
+/**
+ * Turns V8's allocation-site pretenuring on or off for this process (`forgekit serve` and the bench server turn it
+ * off first thing, before the boot allocates anything; `heapPretenuring` in the config turns it back on).
+ *
+ * Why off: V8 counts, per allocation site, how many of its objects survive scavenges, and a site whose objects
+ * mostly survive gets its later objects allocated straight in the old generation. A load that starts while the
+ * post-start index builds run (the issues' `q` index: 1.5 s, 86 MiB) makes request objects survive for a while, and
+ * about one server process in three then kept request allocation sites pretenured for its whole life: request
+ * objects born old hold their young parts alive, so every scavenge copied and promoted ~3.5 MB (8–9 ms instead of
+ * 2, every ~23 ms), full collections followed every few seconds, and every request cost 1.3–2.5× the CPU with a p99
+ * of ~20 ms (`GET /version` 32–45 µs against 14–17; bench/RESULTS.md, twelfth session). A full collection does not
+ * end that state; only a new process did. Without pretenuring, 20 of 20 processes stayed fast, at the same boot
+ * time and memory. Nothing forgekit keeps relies on it: its long-lived data is built once at start.
+ */
+export function applyPretenuring(enabled: boolean): void {
+  v8.setFlagsFromString(enabled ? '--allocation-site-pretenuring' : '--no-allocation-site-pretenuring');
+}

@@ -54,7 +54,7 @@ t.test('server process', async (t) => {
   t.match(admin, { login: 'boss', email: 'boss@example.com' }, 'the env created the first admin');
   t.match(await first.logged(/"method":"GET","path":"\/api\/v1\/user","status":401/), /"method":"GET","path":"\/api\/v1\/user","status":401/, 'one log line per request');
   t.notMatch(first.output(), /token=abc|boss-secret/, 'no token or password in the logs');
-  t.match(first.output(), /"heapHeadroomPercent":25,"bootHeadroomPercent":100,"msg":"old-generation headroom set"/, 'the old-generation headroom of the default config set once listening');
+  t.match(first.output(), /"heapHeadroomPercent":25,"bootHeadroomPercent":100,"heapPretenuring":false,"msg":"old-generation headroom set"/, 'the old-generation headroom of the default config set once listening, pretenuring off');
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'SIGTERM stops cleanly');
 

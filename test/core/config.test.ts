@@ -11,6 +11,7 @@ t.test('defaults', async (t) => {
   t.equal(c.pagination.defaultLimit, 30);
   t.equal(c.pagination.maxLimit, 50);
   t.ok(Object.isFrozen(c) && Object.isFrozen(c.pagination), 'frozen deeply');
+  t.equal(c.heapPretenuring, false, "V8's allocation-site pretenuring is off in `forgekit serve` unless asked for");
 });
 
 t.test('environment overrides', async (t) => {
@@ -28,12 +29,15 @@ t.test('environment overrides', async (t) => {
   t.same(c.admin, { username: 'boss', password: 'secret1', email: 'b@x.io' });
   t.equal(c.plugins.git!.migrateAllowLocal, true, 'a plugin key the plugin validates at boot (test/core/plugin-settings.test.ts)');
   t.equal(loadConfig({ env: { FORGEKIT_ROOT_URL: 'https://git.example.com/forge' } }).rootUrl, 'https://git.example.com/forge/');
+  t.equal(loadConfig({ env: { FORGEKIT_HEAP_PRETENURING: 'true' } }).heapPretenuring, true);
+  t.equal(loadConfig({ env: { FORGEKIT_HEAP_PRETENURING: 'off' } }).heapPretenuring, false);
 });
 
 t.test('a bad value stops with the key and the reason', async (t) => {
   t.throws(() => loadConfig({ env: { PORT: 'eighty' } }), { name: 'ConfigError', message: /"port".*must be integer/ });
   t.throws(() => loadConfig({ env: { PORT: '70000' } }), { message: /"port".*<= 65535/ });
   t.throws(() => loadConfig({ env: { FORGEKIT_LOG_LEVEL: 'loud' } }), { message: /"logLevel"/ });
+  t.throws(() => loadConfig({ env: { FORGEKIT_HEAP_PRETENURING: 'maybe' } }), { message: /"heapPretenuring"/ });
   t.throws(() => loadConfig({ env: { FORGEKIT_ROOT_URL: 'ftp://x' } }), { message: /"rootUrl"/ });
   t.throws(() => loadConfig({ env: { FORGEKIT_MONGODB_URI: 'postgres://x' } }), { message: /"mongodbUri"/ });
   t.throws(() => loadConfig({ overrides: { pagination: { defaultLimit: 80 } } }), ConfigError);
