@@ -1,11 +1,11 @@
 // The server process's V8 heap settings: the old-generation headroom (how far V8 lets the old generation grow past
 // what the last full collection kept before it starts the next one), and allocation-site pretenuring (below).
 //
-// Why the headroom: forgekit keeps ~0.5 GiB of indexes and documents live. On a heap that large V8 chooses its smallest growth
-// factor (1.1: its collector is fast next to what a server promotes), so every ~50 MiB that requests leave in the old
-// generation start a full collection — about half a second of marking on the server's core, which shows as p99
-// spikes of 100–400 ms every few seconds under load (bench/RESULTS.md). A fixed headroom of 25% makes those
-// collections four to five times rarer for ~130 MiB more at the peak. Set once the server listens.
+// Why the headroom: forgekit keeps ~0.5 GiB of indexes and documents live. On a heap that large V8 chooses its smallest
+// growth factor (1.1: its collector is fast next to what a server promotes), so every ~50 MiB that requests leave in
+// the old generation start a full collection — about half a second of marking on the server's core, which shows as p99
+// spikes of 100–400 ms every few seconds under load (bench/RESULTS.md). A fixed headroom of 25% makes those collections
+// four to five times rarer for ~130 MiB more at the peak. Set once the server listens.
 //
 // The boot gets its own, larger headroom (`bootHeadroomPercent`): with V8's own factors (up to 4 while a program
 // allocates fast) the heap of a start that loads 0.5 GiB grew to ~850 MiB of which ~290 was garbage of the load and
@@ -38,7 +38,7 @@ const BOOT_HEADROOM_PERCENT = 100;
  * objects born old hold their young parts alive, so every scavenge copied and promoted ~3.5 MB (8–9 ms instead of
  * 2, every ~23 ms), full collections followed every few seconds, and every request cost 1.3–2.5× the CPU with a p99
  * of ~20 ms (`GET /version` 32–45 µs against 14–17; bench/RESULTS.md, twelfth session). A full collection does not
- * end that state; only a new process did. Without pretenuring, 20 of 20 processes stayed fast, at the same boot
+ * end that state; only a new process did. Without pretenuring, 23 of 23 processes stayed fast, at the same boot
  * time and memory. Nothing forgekit keeps relies on it: its long-lived data is built once at start.
  */
 export function applyPretenuring(enabled: boolean): void {
