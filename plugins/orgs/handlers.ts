@@ -9,7 +9,7 @@ import type { Orgs } from './service.js';
 
 type Rc<P = any, Q = any, B = any> = RequestContext<P, Q, B>;
 
-function orgs(rc: Rc): Orgs {
+export function orgs(rc: Rc): Orgs {
   // This plugin's own implementation: more than the OrgsService contract other plugins see.
   return rc.app.services.get('orgs') as Orgs;
 }
