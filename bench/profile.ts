@@ -186,13 +186,14 @@ async function main(): Promise<void> {
       quick: { type: 'boolean', default: false },
       top: { type: 'string', default: '25' },
       // A request of the case's shape with another path (e.g. one a setup-built case drew), signed in as `login`
-      // (a token is made with the password bench/run.ts's setup users get): no setup runs.
+      // (a token is made with the password bench/run.ts's setup users get): no setup runs. The path comes without the
+      // API prefix (`/repos/issues/search?…`). The issue families of list-random.ts need it: a replay keeps no issues.
       path: { type: 'string' },
       login: { type: 'string' },
     },
   });
   if (!values.data || (!values.case && !values.boot)) {
-    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> [--path P [--login L]] | --boot) [--seconds 10] [--quick]');
+    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> [--path P (no /api/v1) [--login L]] | --boot) [--seconds 10] [--quick]');
     process.exit(2);
   }
   const dataDir = path.resolve(values.data);
@@ -217,54 +218,60 @@ async function main(): Promise<void> {
     child.on('message', on);
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ready = await next('ready');
-  console.log(`booted in ${ready.sinceProcessStartMs} ms (createForge ${ready.createForgeMs} ms), RSS ${Math.round(ready.rss / 1048576)} MiB`);
   let file: string;
-  if (values.case) {
-    const seedSaid = seedNote(adoptKeptSeed(dataDir));
-    if (seedSaid) console.log(seedSaid);
-    const loaded = await loadCases(fx);
-    const found = loaded.cases.find((c) => c.case.name === values.case);
-    if (!found) throw new Error(`no case named ${values.case}; known: ${loaded.cases.map((c) => c.case.name).join(', ')}`);
-    // The case file's seeders run again against a store that keeps nothing: randomized cases draw their requests
-    // from what their seeder saw (the data dir already holds what it wrote).
-    for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
-    const client = benchClient(ready.url, fx);
-    let made: { token?: string; path?: string } | undefined;
-    if (values.path) {
-      made = { path: values.path };
-      // A seeded account (the dataset's roles and users) has a token derived from its login; an API-built one a password.
-      const seeded = values.login ? tokenOf(values.login) : undefined;
-      if (seeded && (await client.request('GET', '/user', { headers: { authorization: `token ${seeded}` } })).status === 200) {
-        made.token = seeded;
-      } else if (values.login) {
-        const tok = await client.request('POST', `/users/${encodeURIComponent(values.login)}/tokens`, {
-          headers: { authorization: `Basic ${Buffer.from(`${values.login}:${SETUP_PASSWORD}`).toString('base64')}` },
-          json: { name: `profile-${Date.now()}`, scopes: ['all'] },
-        });
-        if (tok.status !== 201) throw new Error(`a token for ${values.login}: ${tok.status} ${tok.text.slice(0, 200)}`);
-        made.token = tok.json.sha1;
+  // A failure after the spawn (a case that cannot draw its requests, a refused token) stops the server too: its IPC
+  // channel would otherwise keep this process waiting for good.
+  try {
+    const ready = await next('ready');
+    console.log(`booted in ${ready.sinceProcessStartMs} ms (createForge ${ready.createForgeMs} ms), RSS ${Math.round(ready.rss / 1048576)} MiB`);
+    if (values.case) {
+      const seedSaid = seedNote(adoptKeptSeed(dataDir));
+      if (seedSaid) console.log(seedSaid);
+      const loaded = await loadCases(fx);
+      const found = loaded.cases.find((c) => c.case.name === values.case);
+      if (!found) throw new Error(`no case named ${values.case}; known: ${loaded.cases.map((c) => c.case.name).join(', ')}`);
+      // The case file's seeders run again against a store that keeps nothing: randomized cases draw their requests
+      // from what their seeder saw (the data dir already holds what it wrote).
+      for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
+      const client = benchClient(ready.url, fx);
+      let made: { token?: string; path?: string } | undefined;
+      if (values.path) {
+        made = { path: values.path };
+        // A seeded account (the dataset's roles and users) has a token derived from its login; an API-built one a password.
+        const seeded = values.login ? tokenOf(values.login) : undefined;
+        if (seeded && (await client.request('GET', '/user', { headers: { authorization: `token ${seeded}` } })).status === 200) {
+          made.token = seeded;
+        } else if (values.login) {
+          const tok = await client.request('POST', `/users/${encodeURIComponent(values.login)}/tokens`, {
+            headers: { authorization: `Basic ${Buffer.from(`${values.login}:${SETUP_PASSWORD}`).toString('base64')}` },
+            json: { name: `profile-${Date.now()}`, scopes: ['all'] },
+          });
+          if (tok.status !== 201) throw new Error(`a token for ${values.login}: ${tok.status} ${tok.text.slice(0, 200)}`);
+          made.token = tok.json.sha1;
+        }
+      } else {
+        made = found.case.setup ? await found.case.setup(client) : {};
       }
+      const opts = loadOptions(found.case, fx, ready.url, made ?? {}, Number(values.connections));
+      await autocannon({ ...opts, duration: 2 }); // warm-up, not profiled
+      child.send({ type: 'profile-start' });
+      await next('profile-started');
+      const result = await autocannon({ ...opts, duration: Number(values.seconds) });
+      file = path.join(profDir, `${values.case}.cpuprofile`);
+      child.send({ type: 'profile-stop', file });
+      await next('profile-written');
+      console.log(`${values.case}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
+      child.send({ type: 'stop' });
+      await exited;
     } else {
-      made = found.case.setup ? await found.case.setup(client) : {};
+      child.send({ type: 'stop' });
+      await exited;
+      const written = (await readdir(profDir)).find((f) => f.endsWith('.cpuprofile'));
+      if (!written) throw new Error(`no profile written in ${profDir}`);
+      file = path.join(profDir, written);
     }
-    const opts = loadOptions(found.case, fx, ready.url, made ?? {}, Number(values.connections));
-    await autocannon({ ...opts, duration: 2 }); // warm-up, not profiled
-    child.send({ type: 'profile-start' });
-    await next('profile-started');
-    const result = await autocannon({ ...opts, duration: Number(values.seconds) });
-    file = path.join(profDir, `${values.case}.cpuprofile`);
-    child.send({ type: 'profile-stop', file });
-    await next('profile-written');
-    console.log(`${values.case}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
-    child.send({ type: 'stop' });
-    await exited;
-  } else {
-    child.send({ type: 'stop' });
-    await exited;
-    const written = (await readdir(profDir)).find((f) => f.endsWith('.cpuprofile'));
-    if (!written) throw new Error(`no profile written in ${profDir}`);
-    file = path.join(profDir, written);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
   }
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
   console.log(formatSummary(values.case ?? 'boot', summarise(profile, Number(values.top))));

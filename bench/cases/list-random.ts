@@ -403,7 +403,7 @@ function draw(family: Family, k: number): Drawn {
   const hit = drawn.get(key);
   if (hit) return hit;
   if (!world) throw new Error('list-random: the seeder did not run');
-  if (family.needs?.includes('issues') && !world.issues) throw new Error('list-random: no issues seeded (the issues seeder did not run)');
+  if (family.needs?.includes('issues') && !world.issues) throw new Error(`list-random: no issues seeded (the issues seeder did not run; a profile's replay keeps none: give profile.js --path and --login of the request)`);
   let h = 0;
   for (const ch of family.key) h = (Math.imul(h, 31) + ch.charCodeAt(0)) | 0;
   const d = family.draw(world, prng(benchSeed() ^ (k * 15_485_863 + h)));
