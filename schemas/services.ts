@@ -232,6 +232,8 @@ export interface UsersService {
   visibleTo(account: Account, viewer: Caller | null): Promise<boolean>;
   /** Ids of the accounts (of one type, or all) `viewer` does not see: list filters exclude them. Empty for admins. */
   hiddenIds(viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
+  /** `hiddenIds` among `ids` only: its cost grows with `ids`, not with the site's non-public accounts. */
+  hiddenAmong(ids: readonly number[], viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]>;
   /** Registers a visibility witness (plugins call it at start); the handle reports changes of its answers. */
   addVisibilityWitness(witness: VisibilityWitness, batch?: VisibilityBatchWitness, options?: VisibilityWitnessOptions): VisibilityWitnessHandle;
   /** A page of accounts of one type with one of these visibilities (all when absent), in name order, and the total. */

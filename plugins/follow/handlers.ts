@@ -17,8 +17,9 @@ function follows(rc: Rc<any, any>): Follows {
 
 async function list(rc: Rc<any>, side: FollowSide, uid: number): Promise<Reply> {
   const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
-  const hidden = await users(rc).hiddenIds(rc.caller, 'user');
-  const { ids, total } = await follows(rc).page(side, uid, win, hidden);
+  const u = users(rc);
+  const { ids, total } = await follows(rc).visiblePage(side, uid, win, (among) => u.hiddenAmong(among, rc.caller, 'user'),
+    () => u.hiddenIds(rc.caller, 'user'));
   const accounts = accountsInOrder(ids, await users(rc).byIds(ids));
   // Users as `toApi` shows them to this caller, from JSON made once per account version.
   return { status: 200, type: 'json-text', body: users(rc).toJsonList(accounts, rc.caller), headers: pageHeaders(rc, total, win) };

@@ -332,7 +332,7 @@ export async function removeTeamMember(rc: Rc<{ id: number; username: string }>)
 /** Members the caller may see: hidden (private) users are left out for callers who are not members or admins. */
 async function withoutHidden(rc: Rc, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return ids;
-  const hidden = new Set(await users(rc).hiddenIds(rc.caller, 'user'));
+  const hidden = new Set(await users(rc).hiddenAmong(ids, rc.caller, 'user'));
   return hidden.size ? ids.filter((id) => !hidden.has(id)) : ids;
 }
 

@@ -691,6 +691,23 @@ export class Users implements UsersService {
     if (viewer?.isAdmin) return [];
     const rows = this.index.nonPublic();
     if (!viewer) return this.anonymousHidden(rows, type);
+    return this.hiddenOf(rows, viewer, type);
+  }
+
+  /**
+   * `hiddenIds` among `ids` only (in `ids`' order of the index's answer): what a list that already holds its candidate
+   * ids leaves out, at a cost that grows with the list, not with every non-public account of the site.
+   */
+  async hiddenAmong(ids: readonly number[], viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]> {
+    if (viewer?.isAdmin || ids.length === 0) return [];
+    const rows = this.index.nonPublic(ids);
+    if (rows.length === 0) return [];
+    if (!viewer) return rows.filter((row) => !type || row.type === type).map((row) => row.id);
+    return this.hiddenOf(rows, viewer, type);
+  }
+
+  /** Which of `rows` (non-public accounts) a signed-in, non-admin `viewer` does not see, in their order. */
+  private async hiddenOf(rows: ReturnType<UserIndex['nonPublic']>, viewer: Caller, type?: 'user' | 'org'): Promise<number[]> {
     const hidden = new Set<number>();
     const privateUsers: number[] = [];
     const orgs: Array<(typeof rows)[number]> = [];

@@ -1,9 +1,11 @@
 // Follower and member lists leave out the accounts their caller may not see, by the same rule as a profile read
 // (`GET /users/{name}`: 200 or 404). The model here is that read itself, asked of every account as every kind of caller:
 // anonymous, a stranger, an organization co-member of a private user, the private user itself, a restricted user
-// and a site admin. The lists decide it in bulk (UsersService.hiddenIds: no promise per account), which must agree.
+// and a site admin. The lists decide it in bulk (UsersService.hiddenIds and hiddenAmong: no promise per account),
+// which must agree.
 import t from 'tap';
 import { startForge, expectStatus, type TestForge, type TestUser } from '../helpers/forge.js';
+import type { Follows } from '../../plugins/follow/service.js';
 
 const logins = (res: { json: any }) => (res.json as Array<{ login: string }>).map((u) => u.login).sort();
 
@@ -36,6 +38,13 @@ t.test('lists hide exactly the accounts a profile read hides', async (t) => {
     ['private user', made['hl-priv']!.token], ['restricted', made['hl-rv']!.token], ['admin', admin],
   ];
   const seen: Record<string, number> = {};
+  // Follow lists take one of two ways (plugins/follow/service.ts, visiblePage): short ones are read whole and the
+  // hidden accounts found among them, long ones leave every hidden account out in the store query. Both, every viewer.
+  const follows = f.forge.service('follow') as Follows;
+  const wholeListMax = follows.wholeListMax;
+  t.teardown(() => { follows.wholeListMax = wholeListMax; });
+  for (const way of ['read whole', 'hidden in the query'] as const) {
+  follows.wholeListMax = way === 'read whole' ? wholeListMax : 0;
   for (const [who, token] of viewers) {
     const sees = async (name: string) => (await f.request('GET', `/users/${name}`, { token })).status === 200;
     const visibleFollowers: string[] = [];
@@ -54,7 +63,18 @@ t.test('lists hide exactly the accounts a profile read hides', async (t) => {
     t.same(logins(members), visibleMembers.sort(), `${who}: the members it may see`);
     // The reverse direction: hl-priv's following list, empty or not, is for whoever sees hl-priv at all.
     const following = await f.request('GET', '/users/hl-mate/following', { token });
-    t.same(logins(following), (await sees('hl-star')) ? ['hl-star'] : [], `${who}: following`);
+    t.same(logins(following), (await sees('hl-star')) ? ['hl-star'] : [], `${who}: following (${way})`);
+    // Pages of two: together the whole list in its order (newest first), each with the visible total.
+    const ordered = ((await f.request('GET', `/users/${star.username}/followers`, { token })).json as Array<{ login: string }>).map((u) => u.login);
+    const paged: string[] = [];
+    for (let page = 1; page <= 4; page++) {
+      const res = await f.request('GET', `/users/${star.username}/followers?limit=2&page=${page}`, { token });
+      t.equal(res.headers.get('x-total-count'), String(visibleFollowers.length), `${who}: page ${page}'s total (${way})`);
+      paged.push(...(res.json as Array<{ login: string }>).map((u) => u.login));
+    }
+    t.same(paged, ordered, `${who}: pages of two make the list (${way})`);
+    t.same([...ordered].sort(), visibleFollowers, `${who}: the followers it may see (${way})`);
+  }
   }
   // The model itself tells the callers apart (the checks above would pass vacuously if everyone saw everyone).
   t.equal(seen.anonymous, 3, 'anonymous sees the public followers (hl-pub, hl-mate, hl-rv)');
