@@ -695,8 +695,8 @@ export class Users implements UsersService {
   }
 
   /**
-   * `hiddenIds` among `ids` only (in `ids`' order of the index's answer): what a list that already holds its candidate
-   * ids leaves out, at a cost that grows with the list, not with every non-public account of the site.
+   * `hiddenIds` among `ids` only, in their order: what a list that already holds its candidate ids leaves out, at a
+   * cost that grows with the list, not with every non-public account of the site.
    */
   async hiddenAmong(ids: readonly number[], viewer: Caller | null, type?: 'user' | 'org'): Promise<number[]> {
     if (viewer?.isAdmin || ids.length === 0) return [];

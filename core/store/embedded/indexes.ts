@@ -42,8 +42,8 @@ function keyFieldOf(fields: string[]): KeyField {
  * and walks (`prefixRange`, `prefixBoundedRange`): the shared reader's `key[fields[i]]` sees every collection's
  * documents under every name, and that megamorphic load was most of a probe. Measured on the benchmark's 200,000
  * issues: a prefix count 2.2 → 1.7 µs, a 10-row page 3.5 → 3.0 µs. The tree's comparator and same-key checks keep the
- * shared reader: V8 inlines it there, and generated readers (or generated comparators) made an issue update's twenty
- * index swaps ~7% slower. The names are the plugins' declared index fields, embedded as JSON string literals.
+ * shared reader: V8 inlines it there, and generated readers (or generated comparators) made an issue update's 21
+ * index swaps 7–10% slower. The names are the plugins' declared index fields, embedded as JSON string literals.
  */
 function generatedKeyField(fields: string[]): KeyField {
   const cases = fields.map((f, i) => `case ${i}: v = key[${JSON.stringify(f)}]; break;`).join(' ');
