@@ -6,7 +6,7 @@ import { RESOURCE_SCHEMAS } from '../../schemas/resources.js';
 import { ACCESS, type AccessMode, type ApiRepository, type ApiUser, type RepoRecord } from '../../schemas/services.js';
 import { RepoJsonCache } from '../../plugins/repos/json-cache.js';
 import { toApiRepo, repoUrls } from '../../plugins/repos/convert.js';
-import { startForge } from '../helpers/forge.js';
+import { expectStatus, startForge } from '../helpers/forge.js';
 
 const factory = new SerializerFactory(RESOURCE_SCHEMAS as any);
 const serializeRepo = factory.compile({ $ref: 'forgekit/Repository' });
@@ -109,16 +109,22 @@ t.test('the cache is bounded; capacity 0 keeps nothing', async (t) => {
   t.equal(off.size, 0);
 });
 
-t.test('through HTTP: lists follow every change and show each caller its own permissions', async (t) => {
+/** A forge where alice owns `pub` and the private `secret`, bob writes to `secret` and carol is a stranger. */
+async function aliceAndFriends(teardown: (close: () => Promise<void>) => void) {
   const f = await startForge();
-  t.teardown(() => f.close());
+  teardown(() => f.close());
   const alice = await f.createUser({ username: 'alice' });
   const bob = await f.createUser({ username: 'bob' });
   const carol = await f.createUser({ username: 'carol' });
   for (const [name, priv] of [['pub', false], ['secret', true]] as const) {
-    t.equal((await f.request('POST', '/user/repos', { token: alice.token, json: { name, private: priv } })).status, 201);
+    await expectStatus(f.request('POST', '/user/repos', { token: alice.token, json: { name, private: priv } }), 201);
   }
-  t.equal((await f.request('PUT', '/repos/alice/secret/collaborators/bob', { token: alice.token, json: { permission: 'write' } })).status, 204);
+  await expectStatus(f.request('PUT', '/repos/alice/secret/collaborators/bob', { token: alice.token, json: { permission: 'write' } }), 204);
+  return { f, alice, bob, carol };
+}
+
+t.test('through HTTP: lists follow every change and show each caller its own permissions', async (t) => {
+  const { f, alice, bob, carol } = await aliceAndFriends((close) => t.teardown(close));
 
   const list = async (token?: string) => (await f.request('GET', '/users/alice/repos', token ? { token } : {})).json as any[];
   const cache = (f.forge.service('repos') as unknown as { render: { json: RepoJsonCache } }).render.json;
@@ -158,15 +164,7 @@ t.test('through HTTP: lists follow every change and show each caller its own per
 // distinct repositories: measured in-process over 20,000 of them, 97 → 124 µs a request), the lists from the cache:
 // both must give the same object, for every caller and after every change.
 t.test('through HTTP: a single repository equals its list entry, for every caller, and follows every change', async (t) => {
-  const f = await startForge();
-  t.teardown(() => f.close());
-  const alice = await f.createUser({ username: 'alice' });
-  const bob = await f.createUser({ username: 'bob' });
-  const carol = await f.createUser({ username: 'carol' });
-  for (const [name, priv] of [['pub', false], ['secret', true]] as const) {
-    t.equal((await f.request('POST', '/user/repos', { token: alice.token, json: { name, private: priv } })).status, 201);
-  }
-  t.equal((await f.request('PUT', '/repos/alice/secret/collaborators/bob', { token: alice.token, json: { permission: 'write' } })).status, 204);
+  const { f, alice, bob, carol } = await aliceAndFriends((close) => t.teardown(close));
   t.equal((await f.request('POST', '/repos/alice/pub/forks', { token: carol.token, json: {} })).status, 202);
   const cache = (f.forge.service('repos') as unknown as { render: { json: RepoJsonCache } }).render.json;
   const callers: Array<[string, string | undefined]> = [['anonymous', undefined], ['a stranger', carol.token], ['the collaborator', bob.token],
