@@ -38,6 +38,11 @@ export type FollowSide = 'following' | 'followers';
  */
 const WHOLE_LIST_MAX = 256;
 
+/** The accounts on the other side of `rows` from the list's owner, in the rows' order. */
+function otherSides(side: FollowSide, rows: FollowRow[]): number[] {
+  return rows.map((r) => (side === 'following' ? r.followingId : r.followerId));
+}
+
 /** The store query behind a list page (exported so tests can `explain()` exactly what the handlers run). */
 export function followListQuery(side: FollowSide, uid: number, page: PageRequest, hidden: number[] = []): { filter: Filter; options: FindOptions } {
   const filter: Filter = side === 'following' ? { followerId: uid } : { followingId: uid };
@@ -147,10 +152,10 @@ export class Follows {
    */
   async visiblePage(side: FollowSide, uid: number, page: PageRequest, hiddenAmong: (ids: number[]) => Promise<number[]>,
     hiddenAll: () => Promise<number[]>): Promise<{ ids: number[]; total: number }> {
-    const filter: Filter = side === 'following' ? { followerId: uid } : { followingId: uid };
-    const rows = this.wholeListMax > 0 ? await this.rows.find(filter, { sort: { id: -1 }, limit: this.wholeListMax + 1 }) : null;
+    const { filter, options } = followListQuery(side, uid, { skip: 0, limit: this.wholeListMax + 1 });
+    const rows = this.wholeListMax > 0 ? await this.rows.find(filter, options) : null;
     if (rows === null || rows.length > this.wholeListMax) return this.page(side, uid, page, await hiddenAll());
-    let ids = rows.map((r) => (side === 'following' ? r.followingId : r.followerId));
+    let ids = otherSides(side, rows);
     const hidden = await hiddenAmong(ids);
     if (hidden.length) {
       const out = new Set(hidden);
@@ -163,7 +168,7 @@ export class Follows {
   async page(side: FollowSide, uid: number, page: PageRequest, hidden: number[] = []): Promise<{ ids: number[]; total: number }> {
     const { filter, options } = followListQuery(side, uid, page, hidden);
     const [rows, total] = await Promise.all([this.rows.find(filter, options), this.rows.count(filter)]);
-    return { ids: rows.map((r) => (side === 'following' ? r.followingId : r.followerId)), total };
+    return { ids: otherSides(side, rows), total };
   }
 
   /**
