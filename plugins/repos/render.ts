@@ -39,10 +39,11 @@ export class RepoRender {
     const parentIds = repos.map((r) => r.forkId).filter((id): id is number => typeof id === 'number');
     const parents = parentIds.length ? await recordsByIds(this.repos, parentIds) : new Map<number, RepoRecord>();
     const all = parents.size ? [...repos, ...parents.values()] : repos;
-    const [owners, grants] = await Promise.all([
-      this.users.byIds(all.map((r) => r.ownerId)),
-      known ?? this.access.grantsFor(caller, all),
-    ]);
+    // Grants already in hand (a list page's): one await, no Promise.all (its array and extra promises per request).
+    const ownerIds = all.map((r) => r.ownerId);
+    const [owners, grants] = known
+      ? [await this.users.byIds(ownerIds), known]
+      : await Promise.all([this.users.byIds(ownerIds), this.access.grantsFor(caller, all)]);
     const render = (repo: RepoRecord, parent: ApiRepository | null): ApiRepository | null => {
       const owner = owners.get(repo.ownerId);
       if (!owner) return null;

@@ -7,7 +7,7 @@ import type { Caller } from '../../core/plugin.js';
 import { ACCESS } from '../../schemas/services.js';
 import { modeOf, type Grants } from './access.js';
 import type { RepoAccess } from './repo-access.js';
-import type { PageRequest, PageResult, RepoPages } from './pages.js';
+import { withGrants, type PageRequest, type PageResult, type RepoPages } from './pages.js';
 import type { Entry, Flag, IndexQuery, RepoIndex, Visibility } from './memory-index.js';
 
 export type SearchSort = 'alpha' | 'created' | 'updated' | 'size' | 'git_size' | 'id' | 'stars' | 'forks';
@@ -157,7 +157,7 @@ export class RepoSearch {
     const priority = opts.priorityOwnerId;
     if (this.index.sortPlan === 'collect' && (priority !== undefined || (sort === 'alpha' && desc))) {
       // The reference plan (tests compare the others with it): every match, sorted.
-      return { ...(await this.pages.pageOfIds(this.collected(query, vis, sort, desc, priority, page))), grants };
+      return withGrants(await this.pages.pageOfIds(this.collected(query, vis, sort, desc, priority, page)), grants);
     }
     const n = page.skip + page.limit;
     // Name order (either way): the index's merge. Other orders: its sorted pages (the matches sorted when few, else
@@ -168,12 +168,12 @@ export class RepoSearch {
       : this.index.sorted(q, vis, sort === 'git_size' ? 'size' : sort, desc, want));
     if (priority === undefined) {
       const { head, total } = part(query, n);
-      return { ...(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total })), grants };
+      return withGrants(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total }), grants);
     }
     const first = part({ ...query, owners: query.owners ? query.owners.filter((o) => o === priority) : [priority] }, n);
     const rest = part({ ...query, notOwner: priority }, Math.max(0, n - first.head.length));
     const head = [...first.head, ...rest.head];
-    return { ...(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total: first.total + rest.total })), grants };
+    return withGrants(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total: first.total + rest.total }), grants);
   }
 
   /** Every match, sorted (priority owner first, then the key, ties by id in the same direction): the reference plan. */
