@@ -30,7 +30,8 @@ export class Authenticator implements AuthRegistry {
     if (credentials.kind === 'token') {
       const { token } = this.verifiers;
       const caller = token ? token(credentials.token) : null;
-      return caller instanceof Promise ? caller.then((c) => admitToken(c, level)) : admitToken(caller, level);
+      // Any thenable is waited for (an embedder's verifier may use another promise library): only a plain answer is one.
+      return isThenable(caller) ? Promise.resolve(caller).then((c) => admitToken(c, level)) : admitToken(caller, level);
     }
     return this.verifyBasic(credentials, req.socket?.remoteAddress ?? '').then((caller) => admit(caller, level));
   }
@@ -51,6 +52,10 @@ export class Authenticator implements AuthRegistry {
     if (!caller) throw invalid('invalid username or password');
     return caller;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<Caller | null> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** The caller if the route's auth level lets it in; else 401 (no caller, or no password where one is required) or 403. */

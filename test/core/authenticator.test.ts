@@ -74,6 +74,17 @@ t.test('a token verifier that answers later: the same verdicts through a promise
   t.equal((await rejection(auth.authenticate(request(`token ${'c'.repeat(40)}`), {}, 'optional'))).code, 'INVALID_CREDENTIALS');
 });
 
+t.test('a verifier answering with a thenable that is not a native promise is waited for', async (t) => {
+  const auth = new Authenticator();
+  // What another promise library hands back: an object with `then`, not a Promise (never taken for a caller).
+  const thenable = (value: Caller | null) => ({ then: (resolve: (v: Caller | null) => void) => resolve(value) });
+  auth.provide({ token: (value) => thenable(value === TOKEN ? alice : null) as unknown as Promise<Caller | null> });
+  const pending = auth.authenticate(request(`token ${TOKEN}`), {}, 'user');
+  t.ok(pending instanceof Promise, 'normalised to a native promise, which dispatch awaits');
+  t.equal(await pending, alice);
+  t.equal((await rejection(auth.authenticate(request(`token ${'c'.repeat(40)}`), {}, 'user'))).code, 'INVALID_CREDENTIALS');
+});
+
 t.test('Basic credentials go through the password verifier, or a token sent as the password', async (t) => {
   const auth = new Authenticator();
   const withPassword: Caller = { ...alice, via: 'password' };
