@@ -30,6 +30,7 @@ export interface Entry {
   mirror: boolean;
   archived: boolean;
   template: boolean;
+  /** Creation and last update, seconds since the epoch (the API's times have whole seconds; `topN` packs them). */
   created: number;
   updated: number;
   size: number;
@@ -90,6 +91,23 @@ const entryId = (e: Entry): number => e.id;
 /** The check of a part whose ids were already accepted (a count walk's). */
 const ACCEPT_ALL = (): boolean => true;
 
+/** Appends the ids of `part` that `accept` takes (all of them, unchecked, for ACCEPT_ALL). */
+function collectAccepted(part: OrderedIds, accept: (id: number) => boolean, out: number[]): void {
+  const n = part.size;
+  if (accept === ACCEPT_ALL) for (let i = 0; i < n; i++) out.push(part.at(i));
+  else {
+    for (let i = 0; i < n; i++) {
+      const id = part.at(i);
+      if (accept(id)) out.push(id);
+    }
+  }
+}
+
+/** An RFC 3339 time as seconds since the epoch (fractions kept, where a time has them), 0 when unreadable. */
+export function secondsOf(time: unknown): number {
+  return typeof time === 'string' ? (Date.parse(time) || 0) / 1000 : 0;
+}
+
 export function entryOf(r: RepoRecord): Entry {
   return {
     id: r.id,
@@ -101,8 +119,8 @@ export function entryOf(r: RepoRecord): Entry {
     mirror: r.mirror === true,
     archived: r.archived === true,
     template: r.template === true,
-    created: Date.parse(r.createdAt) || 0,
-    updated: Date.parse(r.updatedAt) || 0,
+    created: secondsOf(r.createdAt),
+    updated: secondsOf(r.updatedAt),
     size: typeof r.size === 'number' ? r.size : 0,
     stars: typeof r.numStars === 'number' ? r.numStars : 0,
     forks: typeof r.numForks === 'number' ? r.numForks : 0,
@@ -291,6 +309,26 @@ interface Source {
   counted: boolean;
 }
 
+/**
+ * The constraints of a query that a source covering `covers` leaves to check per id (null: none, every id of the
+ * source matches). Exclusions and flags are never covered.
+ */
+function residualQuery(query: IndexQuery, covers: number): IndexQuery | null {
+  const flags = query.flags && FLAGS.some((f) => query.flags![f] !== undefined) ? query.flags : undefined;
+  // One object shape whatever is left (`matches` reads it per id; varied shapes would make its reads polymorphic).
+  const rest: IndexQuery = {
+    text: covers & TEXT ? undefined : query.text,
+    topic: covers & TOPIC ? undefined : query.topic,
+    owners: covers & OWNERS ? undefined : query.owners,
+    ids: covers & IDS ? undefined : query.ids,
+    notOwner: query.notOwner,
+    notOwners: query.notOwners && query.notOwners.size > 0 ? query.notOwners : undefined,
+    flags,
+  };
+  const left = rest.text || rest.topic !== undefined || rest.owners || rest.ids || rest.notOwner !== undefined || rest.notOwners || flags;
+  return left ? rest : null;
+}
+
 function sourceOf(parts: Array<TaggedPosting | typeof NO_IDS | undefined>, covers: number): Source {
   const ps = parts.filter((p): p is TaggedPosting => p !== undefined);
   return { parts: ps, size: ps.reduce((n, p) => n + p.size, 0), covers, counted: true };
@@ -459,11 +497,15 @@ export class RepoIndex {
    * page and the share of matches, not by their number.
    */
   sorted(query: IndexQuery, vis: Visibility, key: SortKey, desc: boolean, n: number): { head: number[]; total: number } {
-    const { total } = this.search(query, vis, 0);
+    // The total, and the parts a collect reads (a count that walked a side keeps what it accepted: not walked twice).
+    const found = this.matchingParts(query, vis);
+    const { total } = found;
     if (n <= 0 || total === 0) return { head: [], total };
     const k = SORT_KEYS[key];
     const collect = (): { head: number[]; total: number } => {
-      const matches = this.all(query, vis).map((id) => this.byId[id]!);
+      const ids: number[] = [];
+      found.parts.forEach((part, i) => collectAccepted(part, found.accepts[i]!, ids));
+      const matches = ids.map((id) => this.byId[id]!);
       return { head: topN(matches, k, entryId, desc, n).map(entryId), total };
     };
     // A walk reads about n × size ÷ total entries (matches spread over the order); collecting reads every match once
@@ -679,7 +721,9 @@ export class RepoIndex {
     const sources = this.sources(side, query);
     let driver = all;
     for (const src of sources) if (driver === all || src.size < driver.size) driver = src;
-    const accept = (id: number) => this.matches(this.byId[id]!, query);
+    // The driver's ids meet what it covers (its parts are exactly those matches): the check is of the rest only.
+    const rest = residualQuery(query, driver.covers);
+    const accept = rest === null ? ACCEPT_ALL : (id: number) => this.matches(this.byId[id]!, rest);
     // A count that walks the driver keeps what it accepted (per part, in order): the page is then merged from those.
     let walked: number[][] | null = null;
     const walk = () => {
@@ -745,6 +789,18 @@ export class RepoIndex {
    * `privateAll` (site admins) or the given readable private ids (anyone else: a small set).
    */
   search(query: IndexQuery, vis: Visibility, n: number, desc = false): { head: number[]; total: number } {
+    const { parts, accepts, total } = this.matchingParts(query, vis);
+    // Each part carries its own side's check: a merge over (part, accept) pairs; descending, each part from its end.
+    const tagged = parts.map((p, i) => ({ size: p.size, at: desc ? (j: number) => p.at(p.size - 1 - j) : p.at.bind(p), accept: accepts[i]! }));
+    const head = mergeFiltered(tagged, desc ? this.reverseOrder : this.order, n);
+    return { head, total };
+  }
+
+  /**
+   * Every match's source in name order, each part with its check, and the exact total: per side its driver's parts
+   * (or the ids its count walk accepted, when it walked), the readable private ids and granted public ones that match.
+   */
+  private matchingParts(query: IndexQuery, vis: Visibility): { parts: OrderedIds[]; accepts: Array<(id: number) => boolean>; total: number } {
     const parts: OrderedIds[] = [];
     const accepts: Array<(id: number) => boolean> = [];
     let total = 0;
@@ -777,44 +833,22 @@ export class RepoIndex {
       }).sort(this.order);
       total += mine.length;
       parts.push(arraySource(mine));
-      accepts.push(() => true);
+      accepts.push(ACCEPT_ALL);
     }
     if (vis.public && vis.grantedPublicIds?.length) {
       const granted = this.grantedPublic(query, vis.grantedPublicIds).sort(this.order);
       total += granted.length;
       parts.push(arraySource(granted));
-      accepts.push(() => true);
+      accepts.push(ACCEPT_ALL);
     }
-    // Each part carries its own side's check: a merge over (part, accept) pairs; descending, each part from its end.
-    const tagged = parts.map((p, i) => ({ size: p.size, at: desc ? (j: number) => p.at(p.size - 1 - j) : p.at.bind(p), accept: accepts[i]! }));
-    const head = mergeFiltered(tagged, desc ? this.reverseOrder : this.order, n);
-    return { head, total };
+    return { parts, accepts, total };
   }
 
-  /** Every match (for orders other than by name): the driver postings walked whole. */
+  /** Every match (for orders other than by name), as ids. */
   all(query: IndexQuery, vis: Visibility): number[] {
+    const { parts, accepts } = this.matchingParts(query, vis);
     const out: number[] = [];
-    const sides: Array<'pub' | 'priv'> = [];
-    if (vis.public) sides.push('pub');
-    if (vis.privateAll) sides.push('priv');
-    for (const side of sides) {
-      const p = this.plan(side, side === 'pub' ? publicQuery(query, vis) : query);
-      for (const part of p.driver.parts) for (let i = 0; i < part.size; i++) if (p.accept(part.at(i))) out.push(part.at(i));
-    }
-    if (!vis.privateAll) {
-      const owners = this.privateOwnersOf(query, vis);
-      if (owners.length) {
-        const p = this.plan('priv', { ...query, owners });
-        for (const part of p.driver.parts) for (let i = 0; i < part.size; i++) if (p.accept(part.at(i))) out.push(part.at(i));
-      }
-    }
-    if (!vis.privateAll && vis.privateIds) {
-      for (const id of vis.privateIds) {
-        const e = this.entries.get(id);
-        if (e && e.private && this.matches(e, query)) out.push(id);
-      }
-    }
-    if (vis.public && vis.grantedPublicIds?.length) out.push(...this.grantedPublic(query, vis.grantedPublicIds));
+    parts.forEach((part, k) => collectAccepted(part, accepts[k]!, out));
     return out;
   }
 

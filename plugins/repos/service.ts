@@ -30,7 +30,7 @@ import { settingChanges } from './settings.js';
 import { RepoPages, type PageRequest, type PageResult } from './pages.js';
 import { RepoRender, type RepoListOptions } from './render.js';
 import { RepoSearch, type SearchOptions, type StarredSource } from './search.js';
-import { RepoIndex, type Entry } from './memory-index.js';
+import { RepoIndex, secondsOf, type Entry } from './memory-index.js';
 
 export type { CollaborationRecord, CollaboratorPermission, TeamRepoRecord } from './repo-access.js';
 export type { PageRequest, PageResult } from './pages.js';
@@ -230,7 +230,7 @@ export class Repos implements ReposService {
     await this.repos.updateOne({ id }, { $set: fields });
     if (typeof fields.size === 'number') this.index.patch(id, { size: fields.size });
     const updatedAt = (fields as { updatedAt?: string }).updatedAt;
-    if (typeof updatedAt === 'string') this.index.patch(id, { updated: Date.parse(updatedAt) || 0 });
+    if (typeof updatedAt === 'string') this.index.patch(id, { updated: secondsOf(updatedAt) });
   }
 
   /** The search index from the stored records (start, after the crash repair). */

@@ -1,6 +1,7 @@
 // plugins/lib/top-n.ts: the first n items of a key order (ties by id, same direction) must be exactly the first n of
 // a full sort — for any n (none, fewer than all, all, more than all), either direction, keys with many ties, and both
-// of its ways (a heap when few are wanted, one sort when most are).
+// of its ways (a heap when few are wanted, one sort when most are), each over packed places (integer keys and ids of
+// spans that multiply within 2^53) and over compared keys (fractional keys, or spans too wide to pack).
 import t from 'tap';
 import { prng } from '../../bench/dataset.js';
 import { topN } from '../../plugins/lib/top-n.js';
@@ -17,10 +18,14 @@ t.test('agrees with a full sort on random inputs', async (t) => {
   for (let seed = 1; seed <= 400; seed++) {
     const r = prng(seed);
     const m = Math.floor(r() * 300);
-    // Keys from a narrow range (many ties) or a wide one; ids distinct, in no order.
-    const spread = r() < 0.5 ? 5 : 1e12;
-    const ids = Array.from({ length: m }, (_, i) => i + 1).sort(() => r() - 0.5);
-    const items = ids.map((id) => ({ id, key: Math.floor(r() * spread) }));
+    // Keys from a narrow range (many ties), a wide one, one too wide to pack, negative ones or fractional ones; ids
+    // distinct, in no order, small or far apart.
+    const kind = Math.floor(r() * 5);
+    const spread = [5, 1e12, 1e15, 40, 1e6][kind]!;
+    const key = () => (kind === 3 ? Math.floor(r() * spread) - 20 : kind === 4 ? r() * spread : Math.floor(r() * spread));
+    const idStep = r() < 0.2 ? 1e6 : 1;
+    const ids = Array.from({ length: m }, (_, i) => (i + 1) * idStep).sort(() => r() - 0.5);
+    const items = ids.map((id) => ({ id, key: key() }));
     const before = JSON.stringify(items);
     for (const desc of [false, true]) {
       for (const n of [0, 1, 2, Math.floor(m / 8), Math.floor(m / 4) + 1, Math.floor(m / 2), m - 1, m, m + 5]) {
@@ -36,6 +41,20 @@ t.test('agrees with a full sort on random inputs', async (t) => {
     t.equal(JSON.stringify(items), before, `seed ${seed}: the input is left as it was`);
   }
   t.ok(checked > 7000, `${checked} comparisons made`);
+});
+
+t.test('packed and compared ways give the same order at their border', async (t) => {
+  // Keys spanning 2^33 with ids spanning 2^20 fit in 2^53; one more id bit does not (the compared way).
+  for (const idMax of [2 ** 20, 2 ** 21]) {
+    const items: Item[] = [];
+    for (let i = 0; i < 200; i++) items.push({ id: i === 0 ? idMax : i + 1, key: (i % 7) * 2 ** 30 });
+    items.push({ id: 1, key: 2 ** 33 - 1 });
+    for (const desc of [false, true]) {
+      for (const n of [3, 150]) {
+        t.same(topN(items, (x) => x.key, (x) => x.id, desc, n).map((x) => x.id), reference(items, desc, n), `ids up to ${idMax}, desc ${desc}, n ${n}`);
+      }
+    }
+  }
 });
 
 t.test('hand-picked: ties resolved by id in the order\'s direction', async (t) => {
