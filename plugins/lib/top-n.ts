@@ -22,16 +22,30 @@ export function topN<T>(items: readonly T[], key: (item: T) => number, id: (item
   if (n <= 0 || m === 0) return [];
   const keys = new Float64Array(m);
   const ids = new Float64Array(m);
+  for (let i = 0; i < m; i++) {
+    keys[i] = key(items[i]!);
+    ids[i] = id(items[i]!);
+  }
+  const at = topPositions(keys, ids, m, desc, n);
+  const out = new Array<T>(at.length);
+  for (let i = 0; i < at.length; i++) out[i] = items[at[i]!]!;
+  return out;
+}
+
+/**
+ * `topN` over the first `m` (key, id) pairs of two arrays (finite numbers, ids distinct): the positions of the first
+ * `n` in order. For callers that gather keys and ids straight from their own records (no item objects, no calls).
+ */
+export function topPositions(keys: Float64Array, ids: Float64Array, m: number, desc: boolean, n: number): ArrayLike<number> {
+  if (n <= 0 || m <= 0) return [];
   let keyMin = Infinity;
   let keyMax = -Infinity;
   let idMin = Infinity;
   let idMax = -Infinity;
   let integral = true;
   for (let i = 0; i < m; i++) {
-    const k = key(items[i]!);
-    const d = id(items[i]!);
-    keys[i] = k;
-    ids[i] = d;
+    const k = keys[i]!;
+    const d = ids[i]!;
     if (k < keyMin) keyMin = k;
     if (k > keyMax) keyMax = k;
     if (d < idMin) idMin = d;
@@ -39,19 +53,18 @@ export function topN<T>(items: readonly T[], key: (item: T) => number, id: (item
     if (integral && !(Number.isInteger(k) && Number.isInteger(d))) integral = false;
   }
   if (integral && (keyMax - keyMin + 1) * (idMax - idMin + 1) <= EXACT) {
-    const picked = packedTopN(items, keys, ids, desc, n, keyMin, keyMax, idMin, idMax);
+    const picked = packedPositions(keys, ids, m, desc, n, keyMin, keyMax, idMin, idMax);
     if (picked) return picked;
   }
-  return comparedTopN(items, keys, ids, desc, n);
+  return comparedPositions(keys, ids, m, desc, n);
 }
 
 /**
- * `topN` over packed places (see the head of the file): ascending places are the asked order either way (a descending
- * order packs `max - key` and `max - id`). Null when two items share a place (ids not distinct).
+ * `topPositions` over packed places (see the head of the file): ascending places are the asked order either way (a
+ * descending order packs `max - key` and `max - id`). Null when two pairs share a place (ids not distinct).
  */
-function packedTopN<T>(items: readonly T[], keys: Float64Array, ids: Float64Array, desc: boolean, n: number,
-  keyMin: number, keyMax: number, idMin: number, idMax: number): T[] | null {
-  const m = items.length;
+function packedPositions(keys: Float64Array, ids: Float64Array, m: number, desc: boolean, n: number,
+  keyMin: number, keyMax: number, idMin: number, idMax: number): Uint32Array | null {
   const idSpan = idMax - idMin + 1;
   const places = new Float64Array(m);
   for (let i = 0; i < m; i++) {
@@ -92,42 +105,43 @@ function packedTopN<T>(items: readonly T[], keys: Float64Array, ids: Float64Arra
     }
     best = heap.sort();
   }
-  // The items at the kept places (at most the worst kept one), put where their place sorts.
+  // The positions of the kept places (at most the worst kept one), each put where its place sorts (a binary search
+  // of the kept places: they are doubles, which a Map would hash slowly).
   const worst = best[count - 1]!;
-  const at = new Map<number, number>();
-  for (let i = 0; i < count; i++) at.set(best[i]!, i);
-  if (at.size !== count) return null;
-  const out = new Array<T>(count);
+  const out = new Uint32Array(count);
+  const filled = new Uint8Array(count);
   let found = 0;
   for (let i = 0; i < m; i++) {
-    if (places[i]! > worst) continue;
-    const slot = at.get(places[i]!);
-    if (slot === undefined) continue;
-    if (out[slot] !== undefined) return null;
-    out[slot] = items[i]!;
+    const x = places[i]!;
+    if (x > worst) continue;
+    let lo = 0;
+    let hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (best[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    // Not kept (a tie with the worst kept place: ids not distinct), or a place taken twice: no packed answer.
+    if (best[lo] !== x || filled[lo] === 1) return null;
+    filled[lo] = 1;
+    out[lo] = i;
     found++;
   }
   return found === count ? out : null;
 }
 
-/** `topN` comparing keys, then ids (any finite numbers). */
-function comparedTopN<T>(items: readonly T[], keys: Float64Array, ids: Float64Array, desc: boolean, n: number): T[] {
-  const m = items.length;
+/** `topPositions` comparing keys, then ids (any finite numbers). */
+function comparedPositions(keys: Float64Array, ids: Float64Array, m: number, desc: boolean, n: number): Uint32Array {
   const dir = desc ? -1 : 1;
-  /** Item `a` against item `b` in the asked order (negative: `a` first). Keys and ids are finite numbers. */
+  /** Pair `a` against pair `b` in the asked order (negative: `a` first). */
   const byOrder = (a: number, b: number): number => ((keys[a]! - keys[b]!) || (ids[a]! - ids[b]!)) * dir;
   const before = (a: number, b: number): boolean => byOrder(a, b) < 0;
-  const pick = (order: ArrayLike<number>, count: number): T[] => {
-    const out = new Array<T>(count);
-    for (let i = 0; i < count; i++) out[i] = items[order[i]!]!;
-    return out;
-  };
   if (n * 4 >= m) {
-    // Most of them are wanted: one sort of indexes.
+    // Most of them are wanted: one sort of positions.
     const all = new Uint32Array(m);
     for (let i = 0; i < m; i++) all[i] = i;
     all.sort(byOrder);
-    return pick(all, Math.min(n, m));
+    return all.subarray(0, Math.min(n, m));
   }
   // A heap of the best `n` so far whose root is the worst of them (the one a better item replaces).
   const heap = new Uint32Array(n);
@@ -164,5 +178,5 @@ function comparedTopN<T>(items: readonly T[], keys: Float64Array, ids: Float64Ar
     }
   }
   heap.sort(byOrder);
-  return pick(heap, size);
+  return heap.subarray(0, size);
 }
