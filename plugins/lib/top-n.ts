@@ -14,6 +14,19 @@
 const EXACT = 2 ** 53;
 
 /**
+ * Buffers reused from call to call (grow-only; the functions here run to completion, so one set serves every
+ * caller): a page of a few thousand matches no longer allocates tens of kilobytes for the collector per request.
+ */
+const buffers: Float64Array[] = [new Float64Array(256), new Float64Array(256)];
+
+/** The first `m` places of buffer `k` (contents undefined). */
+function scratch(k: number, m: number): Float64Array {
+  let b = buffers[k]!;
+  if (b.length < m) buffers[k] = b = new Float64Array(Math.max(m, b.length * 2));
+  return b.subarray(0, m);
+}
+
+/**
  * The `n` items first in the order of `key` (ties by `id`, both in the same direction), in that order.
  * `items` is not changed; ids are distinct.
  */
@@ -66,14 +79,16 @@ export function topPositions(keys: Float64Array, ids: Float64Array, m: number, d
 function packedPositions(keys: Float64Array, ids: Float64Array, m: number, desc: boolean, n: number,
   keyMin: number, keyMax: number, idMin: number, idMax: number): Uint32Array | null {
   const idSpan = idMax - idMin + 1;
-  const places = new Float64Array(m);
+  const places = scratch(0, m);
   for (let i = 0; i < m; i++) {
     places[i] = desc ? (keyMax - keys[i]!) * idSpan + (idMax - ids[i]!) : (keys[i]! - keyMin) * idSpan + (ids[i]! - idMin);
   }
   const count = Math.min(n, m);
   let best: Float64Array;
   if (n * 4 >= m) {
-    best = places.slice().sort().subarray(0, count);
+    const sorted = scratch(1, m);
+    sorted.set(places);
+    best = sorted.sort().subarray(0, count);
   } else {
     // A max-heap of the `count` smallest places so far: its root is the worst of them.
     const heap = new Float64Array(count);

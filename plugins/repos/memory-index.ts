@@ -54,8 +54,10 @@ const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
 /**
  * Past this many matches a sorted page always walks the kept order (collecting them would cost more than any walk);
  * below it, it walks only when the walk is expected to read at most this many entries per match: a walk step of a
- * text query reads one mark (~5 ns), collecting reads and checks a match and keeps the page's best (~50–110 ns;
- * measured at 100k, the two cross at 10–12 steps per match); without text every step checks its entry.
+ * text query reads one mark (~5 ns), collecting reads and checks a match and keeps the page's best (~50–110 ns
+ * before the sixteenth session; ~45 ns since, for an anonymous search's 1,222 matches: the crossing is still at
+ * 10–12 steps per match; 6 made that search collect and cost 55 µs more over HTTP); without text every step checks
+ * its entry.
  */
 const SORT_COLLECT_MIN = 4096;
 const SORT_WALK_PER_MATCH = 4;
@@ -388,6 +390,9 @@ export class RepoIndex {
    * reference for search.ts: name order backwards and `priority_owner_id` then collect and sort every match.
    */
   sortPlan: 'auto' | 'walk' | 'collect' = 'auto';
+  /** A sorted collect's keys and ids (grow-only, reused: `sorted` runs to completion). */
+  private collectKeys = new Float64Array(256);
+  private collectIds = new Float64Array(256);
 
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
   load(records: Iterable<RepoRecord>): void {
@@ -521,8 +526,12 @@ export class RepoIndex {
       // Each match's key and id straight into the arrays `topPositions` reads (no list of entries in between).
       let room = 0;
       for (const part of found.parts) room += part.size;
-      const keys = new Float64Array(room);
-      const ids = new Float64Array(room);
+      if (this.collectKeys.length < room) {
+        this.collectKeys = new Float64Array(Math.max(room, this.collectKeys.length * 2));
+        this.collectIds = new Float64Array(this.collectKeys.length);
+      }
+      const keys = this.collectKeys;
+      const ids = this.collectIds;
       const byId = this.byId;
       let m = 0;
       found.parts.forEach((part, p) => {
