@@ -55,7 +55,7 @@ const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
  * Past this many matches a sorted page always walks the kept order (collecting them would cost more than any walk);
  * below it, it walks only when the walk is expected to read at most this many entries per match: a walk step of a
  * text query reads one mark (~5 ns), collecting reads and checks a match and keeps the page's best (~50–110 ns
- * before the sixteenth session; ~45 ns since, for an anonymous search's 1,222 matches: the crossing is still at
+ * before the fifteenth session; ~45 ns since, for an anonymous search's 1,222 matches: the crossing is still at
  * 10–12 steps per match; 6 made that search collect and cost 55 µs more over HTTP); without text every step checks
  * its entry.
  */
