@@ -30,7 +30,7 @@ export interface Entry {
   mirror: boolean;
   archived: boolean;
   template: boolean;
-  /** Creation and last update, seconds since the epoch (the API's times have whole seconds; `topN` packs them). */
+  /** Creation and last update, seconds since the epoch (the API's times have whole seconds; `topPositions` packs them). */
   created: number;
   updated: number;
   size: number;
@@ -86,9 +86,6 @@ function flagTest(flags: IndexQuery['flags']): (bits: number) => boolean {
  * name-gram postings of datasets whose owners all hold 256–511 (bench/search-index.ts, "numbered series": 50 → 101 MB).
  */
 export const BIG_OWNER = 512;
-
-/** An entry's id (topN's tie-break). */
-const entryId = (e: Entry): number => e.id;
 
 /** The check of a part whose ids were already accepted (a count walk's). */
 const ACCEPT_ALL = (): boolean => true;
