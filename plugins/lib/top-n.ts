@@ -1,4 +1,4 @@
-// The first `n` items of a numeric order (a key, ties by id; ascending or descending) without sorting them all.
+// The first `n` of a numeric order (a key, ties by id; ascending or descending) without sorting them all.
 //
 // Why: a sorted search page with a few hundred to a few thousand matches (too many to be cheap, too few for a walk of
 // the whole kept order) sorted every match to keep 10–150 of them — a comparator call per comparison, ~80% of such a
@@ -28,27 +28,9 @@ function scratch(k: number, m: number): Float64Array {
 }
 
 /**
- * The `n` items first in the order of `key` (ties by `id`, both in the same direction), in that order.
- * `items` is not changed; ids are distinct.
- */
-export function topN<T>(items: readonly T[], key: (item: T) => number, id: (item: T) => number, desc: boolean, n: number): T[] {
-  const m = items.length;
-  if (n <= 0 || m === 0) return [];
-  const keys = new Float64Array(m);
-  const ids = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    keys[i] = key(items[i]!);
-    ids[i] = id(items[i]!);
-  }
-  const at = topPositions(keys, ids, m, desc, n);
-  const out = new Array<T>(at.length);
-  for (let i = 0; i < at.length; i++) out[i] = items[at[i]!]!;
-  return out;
-}
-
-/**
- * `topN` over the first `m` (key, id) pairs of two arrays (finite numbers, ids distinct): the positions of the first
- * `n` in order. For callers that gather keys and ids straight from their own records (no item objects, no calls).
+ * The first `n` of the first `m` (key, id) pairs of two arrays in the order of the key, ties by id in the same
+ * direction (finite numbers, ids distinct): their positions, in that order. Callers gather keys and ids straight
+ * from their own records (no item objects, no calls per comparison).
  */
 export function topPositions(keys: Float64Array, ids: Float64Array, m: number, desc: boolean, n: number): ArrayLike<number> {
   if (n <= 0 || m <= 0) return [];

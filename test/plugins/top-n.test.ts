@@ -4,9 +4,16 @@
 // spans that multiply within 2^53) and over compared keys (fractional keys, or spans too wide to pack).
 import t from 'tap';
 import { prng } from '../../bench/dataset.js';
-import { topN } from '../../plugins/lib/top-n.js';
+import { topPositions } from '../../plugins/lib/top-n.js';
 
 interface Item { id: number; key: number }
+
+/** The first `n` items through `topPositions` (keys and ids gathered as its callers do). */
+function topN<T>(items: readonly T[], key: (item: T) => number, id: (item: T) => number, desc: boolean, n: number): T[] {
+  const keys = Float64Array.from(items, key);
+  const ids = Float64Array.from(items, id);
+  return Array.from(topPositions(keys, ids, items.length, desc, n), (at) => items[at]!);
+}
 
 function reference(items: Item[], desc: boolean, n: number): number[] {
   const dir = desc ? -1 : 1;
