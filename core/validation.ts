@@ -62,17 +62,28 @@ export class SchemaRegistry {
   /** Params and querystring arrive as strings: coerce by the declared property types, then validate. */
   compileStringInput(schema: JsonSchema, where: 'path' | 'query'): CompiledInput {
     const validate = this.compile(schema);
-    const props: Record<string, JsonSchema> = schema.properties ?? {};
-    const coercers = Object.entries(props).map(([key, prop]) => [key, scalarCoercer(prop), prop.type === 'array' ? scalarCoercer(prop.items ?? {}) : null] as const);
-    return (input) => {
-      const value: Record<string, unknown> = { ...input };
-      for (const [key, coerce, coerceItem] of coercers) {
-        const raw = value[key];
-        if (raw === undefined) continue;
+    const coercers = new Map<string, (raw: unknown) => unknown>();
+    for (const [key, prop] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+      if (prop.type === 'array') {
         // An array parameter takes every repeat (`status-types=unread&status-types=pinned`, as gitea-js sends arrays).
-        if (coerceItem) value[key] = (Array.isArray(raw) ? raw : [raw]).map(coerceItem);
+        const item = scalarCoercer(prop.items ?? {});
+        coercers.set(key, (raw) => (Array.isArray(raw) ? raw : [raw]).map(item));
+      } else {
         // Any other repeated query parameter: the first value wins, like Go's Query().Get.
-        else value[key] = coerce(Array.isArray(raw) ? raw[0] : raw);
+        const one = scalarCoercer(prop);
+        coercers.set(key, (raw) => one(Array.isArray(raw) ? raw[0] : raw));
+      }
+    }
+    // Walks the parameters given (a few), not the ones declared (up to twenty for a search), into a fresh object.
+    return (input) => {
+      const value: Record<string, unknown> = {};
+      for (const key in input) {
+        const raw = input[key];
+        const coerce = raw === undefined ? undefined : coercers.get(key);
+        const coerced = coerce === undefined ? raw : coerce(raw);
+        // `?__proto__=…` stays an own property (as a spread would make it), never the object's prototype.
+        if (key === '__proto__') Object.defineProperty(value, key, { value: coerced, enumerable: true, writable: true, configurable: true });
+        else value[key] = coerced;
       }
       check(validate, value, where);
       return value;

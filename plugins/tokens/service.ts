@@ -1,4 +1,5 @@
 // Access tokens: random 40-hex values shown once, stored only as SHA-256 hashes; resolves a token to its caller.
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection } from '../../core/store/port.js';
@@ -38,9 +39,14 @@ export function grantedBits(doc: TokenDoc): number {
 const CACHE_MS = 30_000;
 const CACHE_MAX = 50_000;
 
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
+/**
+ * A token's SHA-256, hex. Every request with a token hashes it (the cache is keyed by the hash, never by the token):
+ * Node ≥ 20.12's one-shot `crypto.hash` makes no Hash object per call (under load, 3 µs of a 40 µs list request with
+ * `createHash`, about 1 with it); older Node 20 releases lack it.
+ */
+export const hashToken: (token: string) => string = typeof crypto.hash === 'function'
+  ? (token) => crypto.hash('sha256', token, 'hex')
+  : (token) => createHash('sha256').update(token).digest('hex');
 
 export class Tokens {
   private readonly tokens: Collection<TokenDoc>;

@@ -132,6 +132,12 @@ t.test('kernel over HTTP', async (t) => {
     const res = await f.request('GET', '/probe/items/7?flag=true&n=-3');
     t.same(res.json, { id: 7, flag: true, n: -3, who: '' });
     t.notOk('secret' in res.json, 'fields outside the response schema never leave');
+    const repeated = await f.request('GET', '/probe/items/7?n=4&flag=false&n=9&extra=a&extra=b');
+    t.same(repeated.json, { id: 7, flag: false, n: 4, who: '' }, 'a repeated parameter takes its first value');
+    const proto = await f.request('GET', '/probe/items/7?__proto__=polluted&flag=1');
+    t.equal(proto.status, 200);
+    t.same(proto.json, { id: 7, flag: true, who: '' }, 'a `__proto__` parameter is an ordinary (undeclared) key');
+    t.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype is touched');
     const stat = await f.request('GET', '/probe/items/special');
     t.same(stat.json, { static: true }, 'a static route wins over a parameter');
   });
