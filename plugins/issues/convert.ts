@@ -80,8 +80,11 @@ export class Renderer {
     return out;
   }
 
-  /** What rendering a page of issues needs besides the issues: their users, labels, milestones and attachments. */
-  private async issueParts(list: IssueRecord[]): Promise<IssueParts> {
+  /**
+   * What rendering a page of issues needs besides the issues: their users, labels, milestones and attachments.
+   * `known`: accounts the caller already read (looked up again only for the users it lacks).
+   */
+  private async issueParts(list: IssueRecord[], known?: Map<number, Account>): Promise<IssueParts> {
     const userIds = new Set<number>();
     const labelIds = new Set<number>();
     const milestoneIds = new Set<number>();
@@ -92,12 +95,23 @@ export class Renderer {
       if (issue.milestoneId) milestoneIds.add(issue.milestoneId);
     }
     const [accounts, labels, milestones, assets] = await Promise.all([
-      this.service.users.byIds([...userIds]),
+      this.accountsOf(userIds, known),
       labelIds.size ? this.service.labels.find({ id: { $in: [...labelIds] } }) : Promise.resolve([]),
       milestoneIds.size ? this.service.milestones.find({ id: { $in: [...milestoneIds] } }) : Promise.resolve([]),
       this.assets(list.map((i) => i.id), []),
     ]);
     return { accounts, labels: new Map(labels.map((l) => [l.id, l])), milestones: new Map(milestones.map((m) => [m.id, m])), assets: assets.issues };
+  }
+
+  /** The accounts of `ids`: those `known` holds, the rest read. */
+  private async accountsOf(ids: Set<number>, known: Map<number, Account> | undefined): Promise<Map<number, Account>> {
+    if (known === undefined) return this.service.users.byIds([...ids]);
+    const missing: number[] = [];
+    for (const id of ids) if (!known.has(id)) missing.push(id);
+    if (missing.length === 0) return known;
+    const read = await this.service.users.byIds(missing);
+    for (const [id, account] of known) read.set(id, account);
+    return read;
   }
 
   /** Issue API objects for issues of the given repositories (`repos` maps every issue's repoId). */
@@ -110,11 +124,12 @@ export class Renderer {
 
   /**
    * The JSON text of a page of issues (what `issues` gives, serialised with the Issue schema), each issue's text reused
-   * while everything it shows is the same stored version (issue-json.ts).
+   * while everything it shows is the same stored version (issue-json.ts). `accounts`: users the caller already read
+   * (a search reads the repositories' owners and the page's posters and assignees in one lookup).
    */
-  async issuesJson(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null): Promise<JsonPieces> {
+  async issuesJson(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null, accounts?: Map<number, Account>): Promise<JsonPieces> {
     if (list.length === 0) return joinPieces([]);
-    const parts = await this.issueParts(list);
+    const parts = await this.issueParts(list, accounts);
     const users = new Map<number, ApiUser>();
     const pieces = list.map((issue) => {
       const where = repos.get(issue.repoId)!;

@@ -257,13 +257,17 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   const { total, issues } = await s.list(q);
   const repoMap = new Map<number, RepoAndOwner>();
   const repos = await s.repos.byIds([...new Set(issues.map((i) => i.repoId))]);
-  const owners = await s.users.byIds([...new Set([...repos.values()].map((r) => r.ownerId))]);
+  // The repositories' owners and the page's posters and assignees: one lookup.
+  const userIds: number[] = [];
+  for (const repo of repos.values()) userIds.push(repo.ownerId);
+  for (const issue of issues) userIds.push(issue.posterId, ...issue.assigneeIds);
+  const accounts = await s.users.byIds(userIds);
   for (const [id, repo] of repos) {
-    const owner = owners.get(repo.ownerId);
+    const owner = accounts.get(repo.ownerId);
     if (owner) repoMap.set(id, { repo, owner });
   }
   const visible = issues.filter((i) => repoMap.has(i.repoId));
-  return { status: 200, type: 'json-text', body: await s.render.issuesJson(visible, repoMap, caller), headers: pageHeaders(rc, total, win) };
+  return { status: 200, type: 'json-text', body: await s.render.issuesJson(visible, repoMap, caller, accounts), headers: pageHeaders(rc, total, win) };
 }
 
 interface CreateIssueBody {

@@ -219,6 +219,13 @@ export class Issues implements IssuesService {
   readonly numbers: Collection<{ repoId: number; last: number }>;
   readonly intents: CounterIntents<keyof CounterTargets>;
   readonly unitsOff: Collection<{ repoId: number }>;
+  /**
+   * What `issue_units_off` holds, in memory (read once, then changed with every write this service makes to it): the
+   * issue search excludes these repositories on every request, and a store query for a handful of ids cost more than
+   * the rest of its planning. A repository switched off enters before its row is written, one switched on leaves
+   * after its row is gone: the set never misses a repository whose issues are off.
+   */
+  private unitsOffIds: Set<number> | null = null;
   readonly render: Renderer;
   /**
    * The `q` trigram index: built in the background from start (`buildTextIndex`), kept in step by every text change.
@@ -1277,7 +1284,16 @@ export class Issues implements IssuesService {
 
   /** Repositories whose issues are switched off (`has_issues: false`); their pull requests stay. */
   async issuesOffRepoIds(): Promise<number[]> {
-    return (await this.unitsOff.find({ repoId: { $gt: 0 } })).map((d) => d.repoId);
+    return [...(await this.unitsOffSet())];
+  }
+
+  private async unitsOffSet(): Promise<Set<number>> {
+    if (this.unitsOffIds === null) {
+      const ids = new Set((await this.unitsOff.find({ repoId: { $gt: 0 } })).map((d) => d.repoId));
+      // A write that came in while the rows were read has already added to (or taken from) the set it found.
+      this.unitsOffIds ??= ids;
+    }
+    return this.unitsOffIds;
   }
 
   /**
@@ -1291,6 +1307,7 @@ export class Issues implements IssuesService {
     for (let i = 0; i < ids.length; i += 500) {
       for (const repo of (await this.repos.byIds(ids.slice(i, i + 500))).values()) {
         if (repo.hasIssues !== false && repo.has_issues !== false) continue;
+        (await this.unitsOffSet()).add(repo.id);
         await this.unitsOff.updateOne({ repoId: repo.id }, { $set: { repoId: repo.id } }, { upsert: true });
         found++;
       }
@@ -1301,9 +1318,11 @@ export class Issues implements IssuesService {
 
   async onRepoUpdated(repo: RepoRecord, before?: RepoRecord): Promise<void> {
     if (repo.hasIssues === false || repo.has_issues === false) {
+      (await this.unitsOffSet()).add(repo.id);
       await this.unitsOff.updateOne({ repoId: repo.id }, { $set: { repoId: repo.id } }, { upsert: true });
     } else if (before?.hasIssues === false || before?.has_issues === false || !before) {
       await this.unitsOff.deleteMany({ repoId: repo.id });
+      (await this.unitsOffSet()).delete(repo.id);
     }
     if (before && before.private === repo.private && before.ownerId === repo.ownerId) return;
     await this.issues.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId } });
@@ -1323,7 +1342,7 @@ export class Issues implements IssuesService {
       this.reactions.deleteMany({ repoId: repo.id }),
       this.watches.deleteMany({ repoId: repo.id }),
       this.numbers.deleteMany({ repoId: repo.id }),
-      this.unitsOff.deleteMany({ repoId: repo.id }),
+      this.unitsOff.deleteMany({ repoId: repo.id }).then(async () => (await this.unitsOffSet()).delete(repo.id)),
     ]);
     if (this.noted('texts', texts.map((i) => i.id)) && this.noted('comments', commentTexts.map((cm) => cm.issueId))) return;
     this.textIndex.text.removeBatch(keysToIds(texts.map((i) => ({ id: i.id, texts: [i.title, i.body] }))));

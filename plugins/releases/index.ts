@@ -94,6 +94,7 @@ export default definePlugin<Releases, ReleaseSettings>({
   async start(ctx) {
     const service = new Releases(ctx);
     await service.files.start();
+    await service.loadAttachmentCounts();
     ctx.events.on(REPO_DELETED, ({ repo }) => service.onRepoDeleted(repo));
     ctx.events.on(ACCOUNT_DELETED, ({ account }) => service.onAccountDeleted(account));
     // Issue and comment attachments: shown in the issues plugin's `assets`, removed with their issue or comment.

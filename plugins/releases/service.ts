@@ -1,6 +1,7 @@
 // Releases of a repository and their attachments: records, the tags releases are made from (through the git
 // service's push rules, like any API ref change), attachment files, and the `release.changed` events.
 import type { ReleasesService } from '../../schemas/contracts/releases.js';
+import { AttachmentCounts } from './attachment-counts.js';
 import { attachmentToApi } from './convert.js';
 import { fail, ForgeError } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
@@ -32,11 +33,18 @@ export class Releases implements ReleasesService {
   readonly releases: Collection<ReleaseRecord>;
   readonly attachments: Collection<AttachmentRecord>;
   readonly files: AttachmentFiles;
+  /** Which issues and comments hold attachments (`ofIssues` asks the store only about those). */
+  private readonly counts = new AttachmentCounts();
 
   constructor(private readonly ctx: PluginContext<ReleaseSettings>) {
     this.releases = ctx.store.collection<ReleaseRecord>(RELEASES);
     this.attachments = ctx.store.collection<AttachmentRecord>(ATTACHMENTS);
     this.files = new AttachmentFiles(ctx.config.dataDir);
+  }
+
+  /** At start, before any request: the counts of the stored issue and comment attachments. */
+  async loadAttachmentCounts(): Promise<void> {
+    for (const row of await this.attachments.find({ issueId: { $gt: 0 } }, { projection: { issueId: 1, commentId: 1 } })) this.counts.move(row, 1);
   }
 
   get settings(): ReleaseSettings {
@@ -265,9 +273,11 @@ export class Releases implements ReleasesService {
       downloadCount: 0,
       createdAt: nowRfc3339(),
     };
+    this.counts.move(record, 1);
     try {
       await this.attachments.insertOne(record);
     } catch (err) {
+      this.counts.move(record, -1);
       await this.files.remove(received.uuid);
       throw err;
     }
@@ -281,9 +291,11 @@ export class Releases implements ReleasesService {
 
   /** Attachments of issues (their own: commentId 0) and of comments, in upload order. */
   async ofIssues(issueIds: readonly number[], commentIds: readonly number[]): Promise<{ issues: AttachmentRecord[]; comments: AttachmentRecord[] }> {
+    const holdingIssues = this.counts.issuesHolding(issueIds);
+    const holdingComments = this.counts.commentsHolding(commentIds);
     const [issues, comments] = await Promise.all([
-      issueIds.length ? this.attachments.find({ issueId: { $in: [...issueIds] }, commentId: 0 }, { sort: { id: 1 } }) : Promise.resolve([]),
-      commentIds.length ? this.attachments.find({ commentId: { $in: [...commentIds] } }, { sort: { id: 1 } }) : Promise.resolve([]),
+      holdingIssues.length ? this.attachments.find({ issueId: { $in: holdingIssues }, commentId: 0 }, { sort: { id: 1 } }) : Promise.resolve([]),
+      holdingComments.length ? this.attachments.find({ commentId: { $in: holdingComments } }, { sort: { id: 1 } }) : Promise.resolve([]),
     ]);
     return { issues, comments };
   }
@@ -301,6 +313,7 @@ export class Releases implements ReleasesService {
   async removeAttachment(attachment: AttachmentRecord): Promise<void> {
     const gone = await this.attachments.findOneAndDelete({ id: attachment.id });
     if (!gone) return;
+    this.counts.move(gone, -1);
     await this.files.remove(gone.uuid);
     await this.repos.incrementCounter(gone.repoId, 'attachmentsSize', -gone.size);
   }
@@ -313,9 +326,10 @@ export class Releases implements ReleasesService {
 
   /** `repo.deleted`: its releases and attachment files go (the repository's size goes with its record). */
   async onRepoDeleted(repo: RepoRecord): Promise<void> {
-    const assets = await this.attachments.find({ repoId: repo.id }, { projection: { uuid: 1 } });
+    const assets = await this.attachments.find({ repoId: repo.id }, { projection: { uuid: 1, issueId: 1, commentId: 1 } });
     for (const a of assets) await this.files.remove(a.uuid);
     await this.attachments.deleteMany({ repoId: repo.id });
+    for (const a of assets) this.counts.move(a, -1);
     await this.releases.deleteMany({ repoId: repo.id });
   }
 

@@ -3,6 +3,8 @@
 // (the poster of the issue or comment, writers, admins: 403 for others; 404 for anything unreadable), attachments
 // that belong elsewhere are 404, and an issue's or comment's files go with it.
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startForge, type TestForge, type TestUser } from '../helpers/forge.js';
@@ -111,4 +113,46 @@ t.test('issue and comment attachments', async (t) => {
     t.notOk(existsSync(fileOf(f, asset.uuid)));
     t.equal((await fetch(asset.browser_download_url)).status, 404);
   });
+});
+
+// The releases plugin keeps in memory which issues and comments hold attachments (a page of issues or comments asks
+// the store only about those): what a restart reads back, what deletions and repository deletion take away.
+t.test('which issues and comments hold attachments is known again after a restart', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-assets-restart-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  let f = await startForge({ dataDir });
+  const alice = await f.createUser({ username: 'alice' });
+  const repo = (await f.request('POST', '/user/repos', { token: alice.token, json: { name: 'kept' } })).json;
+  const api = `/repos/${repo.full_name}`;
+  const [bare, held] = [
+    (await f.request('POST', `${api}/issues`, { token: alice.token, json: { title: 'no files' } })).json,
+    (await f.request('POST', `${api}/issues`, { token: alice.token, json: { title: 'with a file' } })).json,
+  ];
+  const comment = (await f.request('POST', `${api}/issues/${bare.number}/comments`, { token: alice.token, json: { body: 'see the trace' } })).json;
+  const own = (await upload(f, alice, `${api}/issues/${held.number}/assets`, 'a.txt', Buffer.from('a'))).json;
+  const onComment = (await upload(f, alice, `${api}/issues/comments/${comment.id}/assets`, 'b.txt', Buffer.from('b'))).json;
+  await f.close();
+
+  f = await startForge({ dataDir });
+  t.teardown(() => f.close());
+  const token = alice.token; // stored (hashed) in the data dir: still good
+  // The port (in browser_download_url) changed with the restart: files are compared by uuid.
+  const uuids = (assets: any[]) => assets.map((x) => x.uuid);
+  const list = (await f.request('GET', `${api}/issues?state=all`)).json;
+  t.same(uuids(list.find((i: any) => i.number === held.number).assets), [own.uuid], 'an issue\'s own file, after the restart');
+  t.same(list.find((i: any) => i.number === bare.number).assets, [], 'its comment\'s file is not the issue\'s');
+  t.same(uuids((await f.request('GET', `${api}/issues/${bare.number}/comments`)).json[0].assets), [onComment.uuid], 'a comment\'s file');
+  const search = (await f.request('GET', '/repos/issues/search?state=all', { token })).json;
+  t.same(uuids(search.find((i: any) => i.number === held.number).assets), [own.uuid], 'in the cross-repository search too');
+
+  t.equal((await f.request('DELETE', `${api}/issues/${held.number}/assets/${own.id}`, { token })).status, 204);
+  t.same((await f.request('GET', `${api}/issues/${held.number}`)).json.assets, [], 'deleted');
+  const again = (await upload(f, alice, `${api}/issues/${held.number}/assets`, 'c.txt', Buffer.from('c'))).json;
+  t.same((await f.request('GET', `${api}/issues/${held.number}`)).json.assets, [again], 'a new file after the last one went');
+
+  // A repository deleted and made again under its name: the new issues hold nothing of the old ones' files.
+  t.equal((await f.request('DELETE', api, { token })).status, 204);
+  t.equal((await f.request('POST', '/user/repos', { token, json: { name: 'kept' } })).status, 201);
+  const fresh = (await f.request('POST', `${api}/issues`, { token, json: { title: 'fresh' } })).json;
+  t.same((await f.request('GET', `${api}/issues/${fresh.number}`)).json.assets, []);
 });

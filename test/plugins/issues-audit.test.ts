@@ -173,6 +173,12 @@ t.test('issues audit', async (t) => {
     const res = await f.request('GET', '/repos/issues/search?q=quagga', { token: alice.token });
     t.same(res.json, []);
     t.equal(res.headers.get('x-total-count'), '0');
+    await ok(f, 'PATCH', '/repos/alice/toggle', alice.token, { has_issues: true });
+    const back = await f.request('GET', '/repos/issues/search?q=quagga', { token: alice.token });
+    t.equal(back.json.length, 1, 'switched on again: its issues are searched again');
+    t.equal(back.headers.get('x-total-count'), '1');
+    await ok(f, 'PATCH', '/repos/alice/toggle', alice.token, { has_issues: false });
+    t.same(await ok(f, 'GET', '/repos/issues/search?q=quagga', alice.token), [], 'and off again');
   });
 });
 
