@@ -26,17 +26,17 @@ export function pageHeaders(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery'
   const headers: Record<string, string> = { 'X-Total-Count': String(total) };
   const last = Math.max(1, Math.ceil(total / win.limit));
   if (win.page >= last && win.page <= 1) return headers;
-  const query = linkQuery(rc.rawQuery);
-  const base = `<${linkBase(rc)}?`;
-  const limit = `limit=${win.limit}`;
-  const href = (page: number) => {
-    let q = '';
-    for (const part of query) {
-      const piece = part === PAGE ? `page=${page}` : part === LIMIT ? limit : part;
-      q = q ? `${q}&${piece}` : piece;
-    }
-    return `${base}${q}>`;
-  };
+  // Every link is the same query but for its page: the text before `page=` and after its number, made once.
+  let head = `<${linkBase(rc)}?`;
+  let tail = '';
+  let pageSeen = false;
+  for (const part of linkQuery(rc.rawQuery)) {
+    if (part === PAGE) pageSeen = true;
+    else if (pageSeen) tail += `&${part === LIMIT ? `limit=${win.limit}` : part}`;
+    else head += `${part === LIMIT ? `limit=${win.limit}` : part}&`;
+  }
+  tail += '>';
+  const href = (page: number) => `${head}page=${page}${tail}`;
   const links: string[] = [];
   if (win.page < last) links.push(`${href(win.page + 1)}; rel="next"`, `${href(last)}; rel="last"`);
   if (win.page > 1) links.push(`${href(1)}; rel="first"`, `${href(Math.min(win.page - 1, last))}; rel="prev"`);
