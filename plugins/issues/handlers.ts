@@ -209,7 +209,7 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
     if (query.assigned) q.assigneeId = caller.id;
     if (query.mentioned) q.mentionId = caller.id;
   }
-  const issuesOff = await s.issuesOffRepoIds();
+  const issuesOff = s.issuesOffRepoIds();
   if (issuesOff.length) q.excludeRepoIds = issuesOff;
   if (!s.repos.readsAll(caller)) {
     // Whole owners stay whole (their private rows by owner), so the count is a range per owner, not per repository.

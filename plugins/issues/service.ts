@@ -220,12 +220,12 @@ export class Issues implements IssuesService {
   readonly intents: CounterIntents<keyof CounterTargets>;
   readonly unitsOff: Collection<{ repoId: number }>;
   /**
-   * What `issue_units_off` holds, in memory (read once, then changed with every write this service makes to it): the
-   * issue search excludes these repositories on every request, and a store query for a handful of ids cost more than
-   * the rest of its planning. A repository switched off enters before its row is written, one switched on leaves
-   * after its row is gone: the set never misses a repository whose issues are off.
+   * What `issue_units_off` holds, in memory (read at start by `recordUnitsOff`, then changed with every write this
+   * service makes to it): the issue search excludes these repositories on every request, and a store query for a
+   * handful of ids cost more than the rest of its planning. A repository switched off enters before its row is
+   * written, one switched on leaves after its row is gone: the set never misses a repository whose issues are off.
    */
-  private unitsOffIds: Set<number> | null = null;
+  private readonly unitsOffIds = new Set<number>();
   readonly render: Renderer;
   /**
    * The `q` trigram index: built in the background from start (`buildTextIndex`), kept in step by every text change.
@@ -1283,31 +1283,27 @@ export class Issues implements IssuesService {
   // ---- lifecycle ----
 
   /** Repositories whose issues are switched off (`has_issues: false`); their pull requests stay. */
-  async issuesOffRepoIds(): Promise<number[]> {
-    return [...(await this.unitsOffSet())];
-  }
-
-  private async unitsOffSet(): Promise<Set<number>> {
-    if (this.unitsOffIds === null) {
-      const ids = new Set((await this.unitsOff.find({ repoId: { $gt: 0 } })).map((d) => d.repoId));
-      // A write that came in while the rows were read has already added to (or taken from) the set it found.
-      this.unitsOffIds ??= ids;
-    }
-    return this.unitsOffIds;
+  issuesOffRepoIds(): number[] {
+    return [...this.unitsOffIds];
   }
 
   /**
    * Once per store (marker `repoId: 0`): records the repositories switched off before `issue_units_off` existed,
-   * among those that ever had an issue number.
+   * among those that ever had an issue number. Then reads what the collection holds into memory (`unitsOffIds`).
    */
   async recordUnitsOff(): Promise<number> {
+    const found = await this.recordUnitsOffOnce();
+    for (const row of await this.unitsOff.find({ repoId: { $gt: 0 } })) this.unitsOffIds.add(row.repoId);
+    return found;
+  }
+
+  private async recordUnitsOffOnce(): Promise<number> {
     if (await this.unitsOff.findOne({ repoId: 0 })) return 0;
     const ids = (await this.numbers.find({}, { projection: { repoId: 1 } })).map((d) => d.repoId);
     let found = 0;
     for (let i = 0; i < ids.length; i += 500) {
       for (const repo of (await this.repos.byIds(ids.slice(i, i + 500))).values()) {
         if (repo.hasIssues !== false && repo.has_issues !== false) continue;
-        (await this.unitsOffSet()).add(repo.id);
         await this.unitsOff.updateOne({ repoId: repo.id }, { $set: { repoId: repo.id } }, { upsert: true });
         found++;
       }
@@ -1318,11 +1314,11 @@ export class Issues implements IssuesService {
 
   async onRepoUpdated(repo: RepoRecord, before?: RepoRecord): Promise<void> {
     if (repo.hasIssues === false || repo.has_issues === false) {
-      (await this.unitsOffSet()).add(repo.id);
+      this.unitsOffIds.add(repo.id);
       await this.unitsOff.updateOne({ repoId: repo.id }, { $set: { repoId: repo.id } }, { upsert: true });
     } else if (before?.hasIssues === false || before?.has_issues === false || !before) {
       await this.unitsOff.deleteMany({ repoId: repo.id });
-      (await this.unitsOffSet()).delete(repo.id);
+      this.unitsOffIds.delete(repo.id);
     }
     if (before && before.private === repo.private && before.ownerId === repo.ownerId) return;
     await this.issues.updateMany({ repoId: repo.id }, { $set: { repoPrivate: repo.private, repoOwnerId: repo.ownerId } });
@@ -1342,7 +1338,7 @@ export class Issues implements IssuesService {
       this.reactions.deleteMany({ repoId: repo.id }),
       this.watches.deleteMany({ repoId: repo.id }),
       this.numbers.deleteMany({ repoId: repo.id }),
-      this.unitsOff.deleteMany({ repoId: repo.id }).then(async () => (await this.unitsOffSet()).delete(repo.id)),
+      this.unitsOff.deleteMany({ repoId: repo.id }).then(() => this.unitsOffIds.delete(repo.id)),
     ]);
     if (this.noted('texts', texts.map((i) => i.id)) && this.noted('comments', commentTexts.map((cm) => cm.issueId))) return;
     this.textIndex.text.removeBatch(keysToIds(texts.map((i) => ({ id: i.id, texts: [i.title, i.body] }))));
