@@ -30,10 +30,15 @@ export function pageHeaders(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery'
   let head = `<${linkBase(rc)}?`;
   let tail = '';
   let pageSeen = false;
+  const limit = `limit=${win.limit}`;
   for (const part of linkQuery(rc.rawQuery)) {
-    if (part === PAGE) pageSeen = true;
-    else if (pageSeen) tail += `&${part === LIMIT ? `limit=${win.limit}` : part}`;
-    else head += `${part === LIMIT ? `limit=${win.limit}` : part}&`;
+    if (part === PAGE) {
+      pageSeen = true;
+      continue;
+    }
+    const piece = part === LIMIT ? limit : part;
+    if (pageSeen) tail += `&${piece}`;
+    else head += `${piece}&`;
   }
   tail += '>';
   const href = (page: number) => `${head}page=${page}${tail}`;
