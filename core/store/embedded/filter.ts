@@ -13,6 +13,7 @@
 import type { Filter } from '../port.js';
 import { isPlainObject } from '../documents.js';
 import { KIND, hasOperator, isIndexKey, kindOf, queryTokens, type Kind, type Values } from './shape.js';
+import { described, generatedMatch, nodeOf, type LeafTest } from './match-code.js';
 
 export type { IndexKey, Values } from './shape.js';
 
@@ -170,24 +171,44 @@ function equalityTest(kind: Kind): Test {
   return eqScalar;
 }
 
-/** A test at a dotted path, reading its query value from `slot`. */
-function atPath(path: string, test: Test, slot: number): Match {
+/** The generated code's name of a test (`match-code.ts`'s helpers), when it has one. */
+function leafTestOf(test: Test, op?: Cmp): LeafTest | null {
+  if (test === eqScalar) return 'eqScalar';
+  if (test === eqNull) return 'eqNull';
+  if (test === member) return 'member';
+  if (test === defined) return 'defined';
+  return op ?? null;
+}
+
+/** A test at a dotted path, reading its query value from `slot`; `name` is the test's in generated code. */
+function atPath(path: string, test: Test, slot: number, name: LeafTest | null = leafTestOf(test)): Match {
   const parts = path.split('.');
-  if (parts.length === 1) return (doc, v) => test(doc[path], v[slot]);
+  if (parts.length === 1) {
+    const match: Match = (doc, v) => test(doc[path], v[slot]);
+    return name ? described(match, { kind: 'leaf', field: path, test: name, slot, negate: false }) : match;
+  }
   return (doc, v) => anyLeaf(doc, parts, 0, test, v[slot]);
 }
 
+/** `!match`, described as the negated leaf when `match` is one. */
+function not(match: Match): Match {
+  const negated: Match = (doc, v) => !match(doc, v);
+  const node = nodeOf(match);
+  return node.kind === 'leaf' && !node.negate ? described(negated, { ...node, negate: true }) : negated;
+}
+
 function allOf(matches: Match[]): Match {
-  if (matches.length === 0) return () => true;
   if (matches.length === 1) return matches[0]!;
+  const node = { kind: 'and' as const, nodes: matches.map(nodeOf) };
+  if (matches.length === 0) return described(() => true, node);
   if (matches.length === 2) {
     const [a, b] = matches as [Match, Match];
-    return (doc, v) => a(doc, v) && b(doc, v);
+    return described((doc, v) => a(doc, v) && b(doc, v), node);
   }
-  return (doc, v) => {
+  return described((doc, v) => {
     for (const m of matches) if (!m(doc, v)) return false;
     return true;
-  };
+  }, node);
 }
 
 /** One field's condition: its match and, when an index can serve it, the indexable part. */
@@ -217,8 +238,7 @@ function compileCondition(path: string, cond: unknown, values: Values, at: Curso
         } else other++;
         break;
       case '$ne': {
-        const test = atPath(path, equalityTest(kind), slot);
-        matches.push((doc, v) => !test(doc, v));
+        matches.push(not(atPath(path, equalityTest(kind), slot)));
         other++;
         break;
       }
@@ -228,7 +248,7 @@ function compileCondition(path: string, cond: unknown, values: Values, at: Curso
         const to = at.firstDerived + at.derived.length;
         at.derived.push({ from: slot, to });
         const test = atPath(path, member, to);
-        matches.push(op === '$in' ? test : (doc, v) => !test(doc, v));
+        matches.push(op === '$in' ? test : not(test));
         if (op === '$in' && (kind === KIND.oneKeyArray || kind === KIND.keyArray)) {
           eq = { slot, list: true };
           eqOne = kind === KIND.oneKeyArray;
@@ -240,7 +260,9 @@ function compileCondition(path: string, cond: unknown, values: Values, at: Curso
       case '$gte':
       case '$lt':
       case '$lte': {
-        matches.push(atPath(path, rangeTest(op, kind), slot));
+        const test = rangeTest(op, kind);
+        // A null bound's test is `eqNull` or `never` (named by what it is); any other is the typed comparison.
+        matches.push(atPath(path, test, slot, kind === KIND.null ? (test === eqNull ? 'eqNull' : null) : op));
         if (isIndexKey(values[slot])) (range ??= []).push({ op, slot, type: typeof values[slot] });
         else other++;
         break;
@@ -248,7 +270,8 @@ function compileCondition(path: string, cond: unknown, values: Values, at: Curso
       case '$exists': {
         const test = atPath(path, defined, slot);
         // The value's truthiness is read per query (the shape only knows its kind).
-        matches.push((doc, v) => test(doc, v) === Boolean(v[slot]));
+        const exists: Match = (doc, v) => test(doc, v) === Boolean(v[slot]);
+        matches.push(path.includes('.') ? exists : described(exists, { kind: 'exists', field: path, slot }));
         other++;
         break;
       }
@@ -283,7 +306,8 @@ function compileObject(filter: Record<string, unknown>, values: Values, at: Curs
         subs.push(compileObject(sub, values, at, name === '$and' ? indexable : undefined));
       }
       const matches = subs.map((s) => allOf(s.clauses.map((c) => c.match)));
-      const match: Match = name === '$and' ? allOf(matches) : (doc, v) => matches.some((m) => m(doc, v));
+      const match: Match = name === '$and' ? allOf(matches)
+        : described((doc, v) => matches.some((m) => m(doc, v)), { kind: 'or', nodes: matches.map(nodeOf) });
       clauses.push({ field: null, match });
       if (name === '$or') or = subs;
     } else if (name.charCodeAt(0) === 36) {
@@ -314,10 +338,14 @@ export function bindValues(template: FilterTemplate, values: Values): Values {
   return values;
 }
 
-/** The conjunction of a filter's top-level conditions, leaving out those of the fields in `without`. */
-export function matchOf(filter: PlannableFilter, without: ReadonlySet<string> | null = null): Match {
-  const kept = without ? filter.clauses.filter((c) => c.field === null || !without.has(c.field)) : filter.clauses;
-  return allOf(kept.map((c) => c.match));
+/**
+ * The conjunction of a filter's top-level conditions, leaving out those of the fields in `without`: generated code
+ * (`match-code.ts`) unless `generate` is false (a predicate used a few times is not worth compiling).
+ */
+export function matchOf(filter: PlannableFilter, without: ReadonlySet<string> | null = null, generate = true): Match {
+  const kept = (without ? filter.clauses.filter((c) => c.field === null || !without.has(c.field)) : filter.clauses).map((c) => c.match);
+  const closures = allOf(kept);
+  return generate ? generatedMatch(kept, closures) : closures;
 }
 
 /** Compiles a filter into a predicate (no caching: the collections keep their templates per shape). */
@@ -326,7 +354,7 @@ export function compileFilter(filter: Filter): Predicate {
   const values: Values = [];
   queryTokens(filter, undefined, undefined, values);
   const template = compileTemplate(filter, values);
-  const match = matchOf(template);
+  const match = matchOf(template, null, false);
   const v = bindValues(template, values);
   return (doc) => match(doc, v);
 }
