@@ -5,8 +5,8 @@
 export type IdOrder = (a: number, b: number) => number;
 
 export class Posting {
-  private ids: Int32Array;
-  private n = 0;
+  protected ids: Int32Array;
+  protected n = 0;
 
   constructor(private readonly order: IdOrder, capacity = 4) {
     this.ids = new Int32Array(capacity);
@@ -29,7 +29,7 @@ export class Posting {
   }
 
   /** The first position whose id sorts at or after `id` (by the list's order). */
-  private lowerBound(id: number): number {
+  protected lowerBound(id: number): number {
     let lo = 0;
     let hi = this.n;
     while (lo < hi) {
@@ -49,6 +49,12 @@ export class Posting {
   insert(id: number): boolean {
     const at = this.lowerBound(id);
     if (at < this.n && this.ids[at] === id) return false;
+    this.insertAt(at, id);
+    return true;
+  }
+
+  /** Puts `id` at position `at` (its place by the order). */
+  protected insertAt(at: number, id: number): void {
     if (this.n === this.ids.length) {
       const grown = new Int32Array(Math.max(4, this.ids.length * 2));
       grown.set(this.ids);
@@ -57,7 +63,6 @@ export class Posting {
     this.ids.copyWithin(at + 1, at, this.n);
     this.ids[at] = id;
     this.n++;
-    return true;
   }
 
   /** Appends an id known to sort after every id present (bulk loading in order). */
@@ -74,9 +79,13 @@ export class Posting {
   remove(id: number): boolean {
     const at = this.lowerBound(id);
     if (at >= this.n || this.ids[at] !== id) return false;
+    this.removeAt(at);
+    return true;
+  }
+
+  protected removeAt(at: number): void {
     this.ids.copyWithin(at, at + 1, this.n);
     this.n--;
-    return true;
   }
 
   /** Removes the given ids (sorted by the list's order) in one pass from the first of them; returns how many were held. */
@@ -108,6 +117,57 @@ export class Posting {
   /** Bytes held (reporting). */
   get bytes(): number {
     return this.ids.byteLength;
+  }
+}
+
+/**
+ * A kept order of every id (a sort key's, ties by id) that knows whether it is also the ids' own ascending order — a
+ * repository's creation time follows its id, for one. Then a walk of that order is a walk of the ids, which callers
+ * holding per-id arrays read in memory order instead of through the list. It counts adjacent pairs whose ids
+ * descend, kept at each insert and removal from the neighbours of the place changed.
+ */
+export class KeptOrder extends Posting {
+  private descents = 0;
+
+  /** Whether the order is the ids' ascending order. */
+  get followsIds(): boolean {
+    return this.descents === 0;
+  }
+
+  override insert(id: number): boolean {
+    const at = this.lowerBound(id);
+    if (at < this.n && this.ids[at] === id) return false;
+    const before = at > 0 ? this.ids[at - 1]! : -Infinity;
+    const after = at < this.n ? this.ids[at]! : Infinity;
+    if (before > after) this.descents--;
+    if (before > id) this.descents++;
+    if (id > after) this.descents++;
+    this.insertAt(at, id);
+    return true;
+  }
+
+  override push(id: number): void {
+    if (this.n > 0 && this.ids[this.n - 1]! > id) this.descents++;
+    super.push(id);
+  }
+
+  override remove(id: number): boolean {
+    const at = this.lowerBound(id);
+    if (at >= this.n || this.ids[at] !== id) return false;
+    const before = at > 0 ? this.ids[at - 1]! : -Infinity;
+    const after = at + 1 < this.n ? this.ids[at + 1]! : Infinity;
+    if (before > id) this.descents--;
+    if (id > after) this.descents--;
+    if (before > after) this.descents++;
+    this.removeAt(at);
+    return true;
+  }
+
+  override removeSorted(ids: ArrayLike<number>): number {
+    const removed = super.removeSorted(ids);
+    this.descents = 0;
+    for (let i = 1; i < this.n; i++) if (this.ids[i - 1]! > this.ids[i]!) this.descents++;
+    return removed;
   }
 }
 

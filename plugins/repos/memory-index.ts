@@ -18,7 +18,7 @@ import { lookupGrams, MAX_GRAM, trigramsOf } from '../lib/grams.js';
 import { Lru } from '../lib/lru.js';
 import { topPositions } from '../lib/top-n.js';
 import { Minus, type IdSet } from './access.js';
-import { acceptedOf, arraySource, mergeFiltered, mergeHead, Posting, TaggedPosting, type IdOrder, type OrderedIds, type Tagging } from '../lib/postings.js';
+import { acceptedOf, arraySource, mergeFiltered, mergeHead, KeptOrder, Posting, TaggedPosting, type IdOrder, type OrderedIds, type Tagging } from '../lib/postings.js';
 
 export interface Entry {
   id: number;
@@ -379,9 +379,11 @@ export class RepoIndex {
    * Every entry in one sort's order (key, ties by id), built when that sort is first asked for a large answer and
    * kept in step with every change: an entry leaves its place before a sort key changes and comes back after.
    */
-  private readonly orders = new Map<SortKey, Posting>();
+  private readonly orders = new Map<SortKey, KeptOrder>();
   /** Scratch marks by id for a sorted walk (sorted pages run synchronously, one at a time): cleared after each use. */
   private marks = new Uint8Array(0);
+  /** The same as bits (id `i` is bit `i & 31` of word `i >>> 5`), for a walk by id (`walkMarkedIds`): cleared after use. */
+  private markBits = new Int32Array(0);
   /**
    * How sorted pages are planned: by cost (`auto`), or one plan always (tests compare them). `collect` is also the
    * reference for search.ts: name order backwards and `priority_owner_id` then collect and sort every match.
@@ -491,7 +493,7 @@ export class RepoIndex {
     for (const o of this.orders.values()) o.insert(id);
   }
 
-  private sortOrder(key: SortKey): Posting {
+  private sortOrder(key: SortKey): KeptOrder {
     let o = this.orders.get(key);
     if (o) return o;
     const k = SORT_KEYS[key];
@@ -500,7 +502,7 @@ export class RepoIndex {
       const y = this.entries.get(b)!;
       return k(x) - k(y) || a - b;
     };
-    o = new Posting(cmp, this.entries.size + 16);
+    o = new KeptOrder(cmp, this.entries.size + 16);
     const all = [...this.entries.values()].sort((x, y) => k(x) - k(y) || x.id - y.id);
     for (const e of all) o.push(e.id);
     this.orders.set(key, o);
@@ -560,14 +562,22 @@ export class RepoIndex {
       const size = parts.reduce((m, p) => m + p.size, 0);
       if (size <= 8 * Math.min(this.entries.size, steps)) marked.push(...parts);
     }
-    const budget = this.sortPlan === 'walk' ? Infinity : (marked.length ? SORT_WALK_PER_MATCH_MARKED : SORT_WALK_PER_MATCH) * total;
-    if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && steps > budget) return collect();
     const order = this.sortOrder(key);
+    // An order that is the ids' own (creation time, id) with the text's ids marked: the walk reads the marks as bits,
+    // 32 ids a word, and visits marked ids only — its cost is the marked ids plus the id range over 32, never more
+    // than collecting the matches, so it needs no budget.
+    const bitWalk = marked.length > 0 && order.followsIds;
+    const budget = this.sortPlan === 'walk' || bitWalk ? Infinity : (marked.length ? SORT_WALK_PER_MATCH_MARKED : SORT_WALK_PER_MATCH) * total;
+    if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && steps > budget) return collect();
     const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
     const readableOwners = new Set(vis.privateAll ? [] : vis.privateOwners ?? []);
     const pub = publicQuery(query, vis);
     const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
-    if (marked.length) {
+    if (bitWalk) {
+      const words = (this.byId.length + 31) >>> 5;
+      if (this.markBits.length < words) this.markBits = new Int32Array(Math.max(words, this.markBits.length * 2));
+      for (const p of marked) for (let i = 0; i < p.size; i++) this.markBits[p.at(i) >>> 5]! |= 1 << (p.at(i) & 31);
+    } else if (marked.length) {
       let max = 0;
       for (const p of marked) for (let i = 0; i < p.size; i++) if (p.at(i) > max) max = p.at(i);
       if (this.marks.length <= max) this.marks = new Uint8Array(Math.max(max + 1, this.marks.length * 2));
@@ -577,12 +587,18 @@ export class RepoIndex {
     const covered = marked.length ? TEXT : 0;
     const fits = residualCheck(query, covered) ?? ACCEPT_ALL;
     const fitsPublic = residualCheck(pub, covered) ?? ACCEPT_ALL;
+    const accept = (id: number, e: Entry): boolean => (e.private
+      ? (readable === null || readable.has(id) || readableOwners.has(e.ownerId)) && fits(e)
+      : vis.public && (fitsPublic(e) || (granted !== null && granted.has(id) && fits(e))));
     try {
-      return { head: this.walk(order, desc, n, marked.length > 0, budget, (id, e) => (e.private
-        ? (readable === null || readable.has(id) || readableOwners.has(e.ownerId)) && fits(e)
-        : vis.public && (fitsPublic(e) || (granted !== null && granted.has(id) && fits(e))))) ?? collect().head, total };
+      // An order that is the ids' own (creation time, id) is walked by id: the marks and entries in memory order.
+      const head = bitWalk ? this.walkMarkedIds(desc, n, accept)
+        : order.followsIds ? this.walkIds(desc, n, marked.length > 0, budget, accept)
+        : this.walk(order, desc, n, marked.length > 0, budget, accept);
+      return { head: head ?? collect().head, total };
     } finally {
-      for (const p of marked) for (let i = 0; i < p.size; i++) this.marks[p.at(i)] = 0;
+      if (bitWalk) for (const p of marked) for (let i = 0; i < p.size; i++) this.markBits[p.at(i) >>> 5] = 0;
+      else for (const p of marked) for (let i = 0; i < p.size; i++) this.marks[p.at(i)] = 0;
     }
   }
 
@@ -594,6 +610,47 @@ export class RepoIndex {
       const id = order.at(desc ? order.size - 1 - i : i);
       if (onlyMarked && this.marks[id] !== 1) continue;
       if (accept(id, this.byId[id]!)) head.push(id);
+    }
+    return head;
+  }
+
+  /**
+   * `walk` over an order that is the ids' ascending order: the ids themselves, from the first (or the last), gaps
+   * included (a step over a gap reads one slot). Random reads through the order cost ~9 ns a step on 100,000
+   * repositories; these read `marks` and `byId` in sequence.
+   */
+  private walkIds(desc: boolean, n: number, onlyMarked: boolean, budget: number, accept: (id: number, e: Entry) => boolean): number[] | null {
+    const head: number[] = [];
+    const byId = this.byId;
+    const marks = this.marks;
+    const last = byId.length - 1;
+    for (let i = 0; i <= last && head.length < n; i++) {
+      if (i > budget + n) return null;
+      const id = desc ? last - i : i;
+      if (onlyMarked && marks[id] !== 1) continue;
+      const e = byId[id];
+      if (e !== undefined && accept(id, e)) head.push(id);
+    }
+    return head;
+  }
+
+  /** The first `n` accepted ids among those marked in `markBits`, by id (backwards with `desc`). */
+  private walkMarkedIds(desc: boolean, n: number, accept: (id: number, e: Entry) => boolean): number[] {
+    const head: number[] = [];
+    const byId = this.byId;
+    const words = this.markBits;
+    const last = Math.min(words.length, (byId.length + 31) >>> 5) - 1;
+    for (let k = 0; k <= last && head.length < n; k++) {
+      const w = desc ? last - k : k;
+      let bits = words[w]!;
+      while (bits !== 0 && head.length < n) {
+        // The lowest set bit going up, the highest going down.
+        const b = desc ? 31 - Math.clz32(bits) : 31 - Math.clz32(bits & -bits);
+        bits &= ~(1 << b);
+        const id = (w << 5) | b;
+        const e = byId[id];
+        if (e !== undefined && accept(id, e)) head.push(id);
+      }
     }
     return head;
   }

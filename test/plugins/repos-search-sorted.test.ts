@@ -69,4 +69,23 @@ t.test('sorted search: the walk agrees with sorting every match', async (t) => {
   await ok(f.request('POST', '/user/repos', { token: bob.token, json: { name: 'rho-late' } }), 201);
   await ok(f.request('PUT', '/user/starred/sbob/rho-late', { token: ann.token }), 204);
   await compare(t, 'after stars, an edit, a privacy change, a delete and a create');
+  // Creation time follows the ids above (made one after another): those orders are walked by id.
+  t.equal(index.orders.get('created').followsIds, true, 'the creation order is the ids\' order');
+  t.equal(index.orders.get('id').followsIds, true, 'the id order is the ids\' order');
+  t.equal(index.orders.get('stars').followsIds, false, 'the stars order is not');
+  // A repository whose creation time comes before the others' (an import keeping its date): the creation order
+  // leaves the ids' order, its walk goes through the kept order again, and both plans still agree.
+  const repos = f.forge.store.collection('repos');
+  const late = await repos.findOne({ name: 'rho-late' });
+  await repos.updateOne({ id: late!.id }, { $set: { createdAt: '2001-02-03T04:05:06Z' } });
+  index.upsert(await repos.findOne({ id: late!.id }));
+  t.equal(index.orders.get('created').followsIds, false, 'the creation order no longer follows the ids');
+  const first = await f.request('GET', '/repos/search?q=rho&sort=created&limit=1');
+  t.equal(first.json.data[0]?.name, 'rho-late', 'the repository created first by its date comes first');
+  await compare(t, 'with a creation order apart from the ids');
+  // Its date put back after the others': the order follows the ids again.
+  await repos.updateOne({ id: late!.id }, { $set: { createdAt: new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z') } });
+  index.upsert(await repos.findOne({ id: late!.id }));
+  t.equal(index.orders.get('created').followsIds, true, 'a later date at the highest id: the order follows the ids again');
+  await compare(t, 'with the creation order back in the ids\' order');
 });
