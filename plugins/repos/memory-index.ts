@@ -562,13 +562,16 @@ export class RepoIndex {
       const size = parts.reduce((m, p) => m + p.size, 0);
       if (size <= 8 * Math.min(this.entries.size, steps)) marked.push(...parts);
     }
-    const order = this.sortOrder(key);
-    // An order that is the ids' own (creation time, id) with the text's ids marked: the walk reads the marks as bits,
-    // 32 ids a word, and visits marked ids only — its cost is the marked ids plus the id range over 32, never more
-    // than collecting the matches, so it needs no budget.
-    const bitWalk = marked.length > 0 && order.followsIds;
+    // An order that is the ids' own is walked by id, with no kept order: `id` always, creation time while its kept
+    // order (built by the first walk in it) says it follows the ids. With the text's ids marked, the walk reads the
+    // marks as bits, 32 ids a word, and visits marked ids only: its cost is the marked ids plus the id range over 32,
+    // never more than collecting the matches, so it needs no budget.
+    let order = key === 'id' ? null : this.orders.get(key) ?? null;
+    const aligned = key === 'id' || order?.followsIds === true;
+    const bitWalk = marked.length > 0 && aligned;
     const budget = this.sortPlan === 'walk' || bitWalk ? Infinity : (marked.length ? SORT_WALK_PER_MATCH_MARKED : SORT_WALK_PER_MATCH) * total;
     if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && steps > budget) return collect();
+    if (!aligned) order ??= this.sortOrder(key);
     const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
     const readableOwners = new Set(vis.privateAll ? [] : vis.privateOwners ?? []);
     const pub = publicQuery(query, vis);
@@ -591,9 +594,9 @@ export class RepoIndex {
       ? (readable === null || readable.has(id) || readableOwners.has(e.ownerId)) && fits(e)
       : vis.public && (fitsPublic(e) || (granted !== null && granted.has(id) && fits(e))));
     try {
-      // An order that is the ids' own (creation time, id) is walked by id: the marks and entries in memory order.
+      // By id (the marks and entries in memory order) when the order is the ids' own, a kept order just built included.
       const head = bitWalk ? this.walkMarkedIds(desc, n, accept)
-        : order.followsIds ? this.walkIds(desc, n, marked.length > 0, budget, accept)
+        : order === null || order.followsIds ? this.walkIds(desc, n, marked.length > 0, budget, accept)
         : this.walk(order, desc, n, marked.length > 0, budget, accept);
       return { head: head ?? collect().head, total };
     } finally {

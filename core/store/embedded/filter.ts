@@ -171,13 +171,13 @@ function equalityTest(kind: Kind): Test {
   return eqScalar;
 }
 
-/** The generated code's name of a test (`match-code.ts`'s helpers), when it has one. */
-function leafTestOf(test: Test, op?: Cmp): LeafTest | null {
+/** The generated code's name of a test (`match-code.ts`'s helpers), when it has one (ranges name their operator). */
+function leafTestOf(test: Test): LeafTest | null {
   if (test === eqScalar) return 'eqScalar';
   if (test === eqNull) return 'eqNull';
   if (test === member) return 'member';
   if (test === defined) return 'defined';
-  return op ?? null;
+  return null;
 }
 
 /** A test at a dotted path, reading its query value from `slot`; `name` is the test's in generated code. */

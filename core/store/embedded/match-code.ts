@@ -94,7 +94,7 @@ let generationOff = false;
 
 /** The conjunction of `matches` as one generated function (the closures' conjunction where code cannot be made). */
 export function generatedMatch(matches: Match[], fallback: Match): Match {
-  if (generationOff) return fallback;
+  if (generationOff || matches.length === 0) return fallback;
   const F: Match[] = [];
   const node: MatchNode = matches.length === 1 ? nodeOf(matches[0]!) : { kind: 'and', nodes: matches.map(nodeOf) };
   // Nothing to inline: the closure is as good.
