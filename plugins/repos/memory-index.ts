@@ -562,11 +562,12 @@ export class RepoIndex {
       const size = parts.reduce((m, p) => m + p.size, 0);
       if (size <= 8 * Math.min(this.entries.size, steps)) marked.push(...parts);
     }
-    // An order that is the ids' own is walked by id, with no kept order: `id` always, creation time while its kept
-    // order (built by the first walk in it) says it follows the ids. With the text's ids marked, the walk reads the
-    // marks as bits, 32 ids a word, and visits marked ids only: its cost is the marked ids plus the id range over 32,
-    // never more than collecting the matches, so it needs no budget.
-    let order = key === 'id' ? null : this.orders.get(key) ?? null;
+    // An order that is the ids' own is walked by id: `id` always (no kept order needed), creation time while its kept
+    // order says it follows the ids. That order is built at once: a repository's creation time never changes, so it
+    // costs an insert at the end per new repository. With the text's ids marked, the walk reads the marks as bits,
+    // 32 ids a word, and visits marked ids only: its cost is the marked ids plus the id range over 32, never more
+    // than collecting the matches, so it needs no budget.
+    let order = key === 'id' ? null : key === 'created' ? this.sortOrder(key) : this.orders.get(key) ?? null;
     const aligned = key === 'id' || order?.followsIds === true;
     const bitWalk = marked.length > 0 && aligned;
     const budget = this.sortPlan === 'walk' || bitWalk ? Infinity : (marked.length ? SORT_WALK_PER_MATCH_MARKED : SORT_WALK_PER_MATCH) * total;
