@@ -105,8 +105,10 @@ export function generatedMatch(matches: Match[], fallback: Match): Match {
     try {
       // eslint-disable-next-line @typescript-eslint/no-implied-eval -- field names enter only as checked identifiers or JSON literals
       factory = new Function('F', `'use strict';${HELPERS}return function generatedMatch(doc, v) { return ${body}; };`) as Factory;
-    } catch {
-      // Code generation from strings is disallowed in this process: closures from now on.
+    } catch (err) {
+      // Only a process that disallows code generation from strings (an EvalError) falls back to closures for good;
+      // anything else would be a generator bug, which must not pass silently.
+      if (!(err instanceof EvalError)) throw err;
       generationOff = true;
       return fallback;
     }
