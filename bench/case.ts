@@ -78,9 +78,10 @@ export interface BenchCase {
   root?: boolean;
   /**
    * Runs once against the live server before the case is measured, for data the seeded dataset does not have; may
-   * return the token to sign with and the final path (placeholders are not filled in a path it returns).
+   * return the token to sign with, the login it belongs to (recorded as the result's `as`) and the final path
+   * (placeholders are not filled in a path it returns).
    */
-  setup?: (client: BenchClient) => Promise<{ token?: string; path?: string }>;
+  setup?: (client: BenchClient) => Promise<{ token?: string; path?: string; as?: string }>;
   headers?: Record<string, string>;
   /** A string or Buffer is sent as is; anything else as JSON (Content-Type added). */
   body?: unknown;

@@ -228,9 +228,11 @@ interface PreparedRequest {
   path: string;
   headers: Record<string, string>;
   body?: Buffer;
+  /** The login that signs it, when a case's setup chose one (results then say whom a drawn request was made as). */
+  as?: string;
 }
 
-export function prepareRequest(c: BenchCase, fx: BenchFixture, prepared: { token?: string; path?: string } = {}): PreparedRequest {
+export function prepareRequest(c: BenchCase, fx: BenchFixture, prepared: { token?: string; path?: string; as?: string } = {}): PreparedRequest {
   const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
   const has = (name: string) => Object.keys(headers).some((k) => k.toLowerCase() === name);
   if (prepared.token) headers.authorization = `token ${prepared.token}`;
@@ -259,7 +261,7 @@ export function prepareRequest(c: BenchCase, fx: BenchFixture, prepared: { token
   }
   const rel = prepared.path ?? resolvePath(c, fx);
   const full = (c.root ? '' : fx.apiPrefix) + (rel.startsWith('/') ? rel : `/${rel}`);
-  return { method: c.method ?? (body ? 'POST' : 'GET'), path: full, headers, body };
+  return { method: c.method ?? (body ? 'POST' : 'GET'), path: full, headers, body, ...(prepared.as ? { as: prepared.as } : {}) };
 }
 
 let setupUsers = 0;
@@ -702,7 +704,7 @@ function baseResult(c: BenchCase, loaded: { from: string; replaces?: string }, g
     ...(loaded.replaces ? { replaces: loaded.replaces } : {}),
     method: req?.method ?? c.method ?? 'GET',
     path: req?.path ?? (typeof c.path === 'string' ? c.path : '<computed>'),
-    as: c.as ?? null,
+    as: req?.as ?? c.as ?? null,
     description: c.description ?? '',
     status,
     ...(reason ? { reason } : {}),

@@ -447,7 +447,7 @@ export const cases: BenchCase[] = FAMILIES.flatMap((family) => Array.from({ leng
   description: `randomized list, family ${family.key}, request ${k}`,
   setup: async () => {
     const d = draw(family, k);
-    return { path: d.path, ...(d.caller ? { token: tokenOf(d.caller.login) } : {}) };
+    return { path: d.path, ...(d.caller ? { token: tokenOf(d.caller.login), as: d.caller.login } : {}) };
   },
   check: (res) => check(draw(family, k), res),
 })));

@@ -52,9 +52,12 @@ function walked(tree: BTree<number>, dir: 1 | -1, rank: number, n: number): Stor
 t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', async (t) => {
   const random = rng(7);
   const compare = (a: number, b: number): number => a - b;
-  for (const build of [false, true]) {
+  // Key spaces: most keys shared (postings everywhere), a few shared (leaves that turn all-singleton and back), none
+  // shared (every leaf all-singleton: ranks and locates read positions, no entry).
+  for (const [space, build] of [500, 20_000, 2 ** 40].flatMap((n) => [[n, false], [n, true]] as const)) {
+    const keyOf = (spread: number): number => Math.floor(random() * space * spread);
     let entries: Entry[] = [];
-    const seed = Array.from({ length: 3000 }, () => ({ key: Math.floor(random() * 500), doc: doc({}) }));
+    const seed = Array.from({ length: 3000 }, () => ({ key: keyOf(1), doc: doc({}) }));
     let tree: BTree<number>;
     if (build) {
       const asc = sortedEntries(seed);
@@ -67,7 +70,8 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
           vals.push([e.doc]);
         }
       }
-      tree = BTree.build(compare, keys, vals);
+      // As the indexes build: a key with one document holds it inline.
+      tree = BTree.build(compare, keys, vals.map((v) => (v.length === 1 ? v[0]! : v)));
     } else {
       tree = new BTree<number>(compare);
       for (const e of seed) tree.insert(e.key, e.doc);
@@ -76,7 +80,7 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
     for (let round = 0; round < 6000; round++) {
       const r = random();
       if (r < 0.45 || entries.length === 0) {
-        const e = { key: Math.floor(random() * 600), doc: doc({}) };
+        const e = { key: keyOf(1.2), doc: doc({}) };
         tree.insert(e.key, e.doc);
         entries.push(e);
       } else if (r < 0.9) {
@@ -91,14 +95,18 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
         if (!tree.swap(e.key, e.doc, twin)) t.fail('swap');
         entries[at] = { key: e.key, doc: twin };
       }
+      if (round % 500 === 0 && !tree.countsAgree()) t.fail(`counts after round ${round} (key space ${space})`);
     }
     const asc = sortedEntries(entries);
-    t.equal(tree.size, entries.length, `size (${build ? 'bulk built' : 'inserted'})`);
+    const what = `${build ? 'bulk built' : 'inserted'}, key space ${space}`;
+    t.ok(tree.countsAgree(), `every node's counts agree with what lies below it (${what})`);
+    t.equal(tree.size, entries.length, `size (${what})`);
     t.same(walked(tree, 1, 0, Infinity), asc.map((e) => e.doc), 'ascending walk');
     t.same(walked(tree, -1, 0, Infinity), descending(entries).map((e) => e.doc), 'descending walk');
     let checks = 0;
     for (let i = 0; i < 200; i++) {
-      const key = Math.floor(random() * 620) - 10;
+      // Half the probes at held keys (ranks inside postings and singleton runs), half anywhere around them.
+      const key = i % 2 === 0 && entries.length ? entries[Math.floor(random() * entries.length)]!.key : keyOf(1.25) - Math.floor(space / 50);
       const lt = asc.filter((e) => e.key < key).length;
       const le = asc.filter((e) => e.key <= key).length;
       if (tree.rank((k) => compare(k, key), false) !== lt || tree.rank((k) => compare(k, key), true) !== le) {
@@ -118,9 +126,10 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
       if (posting.length !== expected.length || posting.some((d, j) => d !== expected[j])) t.fail(`get ${key}`);
       if (expected.length === 1 && entry !== expected[0]) t.fail(`a key with one document holds it inline (${key})`);
     }
-    t.equal(checks, 200, '200 random ranks and windows');
+    t.equal(checks, 200, `200 random ranks and windows (${what})`);
     // Empty it completely: the tree shrinks back to an empty leaf.
     for (const e of entries) tree.remove(e.key, e.doc);
+    t.ok(tree.countsAgree(), 'counts agree when emptied');
     t.equal(tree.size, 0, 'empty after removing everything');
     t.same(walked(tree, 1, 0, 10), [], 'nothing to walk');
     tree.insert(1, doc({}));
@@ -303,6 +312,50 @@ t.test('OrderedIndex: documents standing for their own compound keys stay exact 
   const inline = held.filter((k) => !Array.isArray(k)).length;
   t.ok(inline > held.length / 5, `documents are keys (${inline} of ${held.length} keys held)`);
   t.ok(held.some((k) => Array.isArray(k)), 'a document with several keys (and a key its document left) is a tuple');
+});
+
+t.test('OrderedIndex: a single-field index stays exact through every kind of change', async (t) => {
+  // `g`: a few values held by many documents (postings), many held by one (inline), now and then an array (several
+  // keys) or missing. Lookups go through the key map, which must follow the tree's entry through every change.
+  const random = rng(41);
+  const def = { fields: ['g'], dirs: [1] as Array<1 | -1>, unique: false, sparse: false };
+  const make = (id: string): Stored => {
+    const r = random();
+    const fields: Record<string, unknown> = {};
+    if (r < 0.5) fields.g = Math.floor(random() * 4);
+    else if (r < 0.85) fields.g = `s${Math.floor(random() * 5000)}`;
+    else if (r < 0.95) fields.g = [Math.floor(random() * 4), `s${Math.floor(random() * 5000)}`];
+    return withId(fields, id);
+  };
+  const live = new Map<string, Stored>();
+  for (let i = 0; i < 1500; i++) {
+    const d = make(`k${String(i).padStart(6, '0')}`);
+    live.set(idOf(d), d);
+  }
+  const index = OrderedIndex.build(def, [...live.values()], 'rows');
+  let next = 1500;
+  let swaps = 0;
+  for (let step = 0; step < 6000; step++) {
+    const added = (): Stored => make(`k${String(next++).padStart(6, '0')}`);
+    if (randomChange(index, live, random, { addBelow: 0.25, removeBelow: 0.5, minLive: 50, added, moved: () => make('x'), step })) swaps++;
+  }
+  t.ok(swaps > 500, `same-key updates swapped in place (${swaps})`);
+  const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
+  t.same(walkAll(index), walkAll(rebuilt), 'the same documents in the same order as an index built from the live set');
+  t.same(walkAll(index, -1), walkAll(rebuilt, -1), 'and backwards');
+  const current = new Set(live.values());
+  let looked = 0;
+  for (const key of [0, 1, 2, 3, null, ...Array.from({ length: 200 }, (_, i) => `s${i * 25}`)]) {
+    const mine = index.lookup(key as never);
+    const theirs = rebuilt.lookup(key as never);
+    const ids = (e: unknown): string[] => (e === undefined ? [] : Array.isArray(e) ? e : [e]).map((d) => `${idOf(d as Stored)}:${String((d as Stored).other)}`);
+    if (JSON.stringify(ids(mine)) !== JSON.stringify(ids(theirs))) t.fail(`lookup ${String(key)}`);
+    const held = mine === undefined ? [] : Array.isArray(mine) ? mine : [mine];
+    if (held.some((d) => !current.has(d as Stored))) t.fail(`lookup ${String(key)} holds a version that left the index`);
+    looked++;
+  }
+  t.equal(looked, 205, 'every lookup holds the current versions, as the rebuilt index does');
+  t.ok(index.lookup(0 as never) !== undefined && Array.isArray(index.lookup(0 as never)), 'a shared value is a posting');
 });
 
 t.test('OrderedIndex: leaves whose keys are their documents hold one array, through every kind of change', async (t) => {

@@ -63,12 +63,19 @@ function leafOf<K>(keys: K[], vals: Entry[], count: number): Leaf<K> {
 
 class Inner<K> {
   readonly leaf = false;
+  /**
+   * `counts[i]` is `children[i].count`, kept beside the children: ranks and locates sum it, and one array of small
+   * integers is read without visiting each child (a cache miss apiece in a large tree).
+   */
+  counts: number[];
   /** `keys[i]` separates `children[i]` (keys below it) from `children[i + 1]` (keys at or above it). */
   constructor(
     public keys: K[],
     public children: Array<Node<K>>,
     public count: number,
-  ) {}
+  ) {
+    this.counts = children.map((c) => c.count);
+  }
 }
 
 type Node<K> = Leaf<K> | Inner<K>;
@@ -256,9 +263,11 @@ export class BTree<K> {
     const child = node.children[c]!;
     const before = child.count;
     const split = this.insertAt(child, key, doc);
+    node.counts[c] = child.count;
     if (split) {
       node.keys.splice(c, 0, split.sep);
       node.children.splice(c + 1, 0, split.right);
+      node.counts.splice(c + 1, 0, split.right.count);
       node.count += child.count + split.right.count - before;
       return node.children.length > MAX ? this.splitInner(node) : null;
     }
@@ -284,6 +293,7 @@ export class BTree<K> {
   private splitInner(node: Inner<K>): { sep: K; right: Node<K> } {
     const mid = node.children.length >> 1;
     const children = node.children.splice(mid);
+    node.counts.splice(mid);
     const keys = node.keys.splice(mid - 1);
     const sep = keys.shift()!;
     let count = 0;
@@ -336,12 +346,14 @@ export class BTree<K> {
     const child = node.children[c]!;
     if (!this.removeAt(child, key, doc)) return false;
     node.count--;
+    node.counts[c]!--;
     // A separator equal to the key is the one just left of the path down to it.
     if (this.detach && c > 0 && (node.keys[c - 1] as unknown) === doc) node.keys[c - 1] = this.detach(node.keys[c - 1]!);
     // Nodes are not merged when they shrink; an empty one leaves its parent (and the leaf chain).
     const empty = child.leaf ? child.keys.length === 0 : child.children.length === 0;
     if (empty) {
       node.children.splice(c, 1);
+      node.counts.splice(c, 1);
       node.keys.splice(c === 0 ? 0 : c - 1, 1);
       if (child.leaf) {
         if (child.prev) child.prev.next = child.next;
@@ -374,6 +386,21 @@ export class BTree<K> {
     if (at < 0 || e[at] !== from) return null;
     e[at] = to;
     return e;
+  }
+
+  /** Whether every node's count is what lies below it, and every inner node's `counts` its children's (for tests). */
+  countsAgree(): boolean {
+    const check = (node: Node<K>): boolean => {
+      if (node.leaf) return node.vals.reduce((n, e) => n + entrySize(e), 0) === node.count;
+      if (node.counts.length !== node.children.length) return false;
+      let sum = 0;
+      for (let j = 0; j < node.children.length; j++) {
+        if (node.counts[j] !== node.children[j]!.count || !check(node.children[j]!)) return false;
+        sum += node.counts[j]!;
+      }
+      return sum === node.count;
+    };
+    return check(this.root);
   }
 
   /** Leaves, and those holding one array as keys and entries (for tests and measurements). */
@@ -422,6 +449,8 @@ export class BTree<K> {
       // What lies before position `lo`: summed from whichever end of the node is nearer.
       if (node.leaf) {
         const vals = node.vals;
+        // Every entry one document (the usual leaf): positions are ranks, and no entry need be read.
+        if (node.count === vals.length) return r + lo;
         if (lo <= vals.length >> 1) for (let j = 0; j < lo; j++) r += entrySize(vals[j]!);
         else {
           let after = 0;
@@ -430,14 +459,14 @@ export class BTree<K> {
         }
         return r;
       }
-      const children = node.children;
-      if (lo <= children.length >> 1) for (let j = 0; j < lo; j++) r += children[j]!.count;
+      const counts = node.counts;
+      if (lo <= counts.length >> 1) for (let j = 0; j < lo; j++) r += counts[j]!;
       else {
         let after = 0;
-        for (let j = lo; j < children.length; j++) after += children[j]!.count;
+        for (let j = lo; j < counts.length; j++) after += counts[j]!;
         r += node.count - after;
       }
-      node = children[lo]!;
+      node = node.children[lo]!;
     }
   }
 
@@ -445,14 +474,16 @@ export class BTree<K> {
   private locate(rank: number): Position<K> {
     let node = this.root;
     while (!node.leaf) {
+      const counts = node.counts;
       let j = 0;
-      for (; j < node.children.length - 1; j++) {
-        const n = node.children[j]!.count;
+      for (; j < counts.length - 1; j++) {
+        const n = counts[j]!;
         if (rank < n) break;
         rank -= n;
       }
       node = node.children[j]!;
     }
+    if (node.count === node.vals.length) return { leaf: node, i: rank, off: 0 };
     let i = 0;
     for (; i < node.vals.length - 1; i++) {
       const n = entrySize(node.vals[i]!);
@@ -466,14 +497,16 @@ export class BTree<K> {
   private locateFromEnd(rank: number): Position<K> {
     let node = this.root;
     while (!node.leaf) {
-      let j = node.children.length - 1;
+      const counts = node.counts;
+      let j = counts.length - 1;
       for (; j > 0; j--) {
-        const n = node.children[j]!.count;
+        const n = counts[j]!;
         if (rank < n) break;
         rank -= n;
       }
       node = node.children[j]!;
     }
+    if (node.count === node.vals.length) return { leaf: node, i: node.vals.length - 1 - rank, off: 0 };
     let i = node.vals.length - 1;
     for (; i > 0; i--) {
       const n = entrySize(node.vals[i]!);
