@@ -375,6 +375,12 @@ t.test('embedded store: files, compaction, scans', async (t) => {
     t.equal(a.owner && (a.owner as { name?: string }).name, 'o', 'leaves the stored version alone');
     t.equal(await c.findOne({ id: 1 }, { projection: { tags: 0, 'owner.name': 0 } }), e1, 'cached as well');
     t.same(await c.findOne({ id: 1 }, { projection: { owner: 1, 'owner.id': 1 } }), { owner: { id: 2, name: 'o' } }, 'a path inside an included one');
+    t.equal(await c.findOne({ id: 1 }, { projection: { retired: 0 } }), a, 'excluding fields it lacks hands out the stored version itself');
+    t.equal((await c.find({ id: 1 }, { projection: { retired: 0, gone: 0 } as const }))[0], a, 'from find as well');
+    const t1 = await c.findOne({ id: 1 }, { projection: { retired: 0, tags: 0 } });
+    t.not(t1, a, 'excluding a field it has makes a projection');
+    t.same(t1, { id: 1, owner: { id: 2, name: 'o' }, n: 0 }, 'without that field');
+    t.same(await c.findOne({ id: 1 }, { projection: { toString: 0 as const } }), { id: 1, tags: ['a'], owner: { id: 2, name: 'o' }, n: 0 }, 'an inherited name excluded: the document as stored');
 
     await c.updateOne({ id: 1 }, { $inc: { n: 1 } });
     const b = (await c.findOne({ id: 1 }))!;

@@ -60,6 +60,12 @@ interface Stats {
 interface ProjectionEntry {
   compiled: CompiledProjection | null;
   twins: WeakMap<Stored, Doc>;
+  /**
+   * An exclusion of top-level fields only: their names. A version holding none of them is its own projection, handed
+   * out without a twin (the users plugin drops a retired field that new accounts never had: a twin per account and a
+   * WeakMap lookup per read, 2.3 of 9.5 µs for 52 accounts).
+   */
+  dropsOnly: string[] | null;
 }
 
 /** Distinct projections cached per collection (plugins use a handful of constant ones). */
@@ -565,7 +571,9 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     const key = JSON.stringify(projection);
     let entry = this.projections.get(key);
     if (!entry) {
-      entry = { compiled: compileProjection(projection), twins: new WeakMap() };
+      const compiled = compileProjection(projection);
+      const dropsOnly = compiled && !compiled.include && compiled.paths.length === 0 ? [...compiled.topLevel!] : null;
+      entry = { compiled, twins: new WeakMap(), dropsOnly };
       if (this.projections.size < MAX_PROJECTIONS) this.projections.set(key, entry);
     }
     return entry;
@@ -577,6 +585,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    */
   private out(doc: Stored, projection: ProjectionEntry | null, keep = true): T {
     if (!projection?.compiled) return doc as T;
+    const drops = projection.dropsOnly;
+    if (drops !== null && !holdsAny(doc, drops)) return doc as T;
     let twin = projection.twins.get(doc);
     if (!twin) {
       twin = projectDoc(doc, projection.compiled);
@@ -754,4 +764,10 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     await this.journal.append(serializeStored(doc) + '\n');
     return value;
   }
+}
+
+/** Whether the version has any of these fields (`in`: an inherited name only sends it the long way, to `projectDoc`). */
+function holdsAny(doc: Stored, names: string[]): boolean {
+  for (let i = 0; i < names.length; i++) if (names[i]! in doc) return true;
+  return false;
 }
