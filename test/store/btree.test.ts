@@ -1,7 +1,7 @@
 // The embedded adapter's counted B+tree and ordered indexes checked against a sorted array.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { asPosting, BTree } from '../../core/store/embedded/btree.js';
-import { ColumnCache, compareKey, OrderedIndex } from '../../core/store/embedded/indexes.js';
+import { ColumnCache, compareKey, OrderedIndex, type IndexDefinition } from '../../core/store/embedded/indexes.js';
 import { idOf, withId, type Stored } from '../../core/store/embedded/stored.js';
 import { isDuplicateKeyError } from '../../core/store/port.js';
 
@@ -253,6 +253,28 @@ function randomChange(index: OrderedIndex, live: Map<string, Stored>, random: ()
   return swapped;
 }
 
+/**
+ * An index of 1,500 made documents, then 6,000 random changes (a quarter adds, a quarter removals, the rest updates);
+ * returns it with the live set and the same set built afresh, after checking that enough updates kept their keys.
+ */
+function churned(t: Test, def: IndexDefinition, make: (id: string) => Stored, random: () => number) {
+  const live = new Map<string, Stored>();
+  for (let i = 0; i < 1500; i++) {
+    const d = make(`k${String(i).padStart(6, '0')}`);
+    live.set(idOf(d), d);
+  }
+  const index = OrderedIndex.build(def, [...live.values()], 'rows');
+  let next = 1500;
+  let swaps = 0;
+  for (let step = 0; step < 6000; step++) {
+    const added = (): Stored => make(`k${String(next++).padStart(6, '0')}`);
+    if (randomChange(index, live, random, { addBelow: 0.25, removeBelow: 0.5, minLive: 50, added, moved: () => make('x'), step })) swaps++;
+  }
+  t.ok(swaps > 500, `same-key updates swapped in place (${swaps})`);
+  const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
+  return { index, live, rebuilt };
+}
+
 /** Every document of an index in its order (or backwards), as `_id:other`. */
 function walkAll(ix: OrderedIndex, dir: 1 | -1 = 1): string[] {
   const out: string[] = [];
@@ -274,21 +296,8 @@ t.test('OrderedIndex: documents standing for their own compound keys stay exact 
     if (random() < 0.8) fields.n = Math.floor(random() * 40);
     return withId(fields, id);
   };
-  const live = new Map<string, Stored>();
-  for (let i = 0; i < 1500; i++) {
-    const d = make(`k${String(i).padStart(6, '0')}`);
-    live.set(idOf(d), d);
-  }
-  const index = OrderedIndex.build(def, [...live.values()], 'rows');
+  const { index, live, rebuilt } = churned(t, def, make, random);
   t.ok(index.docKeys, 'top-level fields: documents are keys');
-  let next = 1500;
-  let swaps = 0;
-  for (let step = 0; step < 6000; step++) {
-    const added = (): Stored => make(`k${String(next++).padStart(6, '0')}`);
-    if (randomChange(index, live, random, { addBelow: 0.25, removeBelow: 0.5, minLive: 50, added, moved: () => make('x'), step })) swaps++;
-  }
-  t.ok(swaps > 500, `same-key updates swapped in place (${swaps})`);
-  const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
   t.same(walkAll(index), walkAll(rebuilt), 'the same documents in the same order as an index built from the live set');
   const count = (ix: OrderedIndex, prefix: unknown[]): number => {
     const [start, end] = ix.prefixRange(prefix);
@@ -327,20 +336,7 @@ t.test('OrderedIndex: a single-field index stays exact through every kind of cha
     else if (r < 0.95) fields.g = [Math.floor(random() * 4), `s${Math.floor(random() * 5000)}`];
     return withId(fields, id);
   };
-  const live = new Map<string, Stored>();
-  for (let i = 0; i < 1500; i++) {
-    const d = make(`k${String(i).padStart(6, '0')}`);
-    live.set(idOf(d), d);
-  }
-  const index = OrderedIndex.build(def, [...live.values()], 'rows');
-  let next = 1500;
-  let swaps = 0;
-  for (let step = 0; step < 6000; step++) {
-    const added = (): Stored => make(`k${String(next++).padStart(6, '0')}`);
-    if (randomChange(index, live, random, { addBelow: 0.25, removeBelow: 0.5, minLive: 50, added, moved: () => make('x'), step })) swaps++;
-  }
-  t.ok(swaps > 500, `same-key updates swapped in place (${swaps})`);
-  const rebuilt = OrderedIndex.build(def, [...live.values()].sort((a, b) => (idOf(a) < idOf(b) ? -1 : 1)), 'rows');
+  const { index, live, rebuilt } = churned(t, def, make, random);
   t.same(walkAll(index), walkAll(rebuilt), 'the same documents in the same order as an index built from the live set');
   t.same(walkAll(index, -1), walkAll(rebuilt, -1), 'and backwards');
   const current = new Set(live.values());
