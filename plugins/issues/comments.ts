@@ -7,6 +7,7 @@ import type { CommentRecord, IssueRecord } from '../../schemas/contracts/issues.
 import type { Filter } from '../../core/store/port.js';
 import { canWrite, changeContext, issueOf, readableKinds, refuseArchived, repoOf, service, window, type Rc, type RepoAccess } from './handlers.js';
 import { REACTION_CONTENTS } from './service.js';
+import { mapById } from '../lib/by-id.js';
 
 type IssuePath = { owner: string; repo: string; index: number };
 type CommentPath = { owner: string; repo: string; id: number };
@@ -56,7 +57,7 @@ export async function listRepoComments(rc: Rc<{ owner: string; repo: string }, {
   const win = window(rc);
   const [total, rows] = await Promise.all([s.comments.count(filter), s.comments.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
   const issues = await s.issues.find({ id: { $in: [...new Set(rows.map((c) => c.issueId))] } });
-  const body = await s.render.commentsJson(rows, new Map(issues.map((i) => [i.id, i])), found.repo, found.owner, rc.caller);
+  const body = await s.render.commentsJson(rows, mapById(issues), found.repo, found.owner, rc.caller);
   return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }
 

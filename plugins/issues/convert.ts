@@ -6,6 +6,7 @@ import type { CommentRecord, IssueAssetSource, IssueRecord, LabelRecord, Milesto
 import type { Issues, ReactionRecord } from './service.js';
 import { joinPieces } from '../lib/doc-json.js';
 import { CommentJsonCache, IssueJsonCache } from './issue-json.js';
+import { mapById } from '../lib/by-id.js';
 
 /** Gitea's stand-in for a deleted account. */
 export const GHOST: ApiUser = {
@@ -74,7 +75,7 @@ export class Renderer {
 
   async usersById(ids: Iterable<number>, viewer: Caller | null): Promise<Map<number, ApiUser>> {
     const users = this.service.users;
-    const accounts = await users.byIds([...new Set(ids)]);
+    const accounts = await users.byIds(Array.isArray(ids) ? ids : [...ids]);
     const out = new Map<number, ApiUser>();
     for (const [id, account] of accounts) out.set(id, users.toApi(account, viewer));
     return out;
@@ -100,7 +101,7 @@ export class Renderer {
       milestoneIds.size ? this.service.milestones.find({ id: { $in: [...milestoneIds] } }) : Promise.resolve([]),
       this.assets(list.map((i) => i.id), []),
     ]);
-    return { accounts, labels: new Map(labels.map((l) => [l.id, l])), milestones: new Map(milestones.map((m) => [m.id, m])), assets: assets.issues };
+    return { accounts, labels: mapById(labels), milestones: mapById(milestones), assets: assets.issues };
   }
 
   /** The accounts of `ids`: those `known` holds, the rest read. */

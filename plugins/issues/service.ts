@@ -16,6 +16,7 @@ import {
   type GramPostings, buildGramPostings, gramKeys, IssueTextIndex, keysToIds, lowerBound, noPause, yieldAfter, type Pause, type TextCandidates,
 } from './text-index.js';
 import { TextMatches } from './text-matches.js';
+import { mapById } from '../lib/by-id.js';
 
 export const ISSUES = 'issues';
 export const COMMENTS = 'issue_comments';
@@ -306,7 +307,7 @@ export class Issues implements IssuesService {
   async resolveLabels(repo: RepoRecord, owner: Account, refs: Array<number | string>): Promise<LabelRecord[]> {
     if (refs.length === 0) return [];
     const usable = await this.labels.find(this.labelScope(repo, owner));
-    const byId = new Map(usable.map((l) => [l.id, l]));
+    const byId = mapById(usable);
     const out: LabelRecord[] = [];
     for (const ref of refs) {
       const label = typeof ref === 'number' ? byId.get(ref) : usable.find((l) => l.name === ref);

@@ -6,6 +6,7 @@ import type { Collection, Filter } from '../../core/store/port.js';
 import { ACCESS, type AccessMode, type Account, type NonPublicOwners, type OrgsService, type RepoRecord, type RepoUnit, type TeamRecord, type UsersService } from '../../schemas/services.js';
 import { ANONYMOUS, Minus, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants, type IdSet } from './access.js';
 import type { Light } from './listing.js';
+import { mapById } from '../lib/by-id.js';
 
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
 
@@ -28,12 +29,10 @@ export interface TeamRepoRecord {
 /** Up to this many repositories in a grants scope (one repository's checks), collaborations are looked up per repository. */
 const SCOPED_COLLABORATIONS_MAX = 4;
 
-/** Records by id (ids that no longer exist are absent). */
+/** Records by id (ids that no longer exist are absent; a repeated id is fine: an `$in` yields each document once). */
 export async function recordsByIds(repos: Collection<RepoRecord>, ids: number[]): Promise<Map<number, RepoRecord>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
-  const rows = await repos.find({ id: { $in: unique } });
-  return new Map(rows.map((r) => [r.id, r]));
+  if (ids.length === 0) return new Map();
+  return mapById(await repos.find({ id: { $in: ids } }));
 }
 
 export class RepoAccess {
@@ -80,7 +79,7 @@ export class RepoAccess {
     }
     const repoScope = scope?.repoIds ? [...new Set(scope.repoIds)] : undefined;
     if (listed.length) {
-      const byTeam = new Map(listed.map((t) => [t.id, t]));
+      const byTeam = mapById(listed);
       const rows = repoScope
         ? (await this.teamRepos.find({ repoId: { $in: repoScope } })).filter((r) => byTeam.has(r.teamId))
         : await this.teamRepos.find({ teamId: { $in: [...byTeam.keys()] } });

@@ -14,6 +14,7 @@ import { DocJson } from '../lib/doc-json.js';
 import { crashPoint } from '../lib/crash-points.js';
 import { AVATARS, AVATAR_MAX_BYTES, decodeBase64Image, sniffImage, type AvatarDoc } from './avatar.js';
 import { UserIndex } from './search-index.js';
+import { mapById } from '../lib/by-id.js';
 
 export const USERS = 'users';
 export const EMAILS = 'emails';
@@ -151,10 +152,10 @@ export class Users implements UsersService {
     return this.accounts.findOne({ id }, WITHOUT_GRAMS);
   }
 
+  /** Repeated ids are fine: an `$in` yields each document once (both adapters), so they are not deduped here. */
   async byIds(ids: number[]): Promise<Map<number, Account>> {
-    const unique = [...new Set(ids)];
-    const found = unique.length ? await this.accounts.find({ id: { $in: unique } }, WITHOUT_GRAMS) : [];
-    return new Map(found.map((a) => [a.id, a]));
+    if (ids.length === 0) return new Map();
+    return mapById(await this.accounts.find({ id: { $in: ids } }, WITHOUT_GRAMS));
   }
 
   noreplyEmail(account: Pick<Account, 'login'>): string {

@@ -43,6 +43,8 @@ export const FILTER_CASES: Array<[string, Record<string, unknown>, number[]]> = 
   ['string range', { name: { $gt: 'b' } }, [2, 3, 4]],
   ['range is type-bracketed', { n: { $gt: 'a' } }, []],
   ['$in', { n: { $in: [5, 20] } }, [1, 4]],
+  ['$in with repeated values', { n: { $in: [20, 5, 20, 5] } }, [1, 4]],
+  ['$in of ids, repeated and out of order', { id: { $in: [3, 1, 3, 1, 3] } }, [1, 3]],
   ['$in empty', { name: { $in: [] } }, []],
   ['$nin', { n: { $nin: [5, 20] } }, [2, 3]],
   ['array contains', { tags: 'b' }, [1, 2]],
