@@ -4,7 +4,7 @@
 // A plan holds the collection's indexes as they were when it was made: the collection forgets its plans whenever
 // an index is added, rebuilt or flagged multikey (`EmbeddedCollection.forgetPlans`).
 import { entrySize, type Entry } from './btree.js';
-import { distinctNumbers } from './distinct.js';
+import { uniqueNumbers } from './distinct.js';
 import type { OrderedIndex, RangeBounds } from './indexes.js';
 import { matchOf, type IndexableCondition, type IndexKey, type Match, type PlannableFilter, type Values } from './filter.js';
 import type { SortFields } from './query.js';
@@ -231,7 +231,7 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
         }
       } else {
         const all = q as IndexKey[];
-        for (const value of all.length > 1 && !strictlyMonotone(all) && !distinctNumbers(all) ? new Set<IndexKey>(all) : all) {
+        for (const value of all.length > 1 && !strictlyMonotone(all) ? uniqueNumbers(all) ?? new Set<IndexKey>(all) : all) {
           const posting = index.lookup(value);
           if (posting) {
             postings.push(posting);
