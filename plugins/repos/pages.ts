@@ -7,6 +7,7 @@ import { ACCESS, type Account, type RepoRecord, type TeamRecord } from '../../sc
 import { modeOf, type AccessTarget, type Grants } from './access.js';
 import { recordsByIds, type RepoAccess, type TeamRepoRecord } from './repo-access.js';
 import { mergeWindow, orderTies, sliceSorted, type Light } from './listing.js';
+import { mapById } from '../lib/by-id.js';
 
 export interface PageRequest {
   skip: number;
@@ -39,7 +40,12 @@ export class RepoPages {
 
   /** Records for ids, in the given order, skipping ids that no longer exist. */
   async inOrder(ids: number[]): Promise<RepoRecord[]> {
-    const map = await recordsByIds(this.repos, ids);
+    if (ids.length === 0) return [];
+    const rows = await this.repos.find({ id: { $in: ids } });
+    // The port promises no order for an `$in`; the embedded store answers distinct ids in the order given, and then
+    // the rows are the page as they are (no map of them).
+    if (rows.length === ids.length && rows.every((r, i) => r.id === ids[i])) return rows;
+    const map = mapById(rows);
     return ids.map((id) => map.get(id)).filter((r): r is RepoRecord => r !== undefined);
   }
 
