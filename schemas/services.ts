@@ -173,6 +173,7 @@ export interface UsersService {
   /** Case-insensitive lookup of a user or organization. */
   byName(name: string): Promise<Account | null>;
   byId(id: number): Promise<Account | null>;
+  /** The accounts of these ids (ids may repeat; ids of no account are absent). */
   byIds(ids: number[]): Promise<Map<number, Account>>;
   /**
    * The user whose primary address, one of whose verified addresses, or whose no-reply address (`noreplyEmail`) is
@@ -372,6 +373,7 @@ export interface RepoStorageProvider {
 export interface ReposService {
   byOwnerAndName(owner: string, name: string): Promise<RepoRecord | null>;
   byId(id: number): Promise<RepoRecord | null>;
+  /** The records of these ids (ids may repeat; ids of no repository are absent). */
   byIds(ids: number[]): Promise<Map<number, RepoRecord>>;
   /** The lower-case names of every repository record of an owner (the git plugin's unadopted directories). */
   lowerNamesOf(ownerId: number): Promise<Set<string>>;

@@ -56,7 +56,7 @@ export async function listRepoComments(rc: Rc<{ owner: string; repo: string }, {
   if (range) filter.updatedAt = range;
   const win = window(rc);
   const [total, rows] = await Promise.all([s.comments.count(filter), s.comments.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
-  const issues = await s.issues.find({ id: { $in: [...new Set(rows.map((c) => c.issueId))] } });
+  const issues = await s.issues.find({ id: { $in: rows.map((c) => c.issueId) } });
   const body = await s.render.commentsJson(rows, mapById(issues), found.repo, found.owner, rc.caller);
   return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }

@@ -256,7 +256,7 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   }
   const { total, issues } = await s.list(q);
   const repoMap = new Map<number, RepoAndOwner>();
-  const repos = await s.repos.byIds([...new Set(issues.map((i) => i.repoId))]);
+  const repos = await s.repos.byIds(issues.map((i) => i.repoId)); // repeats are fine: an `$in` yields each row once
   // The repositories' owners and the page's posters and assignees: one lookup.
   const userIds: number[] = [];
   for (const repo of repos.values()) userIds.push(repo.ownerId);
