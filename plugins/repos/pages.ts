@@ -153,8 +153,7 @@ export class RepoPages {
     // Without extras the page is a run of the head itself.
     const at = ids.length ? known.findIndex((r) => r.id === ids[0]) : -1;
     if (at >= 0 && ids.every((id, i) => known[at + i]?.id === id)) return { repos: known.slice(at, at + ids.length), total };
-    const byId = new Map<number, RepoRecord>();
-    for (const r of known) byId.set(r.id, r);
+    const byId = mapById(known);
     const missing = ids.filter((id) => !byId.has(id));
     if (missing.length) for (const [id, r] of await recordsByIds(this.repos, missing)) byId.set(id, r);
     const repos: RepoRecord[] = [];
