@@ -64,6 +64,14 @@ export function header(res: RecordedResponse, name: string): string | undefined 
   return res.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 }
 
+/** What a case's `setup` may return: the token to sign with, the login it belongs to, the final path. */
+export interface SetupResult {
+  token?: string;
+  path?: string;
+  /** Recorded as the result's `as`, so a drawn request can be replayed as its caller. */
+  as?: string;
+}
+
 export interface BenchCase {
   /** Unique kebab-case name, e.g. `repos-search-common`. `--case <text>` runs cases whose name or group contains it. */
   name: string;
@@ -81,7 +89,7 @@ export interface BenchCase {
    * return the token to sign with, the login it belongs to (recorded as the result's `as`) and the final path
    * (placeholders are not filled in a path it returns).
    */
-  setup?: (client: BenchClient) => Promise<{ token?: string; path?: string; as?: string }>;
+  setup?: (client: BenchClient) => Promise<SetupResult>;
   headers?: Record<string, string>;
   /** A string or Buffer is sent as is; anything else as JSON (Content-Type added). */
   body?: unknown;

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
 import type { Store } from '../core/store/port.js';
-import type { BenchCase, SeedContext } from './case.js';
+import type { BenchCase, SeedContext, SetupResult } from './case.js';
 import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, tokenOf, type DatasetPlan } from './dataset.js';
 import { adoptKeptSeed, seedNote } from './kept-seed.js';
 import { loadCases } from './load-cases.js';
@@ -113,7 +113,7 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
 }
 
 /** autocannon's options for a case: its one request, or its stream replayed item after item (creates get fresh names). */
-export function loadOptions(c: BenchCase, fx: ReturnType<typeof fixtureOf>, url: string, made: { token?: string; path?: string }, connections: number): autocannon.Options {
+export function loadOptions(c: BenchCase, fx: ReturnType<typeof fixtureOf>, url: string, made: SetupResult, connections: number): autocannon.Options {
   if (c.stream) {
     const spec = c.stream(fx);
     const stream: StreamLoad = {
@@ -234,7 +234,7 @@ async function main(): Promise<void> {
       // from what their seeder saw (the data dir already holds what it wrote).
       for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
       const client = benchClient(ready.url, fx);
-      let made: { token?: string; path?: string } | undefined;
+      let made: SetupResult | undefined;
       if (values.path) {
         made = { path: values.path };
         // A seeded account (the dataset's roles and users) has a token derived from its login; an API-built one a password.

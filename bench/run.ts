@@ -19,7 +19,7 @@ import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
 import { resolvePlugins } from '../core/loader.js';
 import { createStore } from '../core/store/index.js';
 import { builtinPlugins } from '../plugins/index.js';
-import { resolvePath, type BenchCase, type BenchClient, type BenchFixture, type DatasetSizes, type RecordedResponse } from './case.js';
+import { resolvePath, type BenchCase, type BenchClient, type BenchFixture, type DatasetSizes, type RecordedResponse, type SetupResult } from './case.js';
 import { FULL_SIZES, QUICK_SIZES, planDataset } from './dataset.js';
 import { loadCases, type LoadedCase } from './load-cases.js';
 import { commitInfo, hasTaskset, machineInfo, pin } from './machine.js';
@@ -232,7 +232,7 @@ interface PreparedRequest {
   as?: string;
 }
 
-export function prepareRequest(c: BenchCase, fx: BenchFixture, prepared: { token?: string; path?: string; as?: string } = {}): PreparedRequest {
+export function prepareRequest(c: BenchCase, fx: BenchFixture, prepared: SetupResult = {}): PreparedRequest {
   const headers: Record<string, string> = { accept: 'application/json', ...c.headers };
   const has = (name: string) => Object.keys(headers).some((k) => k.toLowerCase() === name);
   if (prepared.token) headers.authorization = `token ${prepared.token}`;
