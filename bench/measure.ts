@@ -20,6 +20,7 @@ import { loadCases } from './load-cases.js';
 import { loadOptions, replayContext } from './profile.js';
 import { benchClient } from './run.js';
 import { fixtureOf } from './seed.js';
+import { settledNote, settledOf } from './settled.js';
 import { median } from './stats.js';
 
 /** User + system CPU time of a process, in µs (clock ticks of 10 ms on Linux: fine over rounds of seconds). */
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
       env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
       stdio: ['ignore', out, 'inherit', 'ipc'],
     });
+  const settled = settledOf(child, 600_000);
   const ready = await new Promise<any>((resolve, reject) => {
     child.on('message', (m: any) => (m?.type === 'ready' ? resolve(m) : m?.type === 'error' ? reject(new Error(m.message)) : undefined));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -76,6 +78,7 @@ async function main(): Promise<void> {
   // With taskset the child is taskset's exec'd node: the same pid.
   const pid = child.pid!;
   console.log(`booted in ${ready.sinceProcessStartMs} ms, RSS ${Math.round(ready.rss / 1048576)} MiB, flags [${values['node-flag'].join(' ')}], pinned ${pinned}`);
+  console.log(settledNote(await settled));
   // The server stops whatever happens: a case that fails (a setup refused, say) must not leave it running.
   try {
     const seedSaid = seedNote(adoptKeptSeed(dataDir));

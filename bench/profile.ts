@@ -19,6 +19,7 @@ import { adoptKeptSeed, seedNote } from './kept-seed.js';
 import { loadCases } from './load-cases.js';
 import { benchClient, prepareRequest, SETUP_PASSWORD, streamRequest, type StreamLoad } from './run.js';
 import { fixtureOf } from './seed.js';
+import { settledNote, settledOf } from './settled.js';
 
 interface ProfileNode {
   id: number;
@@ -222,9 +223,11 @@ async function main(): Promise<void> {
   // A failure after the spawn (a case that cannot draw its requests, a refused token) stops the server too: its IPC
   // channel would otherwise keep this process waiting for good.
   try {
+    const settled = values.case ? settledOf(child, 600_000) : null;
     const ready = await next('ready');
     console.log(`booted in ${ready.sinceProcessStartMs} ms (createForge ${ready.createForgeMs} ms), RSS ${Math.round(ready.rss / 1048576)} MiB`);
     if (values.case) {
+      console.log(settledNote(await settled!));
       const seedSaid = seedNote(adoptKeptSeed(dataDir));
       if (seedSaid) console.log(seedSaid);
       const loaded = await loadCases(fx);

@@ -81,6 +81,11 @@ export interface BenchResult {
     maxRssBytes: number;
     /** Stop request → exit after the cases (the store's close compacts what was written); absent before it was kept. */
     stopMs?: number;
+    /**
+     * The serving boot's background work (the issues' q index, built while requests are answered): listening → its
+     * end, waited for before the first case. Absent in results made before it was waited for.
+     */
+    settled?: { afterListenMs: number; work: Array<{ name: string; ms: number; ok: boolean }> };
     logBytes: number;
     logLines: number;
   };
@@ -170,6 +175,13 @@ export function bootText(server: BenchResult['server']): string {
   return `${secs(server.bootMs)} (median of ${all.length} boots: ${secs(all[0]!)} the first after seeding, restarts ${all.slice(1).map(secs).join(', ')})`;
 }
 
+/** `; background work (issues: q trigram index 3.0 s) ended 3.1 s after listening, before the first case`. */
+function settledText(s: BenchResult['server']): string {
+  if (s.settled === undefined) return '';
+  const work = s.settled.work.map((w) => `${w.name} ${(w.ms / 1000).toFixed(1)} s${w.ok ? '' : ', failed'}`).join('; ');
+  return `; background work (${work || 'none'}) ended ${(s.settled.afterListenMs / 1000).toFixed(1)} s after listening, before the first case`;
+}
+
 export function summaryText(result: BenchResult): string {
   const s = result.server;
   const seed = result.dataset.seed;
@@ -177,7 +189,7 @@ export function summaryText(result: BenchResult): string {
     `dataset: ${fmtInt(result.dataset.accounts)} accounts, ${fmtInt(result.dataset.sizes.repos)} repositories; seeded in ${(seed.ms / 1000).toFixed(1)} s; ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk`,
     `server (${result.store} store): boot ${bootText(s)} (target < ${result.targets.bootUnderMs / 1000} s: ${result.targets.bootMet ? 'met' : 'MISSED'}), ` +
       `RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, at end ${(s.rssAtEndBytes / MiB).toFixed(0)} MiB, peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB ` +
-      `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})` +
+      `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})` + settledText(s) +
       (s.stopMs !== undefined ? `; stopped in ${(s.stopMs / 1000).toFixed(2)} s` : ''),
     `request log: ${fmtInt(s.logLines)} lines, ${(s.logBytes / MiB).toFixed(1)} MiB (logging at ${result.settings.logLevel})`,
     ...(result.settings.nodeFlags?.length ? [`forgekit server's node flags: ${result.settings.nodeFlags.join(' ')}`] : []),
@@ -223,7 +235,7 @@ export function markdownReport(result: BenchResult): string {
       `Seeded through the store in ${(result.dataset.seed.ms / 1000).toFixed(1)} s (${seedSteps}); ${(result.dataset.dataDirBytes / MiB).toFixed(0)} MiB on disk.`,
     `- Server: boot ${bootText(s)} (process spawn → listening; createForge of the serving boot ${(s.createForgeMs / 1000).toFixed(2)} s) — ` +
       `target < ${result.targets.bootUnderMs / 1000} s ${result.targets.bootMet ? 'met' : '**missed**'}; RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, ` +
-      `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}` +
+      `peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB — target < ${result.targets.rssUnderBytes / MiB} MiB ${result.targets.rssMet ? 'met' : '**missed**'}` + settledText(s) +
       (s.stopMs !== undefined ? `; stop (the store's close compacts what was written) ${(s.stopMs / 1000).toFixed(2)} s.` : '.'),
     '',
     '| case | request | forgekit req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio | ratio per round | forgekit CPU µs/req | bare CPU µs/req | CPU ratio | core busy forgekit / bare | judged on | target | verdict |',

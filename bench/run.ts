@@ -29,6 +29,7 @@ import {
 } from './report.js';
 import { benchSeed } from './cases/search-random.js';
 import { keepSeed } from './kept-seed.js';
+import { settledNote, settledOf, type SettledMessage } from './settled.js';
 import { fixtureOf, seedDataset } from './seed.js';
 import { combine, median, ratioOf, runStats, Samples, type RunStats } from './stats.js';
 import { BOOT_MAX_MS, inferGroup, judge, RSS_MAX_BYTES } from './targets.js';
@@ -134,6 +135,8 @@ interface Child {
   url: string;
   ready: Record<string, any>;
   spawnToReadyMs: number;
+  /** The server child's `settled` message (bench/settled.ts); null for the bare server, or when it never came. */
+  settled: Promise<SettledMessage | null>;
 }
 
 function freePort(): Promise<number> {
@@ -161,6 +164,8 @@ function startChild(script: string, env: NodeJS.ProcessEnv, logFile: string, cpu
     ? spawn('taskset', ['-c', cpu, process.execPath, ...args], { env, stdio: ['ignore', fd, fd, 'ipc'] })
     : spawn(process.execPath, args, { env, stdio: ['ignore', fd, fd, 'ipc'] });
   closeSync(fd);
+  // Listened for from the spawn: it may follow `ready` at once. A child stopped before it settles gives null.
+  const settled = settledOf(proc, timeoutMs).catch(() => null);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -170,7 +175,7 @@ function startChild(script: string, env: NodeJS.ProcessEnv, logFile: string, cpu
       if (msg?.type === 'ready') {
         clearTimeout(timer);
         proc.off('message', onMessage);
-        resolve({ proc, url: msg.url, ready: msg, spawnToReadyMs: Math.round(performance.now() - started) });
+        resolve({ proc, url: msg.url, ready: msg, spawnToReadyMs: Math.round(performance.now() - started), settled });
       } else if (msg?.type === 'error') {
         clearTimeout(timer);
         reject(new Error(`${script} failed to start: ${msg.message}`));
@@ -572,6 +577,10 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
       out(`forgekit ${i === 0 ? 'ready' : `restart ${i} ready`} in ${forge.spawnToReadyMs} ms (createForge ${forge.ready.createForgeMs} ms), RSS ${(forge.ready.rss / 1024 / 1024).toFixed(0)} MiB`);
     }
     if (!forge) throw new Error('forgekit did not boot');
+    // The serving boot's background work (the issues' q index) ends before the first case: its CPU is the boot's tail,
+    // not the cost of the case's requests.
+    const settled = await forge.settled;
+    out(settled ? settledNote(settled) : 'forgekit did not report the end of its background work');
     const execArgv: string[] = forge.ready.execArgv ?? [];
     for (const flag of opts.nodeFlags) if (!execArgv.includes(flag)) throw new Error(`the forgekit server runs without ${flag} (its node flags: ${execArgv.join(' ') || 'none'})`);
     bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000);
@@ -649,6 +658,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
         rssAtEndBytes: mem.rss,
         maxRssBytes: mem.maxRss,
         ...(stopMs !== null ? { stopMs } : {}),
+        ...(settled ? { settled: { afterListenMs: settled.sinceReadyMs, work: settled.work } } : {}),
         logBytes: log.bytes,
         logLines: log.lines,
       },

@@ -7,7 +7,7 @@
 //   4. core/http/error-reply.ts  anything thrown becomes a JSON error with its code's status
 //   5. core/http/lifecycle.ts    listen (node:http server options) and a graceful close
 // Extension points for plugins are `ctx.kernel` (core/http/hooks.ts): the compiled route list, a before-route stage
-// and a finished-request observer.
+// and a finished-request observer, and work left running after the boot (`Forge.settled` says when it has ended).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { inject as lightInject, type InjectOptions, type Response as InjectResponse } from 'light-my-request';
@@ -24,6 +24,7 @@ import { createReplySender } from './http/reply.js';
 import { createErrorSender } from './http/error-reply.js';
 import { createLifecycle } from './http/lifecycle.js';
 import { Hooks } from './http/hooks.js';
+import type { BackgroundReport } from './background.js';
 import { createRequestLog } from './http/request-log.js';
 import { LogBatcher } from './http/log-batcher.js';
 import { createReplyBatch } from './http/reply-batch.js';
@@ -70,6 +71,11 @@ export interface Forge {
   service<T>(pluginName: string): T;
   /** Every compiled route (plugin, method, full path template, definition), as `ctx.kernel.routes()` gives plugins. */
   routes(): readonly RouteInfo[];
+  /**
+   * Resolves once the work plugins left running after the boot (`ctx.kernel.background`: the issues' `q` index) has
+   * ended, with a report of each piece; at once when there is none. The server answers requests before that.
+   */
+  settled(): Promise<BackgroundReport[]>;
 }
 
 const LOG_NAME = 'forgekit';
@@ -149,6 +155,7 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
       return services.get(name);
     },
     routes: () => routes.list,
+    settled: () => hooks.backgroundWork.settled(),
     inject(opts) {
       return lightInject(handler as any, opts as InjectOptions);
     },

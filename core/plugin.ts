@@ -313,6 +313,12 @@ export interface KernelHooks {
   beforeRoute(hook: BeforeRouteHook): void;
   /** Adds an observer of finished requests (metrics per route template). */
   onRequestFinished(observer: RequestObserver): void;
+  /**
+   * Work started at boot that goes on after the server listens (requests are answered meanwhile), named for the
+   * operator (`issues: q trigram index`). The kernel tracks it: `Forge.settled()` resolves once all of it has ended,
+   * and a failure is logged. The plugin still owns it (stops it in `stop`).
+   */
+  background(name: string, work: Promise<unknown>): void;
 }
 
 export interface PluginContext<T = Record<string, any>> {

@@ -1,7 +1,8 @@
 // The kernel's extension points (`ctx.kernel` of every plugin): the compiled route list and its shared schemas, a
-// stage before routing and an observer of finished requests. Several registrations of a kind are composed into one function when registered,
+// stage before routing, an observer of finished requests and work that goes on after the boot. Several registrations of a kind are composed into one function when registered,
 // so the dispatcher makes one null check per request and walks no list (nothing at all when nobody registered).
 import type { Logger } from 'pino';
+import { BackgroundWork } from '../background.js';
 import type { BeforeRouteHook, JsonSchema, KernelHooks, RequestObserver, RouteInfo } from '../plugin.js';
 
 export class Hooks implements KernelHooks {
@@ -11,8 +12,12 @@ export class Hooks implements KernelHooks {
   observer: RequestObserver | null = null;
   private list: readonly RouteInfo[] = [];
   private shared: readonly JsonSchema[] = [];
+  /** What `background` registered (read by the kernel's `Forge.settled`). */
+  readonly backgroundWork: BackgroundWork;
 
-  constructor(private readonly log: Logger) {}
+  constructor(private readonly log: Logger) {
+    this.backgroundWork = new BackgroundWork(log);
+  }
 
   /** Set once, when the routes are compiled (before any plugin starts), with the shared schemas they use. */
   setRoutes(list: readonly RouteInfo[], schemas: readonly JsonSchema[]): void {
@@ -45,5 +50,9 @@ export class Hooks implements KernelHooks {
     };
     const previous = this.observer;
     this.observer = previous === null ? guarded : (request) => { previous(request); guarded(request); };
+  }
+
+  background(name: string, work: Promise<unknown>): void {
+    this.backgroundWork.register(name, work);
   }
 }

@@ -147,6 +147,7 @@ export default definePlugin<IssuesService>({
     ctx.events.on(ACCOUNT_DELETED, ({ account }: { account: Account }) => service.onAccountDeleted(account));
     // In the background: the server answers meanwhile (`q` searches check texts themselves until it is done).
     service.startTextIndex();
+    ctx.kernel.background('issues: q trigram index', service.textIndexReady);
     return service;
   },
   async stop(ctx) {

@@ -72,6 +72,10 @@ t.test('npm run bench -- --quick runs every case and writes well-formed results'
     t.ok(result.server.rssAfterBootBytes > 10 * 1024 * 1024);
     t.ok(result.server.maxRssBytes >= result.server.rssAfterBootBytes * 0.5);
     t.ok(result.server.logLines > 0, 'forgekit wrote request log lines');
+    // The cases ran after the serving boot's background work (the issues' q index) ended, and the run says so.
+    const settled = result.server.settled;
+    t.ok(settled && settled.afterListenMs >= 0, 'the serving boot settled before the first case');
+    t.same(settled?.work.map((w) => [w.name, w.ok]), [['issues: q trigram index', true]], 'its background work: the q index, built');
     t.ok(typeof result.server.stopMs === 'number' && result.server.stopMs >= 0 && result.server.stopMs < 15_000, `the server stopped by itself (${result.server.stopMs} ms)`);
     t.match(stdout, /; stopped in \d+\.\d\d s/, 'the summary says how long the stop took');
     t.type(result.targets.bootMet, 'boolean');
