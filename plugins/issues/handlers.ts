@@ -260,7 +260,10 @@ export async function searchIssues(rc: Rc<unknown, SearchQuery>): Promise<Reply>
   // The repositories' owners and the page's posters and assignees: one lookup.
   const userIds: number[] = [];
   for (const repo of repos.values()) userIds.push(repo.ownerId);
-  for (const issue of issues) userIds.push(issue.posterId, ...issue.assigneeIds);
+  for (const issue of issues) {
+    userIds.push(issue.posterId);
+    for (const id of issue.assigneeIds) userIds.push(id);
+  }
   const accounts = await s.users.byIds(userIds);
   for (const [id, repo] of repos) {
     const owner = accounts.get(repo.ownerId);

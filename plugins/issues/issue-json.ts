@@ -47,14 +47,63 @@ export class PieceCache<R extends { id: number }> {
     return this.entries.size;
   }
 
+  /** The entry kept for this very record object, if any (its key still to be checked). */
+  protected entryFor(record: R): Entry<R> | undefined {
+    const entry = this.entries.get(record.id);
+    return entry !== undefined && entry.record === record ? entry : undefined;
+  }
 }
+
+/** Where a key's parts go as they are listed: into a new key, or compared with a kept one. */
+interface KeySink {
+  add(value: unknown): void;
+}
+
+class KeyList implements KeySink {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): void {
+    this.values.push(value);
+  }
+}
+
+/**
+ * Compares the parts listed with a kept key, element by element (identity), without making the new key: a page's
+ * issues are nearly always unchanged, and building 20–50 key arrays a request was garbage for nothing. One instance,
+ * reset per use: listing is synchronous, so no two uses overlap.
+ */
+class KeyMatch implements KeySink {
+  private key: readonly unknown[] = [];
+  private at = 0;
+  private same = true;
+
+  reset(key: readonly unknown[]): this {
+    this.key = key;
+    this.at = 0;
+    this.same = true;
+    return this;
+  }
+
+  add(value: unknown): void {
+    if (this.same && this.key[this.at] !== value) this.same = false;
+    this.at++;
+  }
+
+  /** Every part equal and none missing or left over. */
+  matched(): boolean {
+    return this.same && this.at === this.key.length;
+  }
+}
+
+const MATCH = new KeyMatch();
 
 /** Whether a viewer sees an account's email (the users service's rule). */
 export type EmailView = (account: Account, viewer: Caller | null) => boolean;
 
 /** The account and whether this viewer sees its email: what a User object in the text depends on. */
-function pushAccount(key: unknown[], account: Account | undefined, viewer: Caller | null, seesEmail: EmailView): void {
-  key.push(account, account !== undefined && seesEmail(account, viewer));
+function addAccount(key: KeySink, account: Account | undefined, viewer: Caller | null, seesEmail: EmailView): void {
+  key.add(account);
+  key.add(account !== undefined && seesEmail(account, viewer));
 }
 
 /** Attachments are rare and come as fresh objects: their text is the key. */
@@ -67,14 +116,29 @@ export class IssueJsonCache extends PieceCache<IssueRecord> {
    * Everything besides the issue record that its text depends on, as a flat list compared element by element
    * (identity for stored objects). Accounts come with their email view: `true` when this caller sees the address.
    */
-  keyOf(issue: IssueRecord, { repo, owner }: RepoAndOwner, parts: IssueParts, viewer: Caller | null, seesEmail: EmailView): unknown[] {
-    const key: unknown[] = [repo.id, repo.name, owner.login];
-    pushAccount(key, parts.accounts.get(issue.posterId), viewer, seesEmail);
-    for (const id of issue.assigneeIds) pushAccount(key, parts.accounts.get(id), viewer, seesEmail);
-    for (const id of issue.labelIds) key.push(parts.labels.get(id));
-    key.push(issue.milestoneId ? parts.milestones.get(issue.milestoneId) : undefined);
-    key.push(assetsKey(parts.assets.get(issue.id)));
-    return key;
+  keyOf(issue: IssueRecord, where: RepoAndOwner, parts: IssueParts, viewer: Caller | null, seesEmail: EmailView): unknown[] {
+    const key = new KeyList();
+    this.list(key, issue, where, parts, viewer, seesEmail);
+    return key.values;
+  }
+
+  /** The kept text of `issue` when nothing it shows changed (the key `keyOf` would make equals the kept one). */
+  cached(issue: IssueRecord, where: RepoAndOwner, parts: IssueParts, viewer: Caller | null, seesEmail: EmailView): Buffer | undefined {
+    const entry = this.entryFor(issue);
+    if (entry === undefined) return undefined;
+    this.list(MATCH.reset(entry.key), issue, where, parts, viewer, seesEmail);
+    return MATCH.matched() ? entry.piece : undefined;
+  }
+
+  private list(key: KeySink, issue: IssueRecord, { repo, owner }: RepoAndOwner, parts: IssueParts, viewer: Caller | null, seesEmail: EmailView): void {
+    key.add(repo.id);
+    key.add(repo.name);
+    key.add(owner.login);
+    addAccount(key, parts.accounts.get(issue.posterId), viewer, seesEmail);
+    for (const id of issue.assigneeIds) addAccount(key, parts.accounts.get(id), viewer, seesEmail);
+    for (const id of issue.labelIds) key.add(parts.labels.get(id));
+    key.add(issue.milestoneId ? parts.milestones.get(issue.milestoneId) : undefined);
+    key.add(assetsKey(parts.assets.get(issue.id)));
   }
 }
 
@@ -82,10 +146,13 @@ export class CommentJsonCache extends PieceCache<CommentRecord> {
   /** What a comment's text depends on besides the comment: its poster (and email view), issue and repository. */
   keyOf(parent: IssueRecord | undefined, fullName: string, poster: Account | undefined, assets: unknown[] | undefined, viewer: Caller | null,
     seesEmail: EmailView): unknown[] {
-    const key: unknown[] = [fullName, parent?.number ?? 0, parent?.isPull === true];
-    pushAccount(key, poster, viewer, seesEmail);
-    key.push(assetsKey(assets));
-    return key;
+    const key = new KeyList();
+    key.add(fullName);
+    key.add(parent?.number ?? 0);
+    key.add(parent?.isPull === true);
+    addAccount(key, poster, viewer, seesEmail);
+    key.add(assetsKey(assets));
+    return key.values;
   }
 }
 
