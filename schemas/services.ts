@@ -370,6 +370,9 @@ export interface RepoStorageProvider {
 }
 
 /** Exposed by the `repos` plugin: the one place that answers "what may this caller do on this repo?". */
+/** A repository's counters that other plugins move (`ReposService.incrementCounter`). */
+export type RepoCounter = 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize';
+
 export interface ReposService {
   byOwnerAndName(owner: string, name: string): Promise<RepoRecord | null>;
   byId(id: number): Promise<RepoRecord | null>;
@@ -438,7 +441,9 @@ export interface ReposService {
    * replies that embed repositories in objects of their own; repositories whose owner is gone are absent.
    */
   toJsonTexts(repos: RepoRecord[], caller: Caller | null): Promise<Map<number, JsonPieces>>;
-  incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void>;
+  incrementCounter(id: number, field: RepoCounter, delta: number): Promise<void>;
+  /** Moves several counters of one repository in one update (an issue opened moves `numIssues` and `numOpenIssues`). */
+  incrementCounters(id: number, deltas: Partial<Record<RepoCounter, number>>): Promise<void>;
   /**
    * Updates storage-derived fields (`empty`, `size`, mirror status) as given; `updatedAt` only when passed (a push
    * moved refs).

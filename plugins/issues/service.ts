@@ -371,8 +371,7 @@ export class Issues implements IssuesService {
         ]);
         const curOpen = typeof repo.numOpenIssues === 'number' ? repo.numOpenIssues : 0;
         const curAll = typeof repo.numIssues === 'number' ? repo.numIssues : 0;
-        if (open !== curOpen) await this.repos.incrementCounter(repoId, 'numOpenIssues', open - curOpen);
-        if (all !== curAll) await this.repos.incrementCounter(repoId, 'numIssues', all - curAll);
+        await this.repos.incrementCounters(repoId, { numOpenIssues: open - curOpen, numIssues: all - curAll });
       }
       for (const id of milestoneIds) await this.recountMilestone(id);
       for (const id of issueIds) await this.issues.updateOne({ id }, { $set: { numComments: await this.comments.count({ issueId: id }) } });
@@ -384,8 +383,8 @@ export class Issues implements IssuesService {
   /** Moves the repository's and the milestone's counters for one issue entering (+1) or leaving (-1) a state. */
   private async count(issue: Pick<IssueRecord, 'repoId' | 'isPull' | 'isClosed' | 'milestoneId'>, delta: number): Promise<void> {
     const work: Array<Promise<unknown>> = [];
-    if (!issue.isPull && !issue.isClosed) work.push(this.repos.incrementCounter(issue.repoId, 'numOpenIssues', delta));
-    if (!issue.isPull) work.push(this.repos.incrementCounter(issue.repoId, 'numIssues', delta));
+    // One update of the repository for both of its counters.
+    if (!issue.isPull) work.push(this.repos.incrementCounters(issue.repoId, issue.isClosed ? { numIssues: delta } : { numIssues: delta, numOpenIssues: delta }));
     if (issue.milestoneId) {
       work.push(this.milestones.updateOne({ id: issue.milestoneId }, { $inc: { [issue.isClosed ? 'numClosed' : 'numOpen']: delta } }));
     }

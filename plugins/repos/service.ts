@@ -15,6 +15,7 @@ import {
   type Account,
   type ApiRepository,
   type RepoInitOptions,
+  type RepoCounter,
   type RepoRecord,
   type RepoStorageProvider,
   type RepoUnit,
@@ -219,10 +220,17 @@ export class Repos implements ReposService {
 
   // ---- counters and storage fields ----
 
-  async incrementCounter(id: number, field: 'numStars' | 'numForks' | 'numWatches' | 'numIssues' | 'numOpenIssues' | 'attachmentsSize', delta: number): Promise<void> {
-    await this.repos.updateOne({ id }, { $inc: { [field]: delta } });
-    if (field === 'numStars') this.index.bump(id, 'stars', delta);
-    else if (field === 'numForks') this.index.bump(id, 'forks', delta);
+  async incrementCounter(id: number, field: RepoCounter, delta: number): Promise<void> {
+    await this.incrementCounters(id, { [field]: delta });
+  }
+
+  async incrementCounters(id: number, deltas: Partial<Record<RepoCounter, number>>): Promise<void> {
+    const inc: Record<string, number> = {};
+    for (const [field, delta] of Object.entries(deltas)) if (delta) inc[field] = delta;
+    if (Object.keys(inc).length === 0) return;
+    await this.repos.updateOne({ id }, { $inc: inc });
+    if (inc.numStars) this.index.bump(id, 'stars', inc.numStars);
+    if (inc.numForks) this.index.bump(id, 'forks', inc.numForks);
   }
 
   async updateFields(id: number, fields: Partial<Pick<RepoRecord, 'empty' | 'size' | 'mirrorUpdated' | 'mirrorError' | 'defaultBranch'>>): Promise<void> {
