@@ -18,13 +18,12 @@ import {
   cleanUpdate,
   cloneDocIn,
   compileProjection,
-  copyJson,
   isPlainObject,
   projectDoc,
   type CompiledProjection,
 } from '../documents.js';
 import { forEachLine } from './lines.js';
-import { applyUpdate, compileSort, sortWindow, upsertSeed, type SortFields } from './query.js';
+import { applyUpdate, compileSort, shallowCopy, sortWindow, upsertSeed, type SortFields } from './query.js';
 import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
 import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
 import { accessOf, planFor, walkOf, type Plan, type Walk } from './plan.js';
@@ -696,7 +695,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     const pairs: Array<{ oldDoc: Stored; newDoc: Stored }> = [];
     const after: Stored[] = [];
     for (const oldDoc of targets) {
-      const newDoc = applyUpdate(oldDoc, update, copyJson);
+      const newDoc = applyUpdate(oldDoc, update, shallowCopy);
       if (jsonEqual(oldDoc, newDoc)) after.push(oldDoc);
       else {
         pairs.push({ oldDoc, newDoc: this.version(newDoc, idOf(oldDoc)) });

@@ -212,6 +212,11 @@ export function sortWindow(docs: Stored[], fields: SortFields, skip: number, lim
 // ---------------------------------------------------------------------------------------------- updates
 
 /** Walks to the parent of the last path part, creating objects on the way (unless `create` is false). */
+/**
+ * The container holding the path's last part, for a write into it. On the way down, a frozen container (one the
+ * stored version shares) is replaced by a shallow copy of itself in its (already writable) parent: the new version
+ * copies only the containers on the paths it writes, and shares every other subtree with the stored one.
+ */
 function parentOf(doc: Stored, parts: string[], create: boolean): Stored | unknown[] | null {
   let node: unknown = doc;
   for (let i = 0; i < parts.length - 1; i++) {
@@ -224,14 +229,14 @@ function parentOf(doc: Stored, parts: string[], create: boolean): Stored | unkno
         while (node.length < idx) node.push(null);
         node[idx] = {};
       }
-      node = node[idx];
+      node = node[idx] = writable(node[idx]);
     } else if (typeof node === 'object' && node !== null) {
       const obj = node as Stored;
       if (obj[part] === undefined || obj[part] === null) {
         if (!create) return null;
         obj[part] = {};
       }
-      node = obj[part];
+      node = obj[part] = writable(obj[part]);
     } else {
       if (!create) return null;
       throw new TypeError(`cannot create field ${part} in a ${typeof node} value`);
@@ -242,6 +247,17 @@ function parentOf(doc: Stored, parts: string[], create: boolean): Stored | unkno
     }
   }
   return node as Stored | unknown[];
+}
+
+/** A frozen (shared, stored) object or array as a shallow copy to write into; anything else as it is. */
+function writable<V>(value: V): V {
+  if (typeof value !== 'object' || value === null || !Object.isFrozen(value)) return value;
+  return (Array.isArray(value) ? value.slice() : { ...value }) as V;
+}
+
+/** The stored version's top level as a new object to apply an update to (its subtrees still shared: `parentOf`). */
+export function shallowCopy(doc: Stored): Stored {
+  return { ...doc };
 }
 
 function getIn(parent: Stored | unknown[], key: string): unknown {
@@ -276,9 +292,11 @@ function pullPredicate(cond: unknown): (el: unknown) => boolean {
 
 /**
  * Applies update operators (already checked and copied by `cleanUpdate`) to a copy of a stored document and
- * returns the new document. The stored one is never mutated: readers and index trees hold it. Values from the
- * update may end up shared between several new documents; that is safe because stored documents are only ever
- * replaced, never changed in place.
+ * returns the new document. The stored one is never mutated: readers and index trees hold it. `copy` makes the top
+ * level writable (`shallowCopy`); a frozen container below it is copied only where the update writes into it
+ * (`parentOf`, `writable`), so the new version shares the untouched subtrees with the old one — frozen, so no change
+ * can reach either through the other. Values from the update may end up shared between several new documents; that
+ * is safe because stored documents are only ever replaced, never changed in place.
  */
 export function applyUpdate(doc: Stored, update: Update, copy: (d: Stored) => Stored): Stored {
   const out = copy(doc);
@@ -313,7 +331,7 @@ export function applyUpdate(doc: Stored, update: Update, copy: (d: Stored) => St
           const parent = parentOf(out, parts, true)!;
           const cur = getIn(parent, last);
           if (cur !== undefined && !Array.isArray(cur)) throw new TypeError(`${op} ${path}: the stored value is not an array`);
-          const arr = (cur as unknown[] | undefined) ?? [];
+          const arr = cur === undefined ? [] : writable(cur as unknown[]);
           for (const v of values) {
             if (op === '$push' || !arr.some((e) => jsonEqual(e, v))) arr.push(v);
           }
