@@ -212,8 +212,11 @@ export class Renderer {
     const users = new Map<number, ApiUser>();
     return joinPieces(list.map((comment) => {
       const parent = issue instanceof Map ? issue.get(comment.issueId) : issue;
-      const key = this.commentJson.keyOf(parent, fullName, accounts.get(comment.posterId), assets.comments.get(comment.id), viewer, this.seesEmail);
-      return this.commentJson.piece(comment, key, () => this.comment(comment, parent, fullName, accounts, assets.comments, users, viewer));
+      const poster = accounts.get(comment.posterId);
+      const own = assets.comments.get(comment.id);
+      return this.commentJson.cached(comment, parent, fullName, poster, own, viewer, this.seesEmail)
+        ?? this.commentJson.piece(comment, this.commentJson.keyOf(parent, fullName, poster, own, viewer, this.seesEmail),
+          () => this.comment(comment, parent, fullName, accounts, assets.comments, users, viewer));
     }));
   }
 

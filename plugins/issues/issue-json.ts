@@ -147,12 +147,26 @@ export class CommentJsonCache extends PieceCache<CommentRecord> {
   keyOf(parent: IssueRecord | undefined, fullName: string, poster: Account | undefined, assets: unknown[] | undefined, viewer: Caller | null,
     seesEmail: EmailView): unknown[] {
     const key = new KeyList();
+    this.list(key, parent, fullName, poster, assets, viewer, seesEmail);
+    return key.values;
+  }
+
+  /** The kept text of `comment` when nothing it shows changed (as `IssueJsonCache.cached`). */
+  cached(comment: CommentRecord, parent: IssueRecord | undefined, fullName: string, poster: Account | undefined, assets: unknown[] | undefined,
+    viewer: Caller | null, seesEmail: EmailView): Buffer | undefined {
+    const entry = this.entryFor(comment);
+    if (entry === undefined) return undefined;
+    this.list(MATCH.reset(entry.key), parent, fullName, poster, assets, viewer, seesEmail);
+    return MATCH.matched() ? entry.piece : undefined;
+  }
+
+  private list(key: KeySink, parent: IssueRecord | undefined, fullName: string, poster: Account | undefined, assets: unknown[] | undefined,
+    viewer: Caller | null, seesEmail: EmailView): void {
     key.add(fullName);
     key.add(parent?.number ?? 0);
     key.add(parent?.isPull === true);
     addAccount(key, poster, viewer, seesEmail);
     key.add(assetsKey(assets));
-    return key.values;
   }
 }
 
