@@ -6,6 +6,8 @@ import type { DatasetSizes } from './case.js';
 import type { SeedReport } from './seed.js';
 import { FULL_SIZES, QUICK_SIZES } from './dataset.js';
 import { families } from './families.js';
+import type { BackgroundReport } from '../core/background.js';
+import { workText } from './settled.js';
 
 export const RESULT_SCHEMA = 'forgekit-bench/1';
 
@@ -85,7 +87,7 @@ export interface BenchResult {
      * The serving boot's background work (the issues' q index, built while requests are answered): listening → its
      * end, waited for before the first case. Absent in results made before it was waited for.
      */
-    settled?: { afterListenMs: number; work: Array<{ name: string; ms: number; ok: boolean }> };
+    settled?: { afterListenMs: number; work: BackgroundReport[] };
     logBytes: number;
     logLines: number;
   };
@@ -178,8 +180,7 @@ export function bootText(server: BenchResult['server']): string {
 /** `; background work (issues: q trigram index 3.0 s) ended 3.1 s after listening, before the first case`. */
 function settledText(s: BenchResult['server']): string {
   if (s.settled === undefined) return '';
-  const work = s.settled.work.map((w) => `${w.name} ${(w.ms / 1000).toFixed(1)} s${w.ok ? '' : ', failed'}`).join('; ');
-  return `; background work (${work || 'none'}) ended ${(s.settled.afterListenMs / 1000).toFixed(1)} s after listening, before the first case`;
+  return `; background work (${workText(s.settled.work) || 'none'}) ended ${(s.settled.afterListenMs / 1000).toFixed(1)} s after listening, before the first case`;
 }
 
 export function summaryText(result: BenchResult): string {

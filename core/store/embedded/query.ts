@@ -211,11 +211,11 @@ export function sortWindow(docs: Stored[], fields: SortFields, skip: number, lim
 
 // ---------------------------------------------------------------------------------------------- updates
 
-/** Walks to the parent of the last path part, creating objects on the way (unless `create` is false). */
 /**
- * The container holding the path's last part, for a write into it. On the way down, a frozen container (one the
- * stored version shares) is replaced by a shallow copy of itself in its (already writable) parent: the new version
- * copies only the containers on the paths it writes, and shares every other subtree with the stored one.
+ * The container holding the path's last part, for a write into it: objects missing on the way are created (unless
+ * `create` is false: then null). On the way down, a frozen container (one the stored version shares) is replaced by
+ * a shallow copy of itself in its (already writable) parent: the new version copies only the containers on the
+ * paths it writes, and shares every other subtree with the stored one.
  */
 function parentOf(doc: Stored, parts: string[], create: boolean): Stored | unknown[] | null {
   let node: unknown = doc;
