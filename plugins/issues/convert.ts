@@ -141,7 +141,7 @@ export class Renderer {
       const where = repos.get(issue.repoId)!;
       // The kept text when nothing it shows changed (checked without making a key); else made and kept anew.
       return this.json.cached(issue, where, parts, viewer, this.seesEmail)
-        ?? this.json.piece(issue, this.json.keyOf(issue, where, parts, viewer, this.seesEmail), () => this.issue(issue, where, parts, users, viewer));
+        ?? this.json.keep(issue, this.json.keyOf(issue, where, parts, viewer, this.seesEmail), this.issue(issue, where, parts, users, viewer));
     });
     return joinPieces(pieces);
   }
@@ -215,8 +215,8 @@ export class Renderer {
       const poster = accounts.get(comment.posterId);
       const own = assets.comments.get(comment.id);
       return this.commentJson.cached(comment, parent, fullName, poster, own, viewer, this.seesEmail)
-        ?? this.commentJson.piece(comment, this.commentJson.keyOf(parent, fullName, poster, own, viewer, this.seesEmail),
-          () => this.comment(comment, parent, fullName, accounts, assets.comments, users, viewer));
+        ?? this.commentJson.keep(comment, this.commentJson.keyOf(parent, fullName, poster, own, viewer, this.seesEmail),
+          this.comment(comment, parent, fullName, accounts, assets.comments, users, viewer));
     }));
   }
 

@@ -30,14 +30,15 @@ export class PieceCache<R extends { id: number }> {
 
   constructor(private readonly serialize: Serialize, private readonly capacity: number) {}
 
-  /** The record's list piece (`listPiece`: a leading comma and its JSON), rebuilt with `build` when its key changed. */
-  piece(record: R, key: unknown[], build: () => unknown): Buffer {
-    const entry = this.entries.get(record.id);
-    if (entry !== undefined && entry.record === record && sameKey(entry.key, key)) return entry.piece;
+  /**
+   * The record's list piece (`listPiece`: a leading comma and its JSON) serialised anew from `value`, kept under
+   * `key` (what the subclass's `keyOf` made) for the next `cached` check.
+   */
+  keep(record: R, key: unknown[], value: unknown): Buffer {
     this.builds++;
-    const piece = listPiece(this.serialize(build()));
+    const piece = listPiece(this.serialize(value));
     if (this.capacity > 0) {
-      if (entry === undefined && this.entries.size >= this.capacity) dropOldestTenth(this.entries, this.capacity);
+      if (!this.entries.has(record.id) && this.entries.size >= this.capacity) dropOldestTenth(this.entries, this.capacity);
       this.entries.set(record.id, { record, key, piece });
     }
     return piece;
@@ -168,10 +169,4 @@ export class CommentJsonCache extends PieceCache<CommentRecord> {
     addAccount(key, poster, viewer, seesEmail);
     key.add(assetsKey(assets));
   }
-}
-
-function sameKey(a: unknown[], b: unknown[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
