@@ -150,6 +150,38 @@ function busyText(c: CaseResult): string {
   return f == null || b == null ? '' : `${Math.round(f * 100)}% / ${Math.round(b * 100)}%`;
 }
 
+/** A bare server under this share of its core did not reach the physical limit in that request's runs. */
+const UNSATURATED_BUSY = 0.5;
+/** More than this share of requests with an unsaturated bare server: the load generator, not the servers, set the pace. */
+const STARVED_SHARE = 0.25;
+
+/**
+ * How many measured requests had the bare server under half its core, and whether that was most of the run. A server
+ * that is not saturated spends more CPU per request (fewer replies share a write), forgekit more than the bare one,
+ * so such a run's ratios cannot be compared with a run that reached the limit.
+ */
+export function loadCheck(result: Pick<BenchResult, 'cases'>): { unsaturated: number; measured: number; starved: boolean } {
+  let unsaturated = 0;
+  let measured = 0;
+  for (const c of result.cases) {
+    const busy = c.status === 'ok' ? c.bare?.cpuBusy : undefined;
+    if (busy == null) continue;
+    measured++;
+    if (busy < UNSATURATED_BUSY) unsaturated++;
+  }
+  return { unsaturated, measured, starved: measured > 0 && unsaturated / measured > STARVED_SHARE };
+}
+
+function loadCheckText(result: BenchResult): string {
+  const { unsaturated, measured, starved } = loadCheck(result);
+  const counted = `in ${unsaturated} of ${measured} requests the bare server was under ${UNSATURATED_BUSY * 100}% busy`;
+  return starved
+    ? `**Load generator check: ${counted}.** The load generator, not the servers, set the pace for much of this run; servers ` +
+      'that are not saturated spend more CPU per request (forgekit more than the bare server), so its ratios and verdicts ' +
+      'are not comparable with a run that reached the limit.'
+    : `Load generator check: ${counted}.`;
+}
+
 /** One row per case for the terminal. */
 export function textTable(result: BenchResult): string {
   const head = ['case', 'forgekit req/s', 'p50', 'p99', 'bare req/s', 'p50', 'p99', 'ratio', 'spread', 'cpu µs/req', 'cpu ratio', 'busy', 'judged', 'target', 'verdict'];
@@ -192,6 +224,7 @@ export function summaryText(result: BenchResult): string {
       `RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, at end ${(s.rssAtEndBytes / MiB).toFixed(0)} MiB, peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB ` +
       `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})` + settledText(s) +
       (s.stopMs !== undefined ? `; stopped in ${(s.stopMs / 1000).toFixed(2)} s` : ''),
+    loadCheckText(result).replace(/\*\*/g, ''),
     `request log: ${fmtInt(s.logLines)} lines, ${(s.logBytes / MiB).toFixed(1)} MiB (logging at ${result.settings.logLevel})`,
     ...(result.settings.nodeFlags?.length ? [`forgekit server's node flags: ${result.settings.nodeFlags.join(' ')}`] : []),
   ].join('\n');
@@ -228,6 +261,7 @@ export function markdownReport(result: BenchResult): string {
       `the req/s ratio when the bare server kept its core at least 80% busy (the physical limit was reached), else on the CPU ratio ` +
       `(at saturation the two are the same number). ` +
       (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
+    `- ${loadCheckText(result)}`,
     `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run)` +
       (st.nodeFlags?.length ? `; its node ran with \`${st.nodeFlags.join(' ')}\`.` : '.'),
     `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +

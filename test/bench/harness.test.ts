@@ -9,7 +9,7 @@ import { fillPath, resolvePath, type BenchCase, type BenchFixture } from '../../
 import { planDataset, prng, QUICK_SIZES, RARE_WORD, ROLE_LOGINS, TERMS, tokenOf, zipfPicker } from '../../bench/dataset.js';
 import { DEFAULT_CASES } from '../../bench/default-cases.js';
 import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.js';
-import { bootText, MD_BEGIN, MD_END, resultFileName, spliceResults } from '../../bench/report.js';
+import { bootText, loadCheck, MD_BEGIN, MD_END, resultFileName, spliceResults, type BenchResult as Result } from '../../bench/report.js';
 import { benchMongoUri, cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
 import { fixtureOf } from '../../bench/seed.js';
 import { categoryOf, formatSummary, moduleOf, summarise } from '../../bench/profile.js';
@@ -405,4 +405,16 @@ t.test('families: the target column uses the ratios the cases were judged on, an
     .split('\n').slice(2).map((line) => line.split('|').map((x) => x.trim()));
   t.same(rows.map((r) => [r[1], r[9]]), [['a', 'met'], ['b', 'MISSED (p99 30.0 ms)']]);
   t.equal(rows[0]![5], '', 'no CPU ratio where none was measured');
+});
+
+t.test('the load generator check: a run where the bare server mostly stayed under half its core is flagged', async (t) => {
+  const cases = (busy: Array<number | null>) => ({
+    cases: busy.map((b, i) => (b === null
+      ? { name: `c${i}`, status: 'failed' }
+      : { name: `c${i}`, status: 'ok', bare: { cpuBusy: b } })) as unknown as Result['cases'],
+  });
+  t.same(loadCheck(cases([0.9, 0.4, 0.45, 0.95, null])), { unsaturated: 2, measured: 4, starved: true }, 'half unsaturated: starved');
+  t.same(loadCheck(cases([0.9, 0.4, 0.8, 0.95])), { unsaturated: 1, measured: 4, starved: false }, 'a quarter: not yet');
+  t.same(loadCheck(cases([0.5, 0.6])), { unsaturated: 0, measured: 2, starved: false }, 'exactly half busy counts as busy');
+  t.same(loadCheck(cases([])), { unsaturated: 0, measured: 0, starved: false }, 'nothing measured: nothing flagged');
 });

@@ -126,6 +126,7 @@ t.test('npm run bench -- --quick runs every case and writes well-formed results'
     t.match(stdout, /case\s+forgekit req\/s\s+p50\s+p99\s+bare req\/s/);
     t.match(stdout, /\nversion\s+[\d,]+/);
     t.match(stdout, /server \(\w+ store\): boot/);
+    t.match(stdout, /Load generator check: in \d+ of \d+ requests the bare server was under 50% busy/);
     const mdAfter = await stat(resultsMd).then((s) => s.mtimeMs, () => null);
     t.equal(mdAfter, mdBefore);
   });
