@@ -172,11 +172,13 @@ export function loadCheck(result: Pick<BenchResult, 'cases'>): { unsaturated: nu
   return { unsaturated, measured, starved: measured > 0 && unsaturated / measured > STARVED_SHARE };
 }
 
-function loadCheckText(result: BenchResult): string {
+/** The check as a sentence; `strong` marks a starved run's verdict in bold (markdown). */
+function loadCheckText(result: BenchResult, strong: boolean): string {
   const { unsaturated, measured, starved } = loadCheck(result);
   const counted = `in ${unsaturated} of ${measured} requests the bare server was under ${UNSATURATED_BUSY * 100}% busy`;
+  const bold = strong ? '**' : '';
   return starved
-    ? `**Load generator check: ${counted}.** The load generator, not the servers, set the pace for much of this run; servers ` +
+    ? `${bold}Load generator check: ${counted}.${bold} The load generator, not the servers, set the pace for much of this run; servers ` +
       'that are not saturated spend more CPU per request (forgekit more than the bare server), so its ratios and verdicts ' +
       'are not comparable with a run that reached the limit.'
     : `Load generator check: ${counted}.`;
@@ -224,7 +226,7 @@ export function summaryText(result: BenchResult): string {
       `RSS after boot ${(s.rssAfterBootBytes / MiB).toFixed(0)} MiB, at end ${(s.rssAtEndBytes / MiB).toFixed(0)} MiB, peak ${(s.maxRssBytes / MiB).toFixed(0)} MiB ` +
       `(target < ${result.targets.rssUnderBytes / MiB} MiB: ${result.targets.rssMet ? 'met' : 'MISSED'})` + settledText(s) +
       (s.stopMs !== undefined ? `; stopped in ${(s.stopMs / 1000).toFixed(2)} s` : ''),
-    loadCheckText(result).replace(/\*\*/g, ''),
+    loadCheckText(result, false),
     `request log: ${fmtInt(s.logLines)} lines, ${(s.logBytes / MiB).toFixed(1)} MiB (logging at ${result.settings.logLevel})`,
     ...(result.settings.nodeFlags?.length ? [`forgekit server's node flags: ${result.settings.nodeFlags.join(' ')}`] : []),
   ].join('\n');
@@ -261,7 +263,7 @@ export function markdownReport(result: BenchResult): string {
       `the req/s ratio when the bare server kept its core at least 80% busy (the physical limit was reached), else on the CPU ratio ` +
       `(at saturation the two are the same number). ` +
       (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
-    `- ${loadCheckText(result)}`,
+    `- ${loadCheckText(result, true)}`,
     `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run)` +
       (st.nodeFlags?.length ? `; its node ran with \`${st.nodeFlags.join(' ')}\`.` : '.'),
     `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +
