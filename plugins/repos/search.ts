@@ -8,7 +8,7 @@ import { ACCESS } from '../../schemas/services.js';
 import { modeOf, type Grants } from './access.js';
 import type { RepoAccess } from './repo-access.js';
 import { withGrants, type PageRequest, type PageResult, type RepoPages } from './pages.js';
-import type { Entry, Flag, IndexQuery, RepoIndex, Visibility } from './memory-index.js';
+import { queryWith, shapedQuery, type Entry, type Flag, type IndexQuery, type RepoIndex, type Visibility } from './memory-index.js';
 
 export type SearchSort = 'alpha' | 'created' | 'updated' | 'size' | 'git_size' | 'id' | 'stars' | 'forks';
 export const SEARCH_SORTS: readonly SearchSort[] = ['alpha', 'created', 'updated', 'size', 'git_size', 'id', 'stars', 'forks'];
@@ -108,7 +108,7 @@ export class RepoSearch {
   async search(caller: Caller | null, opts: SearchOptions, page: PageRequest): Promise<PageResult> {
     const q = opts.q.trim().toLowerCase();
     const grants = await this.access.modeGrants(caller);
-    const query: IndexQuery = {};
+    const query = shapedQuery({}); // fields set below keep its one shape
     if (q !== '') {
       if (opts.topicOnly) query.topic = q;
       else {
@@ -145,12 +145,17 @@ export class RepoSearch {
       } else query.ids = new Set(starred);
     }
     const signedPrivate = caller !== null && opts.private !== false;
+    // Every field present, in one order (no spreads): the index reads visibilities of one shape.
+    const privateScope = signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateScope(grants) : null;
+    const publicScope = this.publicScope(grants);
     const vis: Visibility = {
       public: opts.isPrivate !== true,
       hiddenOwners: grants.admin ? undefined : grants.hiddenOwners,
       privateAll: signedPrivate && grants.admin && opts.isPrivate !== false,
-      ...(signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateScope(grants) : {}),
-      ...this.publicScope(grants),
+      privateIds: privateScope?.privateIds,
+      privateOwners: privateScope?.privateOwners,
+      publicOwners: publicScope.publicOwners,
+      grantedPublicIds: publicScope.grantedPublicIds,
     };
     const sort = opts.sort ?? 'alpha';
     const desc = opts.order === 'desc';
@@ -170,8 +175,8 @@ export class RepoSearch {
       const { head, total } = part(query, n);
       return withGrants(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total }), grants);
     }
-    const first = part({ ...query, owners: query.owners ? query.owners.filter((o) => o === priority) : [priority] }, n);
-    const rest = part({ ...query, notOwner: priority }, Math.max(0, n - first.head.length));
+    const first = part(queryWith(query, query.owners ? query.owners.filter((o) => o === priority) : [priority], query.notOwner, query.notOwners), n);
+    const rest = part(queryWith(query, query.owners, priority, query.notOwners), Math.max(0, n - first.head.length));
     const head = [...first.head, ...rest.head];
     return withGrants(await this.pages.pageOfIds({ ids: head.slice(page.skip, n), total: first.total + rest.total }), grants);
   }
@@ -194,7 +199,7 @@ export class RepoSearch {
   }
 
   private ownedIds(ownerId: number): number[] {
-    return this.index.search({ owners: [ownerId] }, { public: true, privateAll: true }, Infinity).head;
+    return this.index.search(shapedQuery({ owners: [ownerId] }), { public: true, privateAll: true }, Infinity).head;
   }
 
   /**
@@ -214,7 +219,7 @@ export class RepoSearch {
     }
     for (const orgId of await this.access.memberOrgIds(uid)) {
       if (orgId === uid) continue;
-      for (const id of this.index.search({ owners: [orgId] }, { public: true, privateAll: false }, Infinity).head) out.add(id);
+      for (const id of this.index.search(shapedQuery({ owners: [orgId] }), { public: true, privateAll: false }, Infinity).head) out.add(id);
     }
     return [...out];
   }
