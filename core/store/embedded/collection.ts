@@ -26,7 +26,7 @@ import { forEachLine } from './lines.js';
 import { applyUpdate, compileSort, shallowCopy, sortWindow, upsertSeed, type SortFields } from './query.js';
 import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
 import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
-import { accessOf, planFor, walkOf, type Plan, type Walk } from './plan.js';
+import { accessOf, mergeOf, planFor, walkOf, type Merge, type Plan, type Walk } from './plan.js';
 import { ColumnCache, definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
 import { storage } from './nedb.js';
 import { Journal, repairTornTail } from './journal.js';
@@ -464,9 +464,14 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       this.runWalk(walkOf(plan.coveredWalks, v, skip, limit, 0)!, v, skip, limit, stats, out);
       return out;
     }
+    // A covered merge reads at most the window's end from each of its ranges, which together hold exactly the
+    // matches: no access yields fewer, so none is opened.
+    const merge = sort && limit > 0 && plan.mergeWalks.length > 0 ? mergeOf(plan.mergeWalks, v, skip + limit) : null;
+    if (merge?.candidate.covered) return sortWindow(this.runMerge(merge, template, v, skip + limit, stats), sort!, skip, limit);
     const access = accessOf(plan, v);
     if (sort) {
       const planned = access ? access.size : this.size;
+      if (merge && merge.cost <= planned) return sortWindow(this.runMerge(merge, template, v, skip + limit, stats), sort, skip, limit);
       const walk = walkOf(plan.walks, v, skip, limit, planned);
       if (walk && walk.cost <= planned) {
         if (!walk.covered) bindValues(template, v);
@@ -509,6 +514,29 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       access.each(visit);
     } else {
       for (const doc of this.primary!.values()) if (visit(doc)) break;
+    }
+    return out;
+  }
+
+  /**
+   * The candidates of a merge: up to `want` matches from the start of each range in the walk's direction, range by
+   * range (sortWindow then orders them; its ties keep this order, as they kept the order of an access's candidates).
+   */
+  private runMerge(merge: Merge, template: FilterTemplate, v: Values, want: number, stats: Stats): Stored[] {
+    const { index, dir, covered, residual } = merge.candidate;
+    stats.index = index.name;
+    if (!covered) bindValues(template, v);
+    const out: Stored[] = [];
+    for (const [start, end] of merge.ranges) {
+      // Ranks count in ascending key order; a descending walk counts from the end.
+      const from = dir === 1 ? start : index.entries - end;
+      let taken = 0;
+      index.walk(dir, from, end - start, (doc) => {
+        stats.examined++;
+        if (!covered && !residual(doc, v)) return false;
+        out.push(doc);
+        return ++taken >= want;
+      });
     }
     return out;
   }

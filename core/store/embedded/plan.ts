@@ -76,6 +76,34 @@ interface WalkCandidate {
   range: IndexableCondition | null;
 }
 
+/**
+ * A compound index whose first field the filter fixes by an `$in` of several values (and its next fields by one-valued
+ * equalities), continuing with the sort's fields: each value's prefix range is already in the sort's order, so a
+ * sorted window needs only the first `skip + limit` matches of each range, merged (`{ownerId: {$in: owners}}` sorted
+ * by `lowerName` over `{ownerId, lowerName}`: a page of a user's repositories across their organizations reads at
+ * most a page per owner, not every repository of every owner).
+ */
+export interface MergeCandidate {
+  index: OrderedIndex;
+  dir: 1 | -1;
+  /** The slot of the `$in` array. */
+  slot: number;
+  /** The one-valued equalities on the fields after the first. */
+  tail: IndexableCondition[];
+  /** The ranges hold exactly the filter's matches (nothing is checked). */
+  covered: boolean;
+  /** What is left to check per document of a range (the filter without the tail's equalities; the `$in` stays). */
+  residual: Match;
+}
+
+/** A merge candidate opened with a query's values: the non-empty ranges, in the `$in`'s value order. */
+export interface Merge {
+  candidate: MergeCandidate;
+  ranges: Array<[number, number]>;
+  /** Documents it reads at most: each range up to the window's end (covered), else each whole range. */
+  cost: number;
+}
+
 export interface Plan {
   /** Index accesses in the collection's index order (single-field indexes first). */
   candidates: Candidate[];
@@ -90,6 +118,8 @@ export interface Plan {
    * reads: when there is one, nothing else is looked at.
    */
   coveredWalks: WalkCandidate[];
+  /** Merged walks of an `$in`'s ranges (sorted shapes only). */
+  mergeWalks: MergeCandidate[];
   /** The whole filter (what a scan checks). */
   match: Match;
 }
@@ -362,6 +392,56 @@ function walkCandidate(index: OrderedIndex, filter: PlannableFilter, sort: SortF
   return { index, dir, prefix, covered, residual: residualOf(filter, fields.slice(0, k)), range };
 }
 
+/** The walk direction in which `index`'s fields from `k` on follow `sort` (null: they do not, or a multikey one is in the way). */
+function sortDirAfter(index: OrderedIndex, sort: SortFields, k: number): 1 | -1 | null {
+  const { fields, dirs } = index;
+  if (sort.length === 0 || k + sort.length > fields.length || index.multikeyFrom(k)) return null;
+  const dir = (sort[0]!.dir * dirs[k]!) as 1 | -1;
+  for (let s = 0; s < sort.length; s++) {
+    if (sort[s]!.parts.join('.') !== fields[k + s] || sort[s]!.dir * dirs[k + s]! !== dir) return null;
+  }
+  return dir;
+}
+
+function mergeCandidate(index: OrderedIndex, filter: PlannableFilter, sort: SortFields): MergeCandidate | null {
+  if (!index.compound || index.sparse || index.multikeyField(0)) return null;
+  const first = filter.indexable.get(index.fields[0]!);
+  if (!first?.eq?.list || first.eqOne) return null;
+  const tail: IndexableCondition[] = [];
+  for (const field of index.fields.slice(1)) {
+    const cond = filter.indexable.get(field);
+    if (!cond?.eq || !cond.eqOne) break;
+    tail.push(cond);
+  }
+  const k = 1 + tail.length;
+  const dir = sortDirAfter(index, sort, k);
+  if (dir === null) return null;
+  return { index, dir, slot: first.eq.slot, tail, covered: onlyPrefix(index, filter, k), residual: residualOf(filter, index.fields.slice(1, k)) };
+}
+
+/**
+ * The cheapest merge of `merges` for the query's values and a window ending at `want` (null: none). Each distinct
+ * value's range is searched (two tree descents); empty ones are left out.
+ */
+export function mergeOf(merges: MergeCandidate[], v: Values, want: number): Merge | null {
+  let best: Merge | null = null;
+  for (const candidate of merges) {
+    const { index, tail, covered } = candidate;
+    const rest = tail.map((cond) => eqValue(cond, v));
+    const ranges: Array<[number, number]> = [];
+    let cost = 0;
+    const values = v[candidate.slot] as IndexKey[];
+    for (const value of values.length > 1 && !strictlyMonotone(values) ? uniqueNumbers(values) ?? new Set<IndexKey>(values) : values) {
+      const [start, end] = index.prefixRange([value, ...rest]);
+      if (end <= start) continue;
+      ranges.push([start, end]);
+      cost += covered ? Math.min(end - start, want) : end - start;
+    }
+    if (!best || cost < best.cost) best = { candidate, ranges, cost };
+  }
+  return best;
+}
+
 /** The plan of a filter shape over `indexes` (the collection's, single-field ones first). */
 export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: SortFields | null): Plan {
   const match = matchOf(filter);
@@ -394,13 +474,16 @@ export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: 
     if (branches.every((b) => b.candidates.length > 0 || b.or)) or = branches;
   }
   const walks: WalkCandidate[] = [];
+  const mergeWalks: MergeCandidate[] = [];
   if (sort) {
     for (const index of indexes) {
       const walk = walkCandidate(index, filter, sort);
       if (walk) walks.push(walk);
+      const merge = mergeCandidate(index, filter, sort);
+      if (merge) mergeWalks.push(merge);
     }
   }
-  return { candidates, mayBeExact: candidates.filter((c) => c.mayBeExact), or, walks, coveredWalks: walks.filter((w) => w.covered), match };
+  return { candidates, mayBeExact: candidates.filter((c) => c.mayBeExact), or, walks, coveredWalks: walks.filter((w) => w.covered), mergeWalks, match };
 }
 
 function searchesOf(candidate: Candidate, v: Values): number {
