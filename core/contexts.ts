@@ -46,11 +46,18 @@ export function createPluginContexts(plugins: readonly Plugin[], deps: ContextDe
 /** A plugin reaches its own service and those of the plugins it declares as (optional) dependencies, nothing else. */
 function serviceRegistryFor(plugin: Plugin, enabled: Set<string>, services: Map<string, unknown>): ServiceRegistry {
   const allowed = new Set([plugin.name, ...(plugin.dependencies ?? []), ...(plugin.optionalDependencies ?? [])]);
+  // A service once found is kept (one lookup, not three, on the request path: renders ask per item). Services are
+  // set once, when their plugin starts; a stopped kernel serves no requests.
+  const found = new Map<string, unknown>();
   return {
     get(name: string): any {
+      const hit = found.get(name);
+      if (hit !== undefined) return hit;
       if (!allowed.has(name)) throw new Error(`plugin "${plugin.name}" asked for the service of "${name}", which it does not declare as a dependency`);
       if (!services.has(name)) throw new Error(`plugin "${name}" exposes no service (needed by "${plugin.name}")`);
-      return services.get(name);
+      const service = services.get(name);
+      if (service !== undefined) found.set(name, service);
+      return service;
     },
     has: (name: string) => allowed.has(name) && enabled.has(name) && services.get(name) !== undefined,
   };

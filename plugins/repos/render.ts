@@ -44,10 +44,11 @@ export class RepoRender {
     const [owners, grants] = known
       ? [await this.users.byIds(ownerIds), known]
       : await Promise.all([this.users.byIds(ownerIds), this.access.grantsFor(caller, all)]);
+    const users = this.users;
     const render = (repo: RepoRecord, parent: ApiRepository | null): ApiRepository | null => {
       const owner = owners.get(repo.ownerId);
       if (!owner) return null;
-      return toApiRepo(repo, this.users.toApi(owner, caller), permissionMode(grants, repo), this.urls, parent);
+      return toApiRepo(repo, users.toApi(owner, caller), permissionMode(grants, repo), this.urls, parent);
     };
     /** The parent as this caller may see it: null unless it is readable (it may have been made private). */
     const parentOf = (repo: RepoRecord): ApiRepository | null => {
@@ -76,6 +77,7 @@ export class RepoRender {
       return out;
     }
     const { owners, grants, render, parentOf } = await this.renderContext(repos, caller, options.grants);
+    const users = this.users;
     const ownerJson = new Map<number, string>();
     let first = true;
     for (const repo of repos) {
@@ -89,7 +91,7 @@ export class RepoRender {
       } else {
         let ownerText = ownerJson.get(owner.id);
         if (ownerText === undefined) {
-          ownerText = this.users.jsonText(owner, caller);
+          ownerText = users.jsonText(owner, caller);
           ownerJson.set(owner.id, ownerText);
         }
         this.json.append(out, first, repo, ownerText, grants.units ? permissionMode(grants, repo) : mode, () => render(repo, null)!);

@@ -47,7 +47,7 @@ export async function searchUsers(rc: RequestContext<unknown, { q?: string; page
   const { head, total } = await service.index.search(q, {
     limited: caller !== null,
     privateAll: caller?.isAdmin === true,
-    ...(caller && !caller.isAdmin ? { seesPrivate: (ids: readonly number[]) => service.privateUsersSeenBy(ids, caller) } : {}),
+    seesPrivate: caller && !caller.isAdmin ? (ids: readonly number[]) => service.privateUsersSeenBy(ids, caller) : undefined,
   }, win.skip + win.limit);
   const pageIds = head.slice(win.skip);
   const byId = pageIds.length ? await service.byIds(pageIds) : new Map<number, Account>();
