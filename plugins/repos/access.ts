@@ -126,12 +126,16 @@ export interface AccessTarget {
   private: boolean;
 }
 
-export const ANONYMOUS: Grants = Object.freeze({
-  userId: null,
-  admin: false,
-  ownerModes: new Map<number, AccessMode>(),
-  repoModes: new Map<number, AccessMode>(),
-}) as Grants;
+/**
+ * Grants in their one shape (every field present, `undefined` when absent): `modeOf` reads grants per repository of
+ * a page, and grants built in several shapes (anonymous, admin, a member with hidden owners, one with units) made
+ * those reads polymorphic. Fill them in by assignment, never by spreading.
+ */
+export function newGrants(userId: number | null, admin: boolean, hiddenOwners?: IdSet): Grants {
+  return { userId, admin, ownerModes: new Map(), repoModes: new Map(), hiddenOwners, restricted: undefined, units: undefined };
+}
+
+export const ANONYMOUS: Grants = Object.freeze(newGrants(null, false));
 
 /**
  * none < read < write < admin < owner; a public repository gives read to everyone whose owner they may see, restricted

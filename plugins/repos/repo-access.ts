@@ -4,7 +4,7 @@ import { fail } from '../../core/errors.js';
 import type { Caller, PluginContext } from '../../core/plugin.js';
 import type { Collection, Filter } from '../../core/store/port.js';
 import { ACCESS, type AccessMode, type Account, type NonPublicOwners, type OrgsService, type RepoRecord, type RepoUnit, type TeamRecord, type UsersService } from '../../schemas/services.js';
-import { ANONYMOUS, Minus, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants, type IdSet } from './access.js';
+import { ANONYMOUS, Minus, newGrants, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants, type IdSet } from './access.js';
 import type { Light } from './listing.js';
 import { mapById } from '../lib/by-id.js';
 
@@ -58,7 +58,7 @@ export class RepoAccess {
    */
   async grants(caller: Caller | null, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
     if (!caller) return this.anonymous();
-    const grants: Grants = { userId: caller.id, admin: caller.isAdmin, ownerModes: new Map(), repoModes: new Map() };
+    const grants = newGrants(caller.id, caller.isAdmin);
     if (caller.restricted === true && !caller.isAdmin) grants.restricted = true;
     grants.ownerModes.set(caller.id, ACCESS.owner);
     const teams = await this.orgs.teamsOf(caller.id, scope?.ownerIds);
@@ -126,7 +126,7 @@ export class RepoAccess {
   private anonymous(): Grants {
     const np = this.users.nonPublicOwners();
     if (this.anonymousGrants?.from !== np) {
-      const grants = np.all.size ? Object.freeze({ ...ANONYMOUS, hiddenOwners: np.all }) as Grants : ANONYMOUS;
+      const grants = np.all.size ? Object.freeze(newGrants(null, false, np.all)) : ANONYMOUS;
       this.anonymousGrants = { from: np, grants };
     }
     return this.anonymousGrants.grants;
@@ -178,13 +178,13 @@ export class RepoAccess {
 
   async grantsFor(caller: Caller | null, targets: AccessTarget[]): Promise<Grants> {
     // A site admin's mode does not depend on memberships: skip loading them.
-    if (caller?.isAdmin) return { ...ANONYMOUS, userId: caller.id, admin: true };
+    if (caller?.isAdmin) return newGrants(caller.id, true);
     return this.grants(caller, { ownerIds: targets.map((t) => t.ownerId), repoIds: targets.map((t) => t.id) });
   }
 
   /** The caller's complete grants; a site admin's decide every mode by themselves (nothing to load). */
   async modeGrants(caller: Caller | null): Promise<Grants> {
-    return caller?.isAdmin ? { ...ANONYMOUS, userId: caller.id, admin: true } : this.grants(caller);
+    return caller?.isAdmin ? newGrants(caller.id, true) : this.grants(caller);
   }
 
   /**
