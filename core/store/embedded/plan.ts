@@ -314,6 +314,17 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
   return { open, mayBeExact: covers };
 }
 
+/** The one-valued equalities on the fields of `index` after its first, up to the first field without one. */
+function equalitiesAfterFirst(index: OrderedIndex, filter: PlannableFilter): IndexableCondition[] {
+  const tail: IndexableCondition[] = [];
+  for (let f = 1; f < index.fields.length; f++) {
+    const cond = filter.indexable.get(index.fields[f]!);
+    if (!cond?.eq || !cond.eqOne) break;
+    tail.push(cond);
+  }
+  return tail;
+}
+
 /**
  * A compound index whose first field the filter fixes by an `$in` of several values, and its next fields by one-valued
  * equalities: one prefix range per value (e.g. `{repoId: {$in: ids}, isClosed: false}` over `{repoId, isClosed, …}`:
@@ -323,12 +334,7 @@ function compoundCandidate(index: OrderedIndex, filter: PlannableFilter, prefix:
 function inPrefixCandidate(index: OrderedIndex, filter: PlannableFilter, first: IndexableCondition): Candidate | null {
   // A sparse index lacks the documents without the field, which an `$in` with null matches.
   if (index.multikeyField(0) || index.sparse || !first.eq?.list) return null;
-  const tail: IndexableCondition[] = [];
-  for (const field of index.fields.slice(1)) {
-    const cond = filter.indexable.get(field);
-    if (!cond?.eq || !cond.eqOne) break;
-    tail.push(cond);
-  }
+  const tail = equalitiesAfterFirst(index, filter);
   const k = 1 + tail.length;
   if (index.multikeyFrom(k)) return null;
   const ranged = nextRange(index, filter, k);
@@ -407,12 +413,7 @@ function mergeCandidate(index: OrderedIndex, filter: PlannableFilter, sort: Sort
   if (!index.compound || index.sparse || index.multikeyField(0)) return null;
   const first = filter.indexable.get(index.fields[0]!);
   if (!first?.eq?.list || first.eqOne) return null;
-  const tail: IndexableCondition[] = [];
-  for (const field of index.fields.slice(1)) {
-    const cond = filter.indexable.get(field);
-    if (!cond?.eq || !cond.eqOne) break;
-    tail.push(cond);
-  }
+  const tail = equalitiesAfterFirst(index, filter);
   const k = 1 + tail.length;
   const dir = sortDirAfter(index, sort, k);
   if (dir === null) return null;
