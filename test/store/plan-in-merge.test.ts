@@ -69,6 +69,14 @@ t.test('a sorted window of an $in merged from its ranges', async (t) => {
   t.same(pub.map((d) => d.lowerName), [...visible].sort(byName).slice(12, 27).map((d) => d.lowerName), 'with a residual: the names in order');
   t.ok(pub.every((d) => !d.private), 'the residual held');
 
+  // Not covered, and the $in spans most documents: a walk of the sort's own index reads fewer than a merge of 60
+  // ranges would (each up to the window's end of matches), so the walk serves it.
+  const everyone = Array.from({ length: 60 }, (_, k) => k + 1);
+  const wide = await repos.find({ ownerId: { $in: everyone }, stars: { $gte: 10 } }, { sort: { lowerName: 1 }, limit: 5 });
+  t.same(wide.map((d) => d.lowerName), docs.filter((d) => d.stars >= 10).sort(byName).slice(0, 5).map((d) => d.lowerName), 'a wide $in with a residual: the names in order');
+  const widePlan = await repos.explain({ ownerId: { $in: everyone }, stars: { $gte: 10 } }, { sort: { lowerName: 1 }, limit: 5 });
+  t.equal(widePlan.index, 'lowerName_1', `the sort's index is walked (${widePlan.index}, ${widePlan.examined} examined)`);
+
   // A one-valued equality after the $in, and a sort on the field after it, descending in the index.
   const popular = await repos.find({ ownerId: { $in: owners }, private: true }, { sort: { stars: -1 }, limit: 8 });
   const hidden = docs.filter((d) => owners.includes(d.ownerId) && d.private).sort((a, b) => b.stars - a.stars);

@@ -26,7 +26,7 @@ import { forEachLine } from './lines.js';
 import { applyUpdate, compileSort, shallowCopy, sortWindow, upsertSeed, type SortFields } from './query.js';
 import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
 import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
-import { accessOf, mergeOf, planFor, walkOf, type Merge, type Plan, type Walk } from './plan.js';
+import { accessOf, mergeCost, mergeOf, planFor, walkOf, type Merge, type Plan, type Walk } from './plan.js';
 import { ColumnCache, definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
 import { storage } from './nedb.js';
 import { Journal, repairTornTail } from './journal.js';
@@ -471,8 +471,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     const access = accessOf(plan, v);
     if (sort) {
       const planned = access ? access.size : this.size;
-      if (merge && merge.cost <= planned) return sortWindow(this.runMerge(merge, template, v, skip + limit, stats), sort, skip, limit);
       const walk = walkOf(plan.walks, v, skip, limit, planned);
+      // An uncovered merge reads each range until it holds the window's end of matches: taken when that is expected
+      // to read fewer documents than the access and than a walk in the sort's order.
+      const merged = merge ? mergeCost(merge, skip + limit, planned) : Infinity;
+      if (merge && merged <= planned && (!walk || merged <= walk.cost)) return sortWindow(this.runMerge(merge, template, v, skip + limit, stats), sort, skip, limit);
       if (walk && walk.cost <= planned) {
         if (!walk.covered) bindValues(template, v);
         // The walk's cost is an estimate (matches spread evenly over its range): it may examine as many documents

@@ -100,8 +100,20 @@ export interface MergeCandidate {
 export interface Merge {
   candidate: MergeCandidate;
   ranges: Array<[number, number]>;
-  /** Documents it reads at most: each range up to the window's end (covered), else each whole range. */
-  cost: number;
+  /** The documents the ranges hold. */
+  size: number;
+}
+
+/**
+ * Documents a merge is expected to read for a window ending at `want`: each range up to `want` when covered;
+ * otherwise, as for a walk, the matches (estimated by `candidates`, the best access's size) are assumed spread evenly,
+ * so a range yields `want` matches after `want × size ÷ matches` documents, or ends first.
+ */
+export function mergeCost(merge: Merge, want: number, candidates: number): number {
+  const perMatch = merge.candidate.covered ? 1 : merge.size / Math.max(1, Math.min(merge.size, candidates));
+  let cost = 0;
+  for (const [start, end] of merge.ranges) cost += Math.min(end - start, want * perMatch);
+  return cost;
 }
 
 export interface Plan {
@@ -421,24 +433,32 @@ function mergeCandidate(index: OrderedIndex, filter: PlannableFilter, sort: Sort
 }
 
 /**
- * The cheapest merge of `merges` for the query's values and a window ending at `want` (null: none). Each distinct
- * value's range is searched (two tree descents); empty ones are left out.
+ * The merge of `merges` for the query's values that reads the fewest documents for a window ending at `want`, a
+ * covered one first (null: none). Each distinct value's range is searched (two tree descents); empty ones are left
+ * out.
  */
 export function mergeOf(merges: MergeCandidate[], v: Values, want: number): Merge | null {
   let best: Merge | null = null;
+  let bestCost = Infinity;
   for (const candidate of merges) {
-    const { index, tail, covered } = candidate;
+    const { index, tail } = candidate;
     const rest = tail.map((cond) => eqValue(cond, v));
     const ranges: Array<[number, number]> = [];
-    let cost = 0;
+    let size = 0;
     const values = v[candidate.slot] as IndexKey[];
     for (const value of values.length > 1 && !strictlyMonotone(values) ? uniqueNumbers(values) ?? new Set<IndexKey>(values) : values) {
       const [start, end] = index.prefixRange([value, ...rest]);
       if (end <= start) continue;
       ranges.push([start, end]);
-      cost += covered ? Math.min(end - start, want) : end - start;
+      size += end - start;
     }
-    if (!best || cost < best.cost) best = { candidate, ranges, cost };
+    const merge = { candidate, ranges, size };
+    // Uncovered, every document of a range may be read (nothing is known yet of how many match).
+    const cost = candidate.covered ? mergeCost(merge, want, size) : size;
+    if (!best || (candidate.covered && !best.candidate.covered) || (candidate.covered === best.candidate.covered && cost < bestCost)) {
+      best = merge;
+      bestCost = cost;
+    }
   }
   return best;
 }
