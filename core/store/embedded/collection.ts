@@ -23,7 +23,7 @@ import {
   type CompiledProjection,
 } from '../documents.js';
 import { forEachLine } from './lines.js';
-import { applyUpdate, compileSort, shallowCopy, sortWindow, upsertSeed, type SortFields } from './query.js';
+import { applyUpdate, compileSort, mergeRuns, shallowCopy, sortWindow, upsertSeed, type SortFields } from './query.js';
 import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
 import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
 import { accessOf, mergeCost, mergeOf, planFor, walkOf, type Merge, type Plan, type Walk } from './plan.js';
@@ -467,7 +467,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     // A covered merge reads at most the window's end from each of its ranges, which together hold exactly the
     // matches: no access yields fewer, so none is opened.
     const merge = sort && limit > 0 && plan.mergeWalks.length > 0 ? mergeOf(plan.mergeWalks, v, skip + limit) : null;
-    if (merge?.candidate.covered) return sortWindow(this.runMerge(merge, template, v, skip + limit, stats), sort!, skip, limit);
+    if (merge?.candidate.covered) return mergeRuns(this.runMerge(merge, template, v, skip + limit, stats), sort!, skip, limit);
     const access = accessOf(plan, v);
     if (sort) {
       const planned = access ? access.size : this.size;
@@ -475,7 +475,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       // An uncovered merge reads each range until it holds the window's end of matches: taken when that is expected
       // to read fewer documents than the access and than a walk in the sort's order.
       const merged = merge ? mergeCost(merge, skip + limit, planned) : Infinity;
-      if (merge && merged <= planned && (!walk || merged <= walk.cost)) return sortWindow(this.runMerge(merge, template, v, skip + limit, stats), sort, skip, limit);
+      if (merge && merged <= planned && (!walk || merged <= walk.cost)) return mergeRuns(this.runMerge(merge, template, v, skip + limit, stats), sort, skip, limit);
       if (walk && walk.cost <= planned) {
         if (!walk.covered) bindValues(template, v);
         // The walk's cost is an estimate (matches spread evenly over its range): it may examine as many documents
@@ -522,26 +522,27 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   /**
-   * The candidates of a merge: up to `want` matches from the start of each range in the walk's direction, range by
-   * range (sortWindow then orders them; its ties keep this order, as they kept the order of an access's candidates).
+   * The runs of a merge: up to `want` matches from the start of each range in the walk's direction, each run in the
+   * sort's order (mergeRuns then merges them; equal keys keep the ranges' order, as sortWindow kept an access's).
    */
-  private runMerge(merge: Merge, template: FilterTemplate, v: Values, want: number, stats: Stats): Stored[] {
+  private runMerge(merge: Merge, template: FilterTemplate, v: Values, want: number, stats: Stats): Stored[][] {
     const { index, dir, covered, residual } = merge.candidate;
     stats.index = index.name;
     if (!covered) bindValues(template, v);
-    const out: Stored[] = [];
+    const runs: Stored[][] = [];
     for (const [start, end] of merge.ranges) {
       // Ranks count in ascending key order; a descending walk counts from the end.
       const from = dir === 1 ? start : index.entries - end;
-      let taken = 0;
+      const run: Stored[] = [];
       index.walk(dir, from, end - start, (doc) => {
         stats.examined++;
         if (!covered && !residual(doc, v)) return false;
-        out.push(doc);
-        return ++taken >= want;
+        run.push(doc);
+        return run.length >= want;
       });
+      if (run.length > 0) runs.push(run);
     }
-    return out;
+    return runs;
   }
 
   /** Reads the walk's window into `out`; false when an uncovered walk examined `budget` documents first. */

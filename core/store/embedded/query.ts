@@ -209,6 +209,74 @@ export function sortWindow(docs: Stored[], fields: SortFields, skip: number, lim
   return out;
 }
 
+/**
+ * The window `[skip, skip + limit)` of the union of `runs`, each already in `fields` order (a merged walk's ranges):
+ * a k-way merge that stops at the window's end, where sortWindow would order every candidate of every run. The
+ * result equals sortWindow's over the runs laid end to end: equal keys keep run order, then position in the run.
+ */
+export function mergeRuns(runs: Stored[][], fields: SortFields, skip: number, limit: number): Stored[] {
+  const m = fields.length;
+  const k = runs.length;
+  const keys: unknown[][] = new Array(k);
+  const pos = new Int32Array(k);
+  const heap: number[] = [];
+  for (let r = 0; r < k; r++) {
+    const run = runs[r]!;
+    const rk = new Array<unknown>(run.length * m);
+    for (let i = 0; i < run.length; i++) {
+      for (let j = 0; j < m; j++) rk[i * m + j] = sortKey(run[i]!, fields[j]!.parts, fields[j]!.dir);
+    }
+    keys[r] = rk;
+    if (run.length > 0) heap.push(r);
+  }
+  const dirs = fields.map((f) => f.dir);
+  // Whether run a's head sorts before run b's: by key, then by run (the earlier run's documents come first).
+  const before = (a: number, b: number): boolean => {
+    const ka = keys[a]!;
+    const kb = keys[b]!;
+    const ia = pos[a]! * m;
+    const ib = pos[b]! * m;
+    for (let j = 0; j < m; j++) {
+      const x = ka[ia + j];
+      const y = kb[ib + j];
+      const tx = typeof x;
+      const c =
+        tx === typeof y && (tx === 'number' || tx === 'string')
+          ? (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0
+          : compareValues(x, y);
+      if (c !== 0) return c * dirs[j]! < 0;
+    }
+    return a < b;
+  };
+  const siftDown = (at: number): void => {
+    const n = heap.length;
+    const r = heap[at]!;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= n) break;
+      if (child + 1 < n && before(heap[child + 1]!, heap[child]!)) child++;
+      if (!before(heap[child]!, r)) break;
+      heap[at] = heap[child]!;
+      at = child;
+    }
+    heap[at] = r;
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
+  const end = skip + limit;
+  const out: Stored[] = [];
+  for (let taken = 0; taken < end && heap.length > 0; taken++) {
+    const r = heap[0]!;
+    if (taken >= skip) out.push(runs[r]![pos[r]!]!);
+    if (++pos[r]! === runs[r]!.length) {
+      const last = heap.pop()!;
+      if (heap.length === 0) break;
+      heap[0] = last;
+    }
+    siftDown(0);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------- updates
 
 /**
