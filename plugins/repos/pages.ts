@@ -109,9 +109,24 @@ export class RepoPages {
   async sortedPage(filter: Filter, extras: Light[], page: PageRequest): Promise<PageResult> {
     const [window, total] = await Promise.all([extras.length ? null : this.windowInOrder(filter, page), this.repos.count(filter)]);
     if (window) return { repos: window, total };
-    const head = await this.headInOrder(filter, page.skip + page.limit);
-    // The head rows are the records: only extras on the page are read again.
-    return this.pageOfRecords(mergeWindow(head, total, extras, page.skip, page.limit), head);
+    const head: Light[] = await this.headInOrder(filter, page.skip + page.limit);
+    const merged = mergeWindow(head, total, extras, page.skip, page.limit);
+    return { repos: await this.recordsOf(merged.items, extras), total: merged.total };
+  }
+
+  /** The records of a merged page: its head items are records already; the extras on it (projections) are read. */
+  private async recordsOf(items: Light[], extras: Light[]): Promise<RepoRecord[]> {
+    const projected = new Set(extras);
+    const missing: number[] = [];
+    for (const item of items) if (projected.has(item)) missing.push(item.id);
+    if (missing.length === 0) return items as RepoRecord[];
+    const read = await recordsByIds(this.repos, missing);
+    const repos: RepoRecord[] = [];
+    for (const item of items) {
+      const r = projected.has(item) ? read.get(item.id) : (item as RepoRecord);
+      if (r) repos.push(r);
+    }
+    return repos;
   }
 
   /**
@@ -146,21 +161,5 @@ export class RepoPages {
 
   async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {
     return { repos: await this.inOrder(ids), total };
-  }
-
-  /** Like pageOfIds, with the records already in hand taken as they are (only the others are read). */
-  private async pageOfRecords({ ids, total }: { ids: number[]; total: number }, known: RepoRecord[]): Promise<PageResult> {
-    // Without extras the page is a run of the head itself.
-    const at = ids.length ? known.findIndex((r) => r.id === ids[0]) : -1;
-    if (at >= 0 && ids.every((id, i) => known[at + i]?.id === id)) return { repos: known.slice(at, at + ids.length), total };
-    const byId = mapById(known);
-    const missing = ids.filter((id) => !byId.has(id));
-    if (missing.length) for (const [id, r] of await recordsByIds(this.repos, missing)) byId.set(id, r);
-    const repos: RepoRecord[] = [];
-    for (const id of ids) {
-      const r = byId.get(id);
-      if (r) repos.push(r);
-    }
-    return { repos, total };
   }
 }

@@ -3,7 +3,7 @@ import t from 'tap';
 import { checkBranchName, checkRepoName } from '../../plugins/repos/names.js';
 import { ANONYMOUS, modeOf, permissionsOf, type Grants } from '../../plugins/repos/access.js';
 import { gramsOf, lookupGrams, rarestGram, trigramsOf } from '../../plugins/lib/grams.js';
-import { compareLight, mergeWindow, sliceSorted } from '../../plugins/repos/listing.js';
+import { compareLight, mergeWindow, orderTies, sliceSorted } from '../../plugins/repos/listing.js';
 import { repoUrls, sshUrl } from '../../plugins/repos/convert.js';
 import { ACCESS } from '../../schemas/services.js';
 
@@ -76,11 +76,43 @@ t.test('list windows', async (t) => {
     for (let limit = 1; limit < 4; limit++) {
       const head = primary.slice(0, skip + limit);
       const got = mergeWindow(head, primary.length, extras, skip, limit);
-      t.same(got.ids, all.slice(skip, skip + limit).map((r) => r.id), `skip ${skip} limit ${limit}`);
+      t.same(got.items.map((r) => r.id), all.slice(skip, skip + limit).map((r) => r.id), `skip ${skip} limit ${limit}`);
       t.equal(got.total, 7);
     }
   }
   t.same(sliceSorted([L(2, 'b'), L(1, 'a')], 1, 5), { ids: [2], total: 2 });
+});
+
+t.test('list windows against a model: tied names, extras in any order, the inputs themselves returned', async (t) => {
+  let seed = 20261206;
+  const random = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const names = ['app', 'app', 'api', 'b', 'core', 'core', 'core', 'docs', 'z'];
+  let checks = 0;
+  for (let round = 0; round < 300; round++) {
+    const n = Math.floor(random() * 40);
+    const all = Array.from({ length: n }, (_, i) => ({ id: 1 + Math.floor(random() * 1000) * 64 + i, lowerName: names[Math.floor(random() * names.length)]! }));
+    const model = [...all].sort(compareLight);
+    const isExtra = all.map(() => random() < 0.2);
+    const extras = all.filter((_, i) => isExtra[i]);
+    // The store's order: by name only, ties in any order; orderTies settles them by id.
+    const primary = all.filter((_, i) => !isExtra[i]).sort((a, b) => (a.lowerName < b.lowerName ? -1 : a.lowerName > b.lowerName ? 1 : random() - 0.5));
+    const primarySorted = orderTies([...primary]);
+    const wantPrimary = model.filter((r) => !extras.includes(r));
+    if (primarySorted.some((r, i) => r !== wantPrimary[i])) {
+      t.fail(`round ${round}: orderTies`);
+      return;
+    }
+    const skip = Math.floor(random() * (n + 2));
+    const limit = 1 + Math.floor(random() * 12);
+    const got = mergeWindow(primarySorted.slice(0, skip + limit), primary.length, extras, skip, limit);
+    const want = model.slice(skip, skip + limit);
+    if (got.total !== n || got.items.length !== want.length || got.items.some((r, i) => r !== want[i])) {
+      t.same(got.items, want, `round ${round}: skip ${skip} limit ${limit}`);
+      return;
+    }
+    checks++;
+  }
+  t.equal(checks, 300, '300 random pages equal the model, item for item');
 });
 
 t.test('clone URLs', async (t) => {
