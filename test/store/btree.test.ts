@@ -125,6 +125,7 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
       const expected = asc.filter((e) => e.key === key).map((e) => e.doc);
       if (posting.length !== expected.length || posting.some((d, j) => d !== expected[j])) t.fail(`get ${key}`);
       if (expected.length === 1 && entry !== expected[0]) t.fail(`a key with one document holds it inline (${key})`);
+      if (tree.getBy((k) => compare(k, key)) !== entry) t.fail(`getBy ${key} finds what get finds`);
     }
     t.equal(checks, 200, `200 random ranks and windows (${what})`);
     // Empty it completely: the tree shrinks back to an empty leaf.

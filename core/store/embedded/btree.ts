@@ -215,6 +215,26 @@ export class BTree<K> {
     return i < node.keys.length && this.compare(node.keys[i]!, key) === 0 ? node.vals[i] : undefined;
   }
 
+  /** The entry of the key `probe` finds equal (0), or undefined: `get` with the caller's comparison. */
+  getBy(probe: Probe<K>): Entry | undefined {
+    let node = this.root;
+    for (;;) {
+      const keys = node.keys;
+      let lo = 0;
+      let hi = keys.length;
+      // Inner nodes: the child after every separator at or below the key; leaves: the first key not below it.
+      const orEqual = !node.leaf;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        const c = probe(keys[mid]!);
+        if (c < 0 || (orEqual && c === 0)) lo = mid + 1;
+        else hi = mid;
+      }
+      if (node.leaf) return lo < keys.length && probe(keys[lo]!) === 0 ? node.vals[lo] : undefined;
+      node = node.children[lo]!;
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------- changes
 
   // Results of the last recursive insert / remove (kept on the tree rather than allocated per level).
