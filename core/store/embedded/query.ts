@@ -71,6 +71,14 @@ function sortKey(doc: Stored, parts: string[], dir: 1 | -1): unknown {
   return best;
 }
 
+/** compareValues with its common cases first: two numbers or two strings compare natively. */
+function compareSortKeys(x: unknown, y: unknown): number {
+  const tx = typeof x;
+  return tx === typeof y && (tx === 'number' || tx === 'string')
+    ? (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0
+    : compareValues(x, y);
+}
+
 export type SortFields = Array<{ parts: string[]; dir: 1 | -1 }>;
 
 export function compileSort(sort: SortSpec | undefined): SortFields | null {
@@ -189,13 +197,7 @@ export function sortWindow(docs: Stored[], fields: SortFields, skip: number, lim
   const dirs = fields.map((f) => f.dir);
   const cmp = (a: number, b: number): number => {
     for (let j = 0; j < m; j++) {
-      const x = keys[a * m + j];
-      const y = keys[b * m + j];
-      const tx = typeof x;
-      const c =
-        tx === typeof y && (tx === 'number' || tx === 'string')
-          ? (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0
-          : compareValues(x, y);
+      const c = compareSortKeys(keys[a * m + j], keys[b * m + j]);
       if (c !== 0) return c * dirs[j]!;
     }
     return a - b;
@@ -213,37 +215,29 @@ export function sortWindow(docs: Stored[], fields: SortFields, skip: number, lim
  * The window `[skip, skip + limit)` of the union of `runs`, each already in `fields` order (a merged walk's ranges):
  * a k-way merge that stops at the window's end, where sortWindow would order every candidate of every run. The
  * result equals sortWindow's over the runs laid end to end: equal keys keep run order, then position in the run.
+ * Only the runs' heads have their keys read (a run's documents past the window never are).
  */
 export function mergeRuns(runs: Stored[][], fields: SortFields, skip: number, limit: number): Stored[] {
   const m = fields.length;
   const k = runs.length;
-  const keys: unknown[][] = new Array(k);
   const pos = new Int32Array(k);
+  // The sort keys of each run's head: run r's at [r * m, r * m + m).
+  const heads = new Array<unknown>(k * m);
+  const readHead = (r: number): void => {
+    const doc = runs[r]![pos[r]!]!;
+    for (let j = 0; j < m; j++) heads[r * m + j] = sortKey(doc, fields[j]!.parts, fields[j]!.dir);
+  };
   const heap: number[] = [];
   for (let r = 0; r < k; r++) {
-    const run = runs[r]!;
-    const rk = new Array<unknown>(run.length * m);
-    for (let i = 0; i < run.length; i++) {
-      for (let j = 0; j < m; j++) rk[i * m + j] = sortKey(run[i]!, fields[j]!.parts, fields[j]!.dir);
-    }
-    keys[r] = rk;
-    if (run.length > 0) heap.push(r);
+    if (runs[r]!.length === 0) continue;
+    readHead(r);
+    heap.push(r);
   }
   const dirs = fields.map((f) => f.dir);
   // Whether run a's head sorts before run b's: by key, then by run (the earlier run's documents come first).
   const before = (a: number, b: number): boolean => {
-    const ka = keys[a]!;
-    const kb = keys[b]!;
-    const ia = pos[a]! * m;
-    const ib = pos[b]! * m;
     for (let j = 0; j < m; j++) {
-      const x = ka[ia + j];
-      const y = kb[ib + j];
-      const tx = typeof x;
-      const c =
-        tx === typeof y && (tx === 'number' || tx === 'string')
-          ? (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0
-          : compareValues(x, y);
+      const c = compareSortKeys(heads[a * m + j], heads[b * m + j]);
       if (c !== 0) return c * dirs[j]! < 0;
     }
     return a < b;
@@ -271,7 +265,7 @@ export function mergeRuns(runs: Stored[][], fields: SortFields, skip: number, li
       const last = heap.pop()!;
       if (heap.length === 0) break;
       heap[0] = last;
-    }
+    } else readHead(r);
     siftDown(0);
   }
   return out;
