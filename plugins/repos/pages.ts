@@ -116,6 +116,8 @@ export class RepoPages {
 
   /** The records of a merged page: its head items are records already; the extras on it (projections) are read. */
   private async recordsOf(items: Light[], extras: Light[]): Promise<RepoRecord[]> {
+    // Without extras (every first page of an owner's list) the page is head records only.
+    if (extras.length === 0) return items as RepoRecord[];
     const projected = new Set(extras);
     const missing: number[] = [];
     for (const item of items) if (projected.has(item)) missing.push(item.id);
