@@ -77,6 +77,12 @@ export interface Collection<T extends Doc = Doc> {
   findOne(filter: Filter, options?: Pick<FindOptions, 'projection' | 'sort'>): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   count(filter: Filter): Promise<number>;
+  /**
+   * A page and the query's whole count at once: `docs` is `find(filter, options)`, `total` is `count(filter)` (skip
+   * and limit ignored). An adapter may answer both from one plan (the embedded one reads a sorted list's count off
+   * the range its page is walked from); MongoDB runs the two together.
+   */
+  findAndCount(filter: Filter, options?: FindOptions): Promise<Counted<T>>;
   /** Inserts and returns the stored document. Throws DuplicateKeyError on a unique index clash. */
   insertOne(doc: T): Promise<T>;
   /** Inserts many; each is all-or-nothing per document (not a transaction across documents). */
@@ -94,6 +100,12 @@ export interface Collection<T extends Doc = Doc> {
    * examine. Used by tests and benchmarks to prove that hot paths do not scan.
    */
   explain(filter: Filter, options?: FindOptions): Promise<ExplainResult>;
+}
+
+/** A page of documents and how many match in all. */
+export interface Counted<T> {
+  docs: T[];
+  total: number;
 }
 
 export interface ExplainResult {

@@ -194,6 +194,8 @@ export function storeContract(name: string, harness: StoreHarness): void {
           const what = `${label}${indexed ? ' (indexed)' : ''}`;
           t.same(sorted(await items.find(filter)), expected, `find: ${what}`);
           t.equal(await items.count(filter), expected.length, `count: ${what}`);
+          const both = await items.findAndCount(filter);
+          t.same([sorted(both.docs), both.total], [expected, expected.length], `findAndCount: ${what}`);
         }
       }
     });
@@ -207,6 +209,8 @@ export function storeContract(name: string, harness: StoreHarness): void {
         for (const [label, filter, expected] of cases) {
           t.same(sorted(await items.find(filter)), expected, `find: ${label} (pass ${pass})`);
           t.equal(await items.count(filter), expected.length, `count: ${label} (pass ${pass})`);
+          const both = await items.findAndCount(filter);
+          t.same([sorted(both.docs), both.total], [expected, expected.length], `findAndCount: ${label} (pass ${pass})`);
         }
       }
       // One shape sorted, windowed and projected with other values.
@@ -475,6 +479,12 @@ export function storeContract(name: string, harness: StoreHarness): void {
       await named.insertMany(repos);
 
       type Row = (typeof rows)[number];
+      // The cases' filters: equalities and one `$nin`.
+      const matchesRow = (r: Row, filter: Record<string, unknown>) =>
+        Object.entries(filter).every(([k, want]) => {
+          const have = r[k as keyof Row];
+          return want !== null && typeof want === 'object' ? !(want as { $nin: unknown[] }).$nin.includes(have) : have === want;
+        });
       const page = (docs: Row[], skip: number, limit: number) => docs.slice(skip, limit ? skip + limit : undefined).map((r) => r.id);
       const byIdDesc = (a: Row, b: Row) => b.id - a.id;
       const of3 = rows.filter((r) => r.uid === 3);
@@ -492,6 +502,9 @@ export function storeContract(name: string, harness: StoreHarness): void {
       ];
       for (const [label, filter, sort, skip, limit, want] of cases) {
         t.same(ids(await rel.find(filter, { sort, skip, limit })), want, label);
+        const both = await rel.findAndCount(filter, { sort, skip, limit });
+        t.same([ids(both.docs), both.total], [want, await rel.count(filter)], `${label}: findAndCount`);
+        t.equal(both.total, rows.filter((r) => matchesRow(r, filter)).length, `${label}: the whole count`);
       }
       t.equal(await rel.count({ uid: 3 }), of3.length, 'count on the equality prefix');
       t.equal(await rel.count({ uid: 3, repoPrivate: true }), of3.filter((r) => r.repoPrivate).length, 'count on a whole compound key');
@@ -558,6 +571,8 @@ export function storeContract(name: string, harness: StoreHarness): void {
               for (const [skip, limit] of [[0, 10], [13, 10], [last, 10], [want.length, 10], [0, 0]] as const) {
                 const page = want.slice(skip, limit ? skip + limit : undefined);
                 t.same(ids(await tagged.find(filter, { sort: { id: -1 }, skip, limit })), page, `${name} skip ${skip} limit ${limit}`);
+                const both = await tagged.findAndCount(filter, { sort: { id: -1 }, skip, limit });
+                t.same([ids(both.docs), both.total], [page, want.length], `${name} skip ${skip} limit ${limit}: findAndCount`);
                 t.same(ids(await tagged.find({ ...filter, tags: { $in: [v, 99] } }, { sort: { id: -1 }, skip, limit })), page, `${name} skip ${skip}, as an $in of two`);
               }
               t.same(ids(await tagged.find(filter, { sort: { id: 1 }, skip: 3, limit: 8 })), [...want].reverse().slice(3, 11), `${name} oldest first`);

@@ -82,6 +82,11 @@ t.test('the store: plans and answers', async (t) => {
     t.same(last, { index: 'repoId_1_labelIds_1_id_-1', examined: 20, returned: 20 }, 'the last page examines only its rows');
     t.same((await issues.find({ repoId: 0, labelIds: 7 }, { sort: { id: -1 }, skip, limit: 50 })).map((d) => d.id), want.slice(skip), 'and holds them');
     t.same((await issues.find({ repoId: 0, labelIds: 7 }, { sort: { id: 1 }, skip: 10, limit: 5 })).map((d) => d.id), [...want].reverse().slice(10, 15), 'oldest first');
+    const counted = await issues.findAndCount({ repoId: 0, labelIds: 7 }, { sort: { id: -1 }, skip: 10, limit: 5 });
+    t.same([counted.docs.map((d) => d.id), counted.total], [want.slice(10, 15), want.length], 'a covered walk\'s range is its count: each document once');
+    const both = want.length + docs.filter((d) => d.repoId === 0 && !d.labelIds.includes(7) && d.labelIds.includes(9)).length;
+    const twoCounted = await issues.findAndCount({ repoId: 0, labelIds: { $in: [7, 9] } }, { sort: { id: -1 }, skip: 100, limit: 10 });
+    t.equal(twoCounted.total, both, 'two values: a document under both counted once');
     const two = await issues.explain({ repoId: 0, labelIds: { $in: [7, 9] } }, { sort: { id: -1 }, skip: 100, limit: 10 });
     t.ok(two.examined > 100, `two values: read and deduplicated, not jumped (${two.examined} examined)`);
   });
@@ -97,6 +102,7 @@ t.test('the store: plans and answers', async (t) => {
     t.same((await later.find({ a: 1 }, { sort: { b: -1 }, limit: 2 })).map((d) => d.id), [41, 2], 'and by its largest b backwards');
     t.not((await later.explain({ a: 1 }, { sort: { b: 1 }, limit: 3 })).examined, 3, 'the walk is no longer planned');
     t.equal(await later.count({ a: 1 }), 21, 'counts dedupe again');
+    t.equal((await later.findAndCount({ a: 1 }, { sort: { b: 1 }, limit: 3 })).total, 21, 'and so does findAndCount');
   });
 
   t.test('a sort on the multikey field itself is not a walk', async (t) => {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import {
   DuplicateKeyError,
   type Collection,
+  type Counted,
   type Doc,
   type ExplainResult,
   type Filter,
@@ -53,6 +54,17 @@ function newId(): string {
 interface Stats {
   index: string | null;
   examined: number;
+}
+
+/** A query's count, when reading its window yielded it (-1: it did not). */
+interface Tally {
+  total: number;
+}
+
+function rangesSize(ranges: ReadonlyArray<readonly [number, number]>): number {
+  let n = 0;
+  for (const [start, end] of ranges) n += end - start;
+  return n;
 }
 
 /** A projection compiled once, with the projected twins of the stored versions it was applied to. */
@@ -457,17 +469,25 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    * The matching documents of a query, sorted and windowed (stored versions: callers hand them out as they are).
    * The values get their per-query slots (`bindValues`) only when a document is to be matched.
    */
-  private select(shape: QueryShape, v: Values, skip: number, limit: number, stats: Stats): Stored[] {
+  private select(shape: QueryShape, v: Values, skip: number, limit: number, stats: Stats, counted: Tally | null = null): Stored[] {
     const { plan, template, sort } = shape;
     const out: Stored[] = [];
     if (sort && plan.coveredWalks.length > 0) {
-      this.runWalk(walkOf(plan.coveredWalks, v, skip, limit, 0)!, v, skip, limit, stats, out);
+      const walk = walkOf(plan.coveredWalks, v, skip, limit, 0)!;
+      // A covered walk's range is exactly the matches, each once (prefix fields fixed to one value, the rest not
+      // multikey): its size is the count.
+      if (counted !== null) counted.total = Math.max(0, walk.end - walk.start);
+      this.runWalk(walk, v, skip, limit, stats, out);
       return out;
     }
     // A covered merge reads at most the window's end from each of its ranges, which together hold exactly the
     // matches: no access yields fewer, so none is opened.
     const merge = sort && limit > 0 && plan.mergeWalks.length > 0 ? mergeOf(plan.mergeWalks, v, skip + limit) : null;
-    if (merge?.candidate.covered) return mergeRuns(this.runMerge(merge, template, v, skip + limit, stats), sort!, skip, limit);
+    if (merge?.candidate.covered) {
+      // Its ranges (one per distinct value of the first field, the rest fixed) hold the matches once each.
+      if (counted !== null) counted.total = rangesSize(merge.ranges);
+      return mergeRuns(this.runMerge(merge, template, v, skip + limit, stats), sort!, skip, limit);
+    }
     const access = accessOf(plan, v);
     if (sort) {
       const planned = access ? access.size : this.size;
@@ -496,6 +516,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       stats.index = access ? access.index : null;
       if (access) access.each(gather);
       else for (const doc of this.primary!.values()) gather(doc);
+      if (counted !== null) counted.total = matched.length;
       return sortWindow(matched, sort, skip, limit);
     }
     const exact = access?.exact === true;
@@ -635,7 +656,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
     if (!this.primary || this.closed) await this.ready();
     const { found, shape } = this.query(filter, options);
-    // The stored versions themselves when there is no projection: the array is the caller's already.
+    return this.handOut(found, shape);
+  }
+
+  /** What a find hands out: the stored versions themselves (the array is the caller's already), or their projections. */
+  private handOut(found: Stored[], shape: QueryShape): T[] {
     if (!shape.projection?.compiled) return found as T[];
     const keep = found.length <= MAX_KEPT_PROJECTIONS_PER_READ;
     for (let i = 0; i < found.length; i++) found[i] = this.out(found[i]!, shape.projection, keep);
@@ -645,7 +670,26 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   async count(filter: Filter): Promise<number> {
     if (!this.primary || this.closed) await this.ready();
     const v: Values = [];
-    const { template, plan } = this.shapeOf(filter, undefined, undefined, v);
+    return this.countOf(this.shapeOf(filter, undefined, undefined, v), v);
+  }
+
+  async findAndCount(filter: Filter, options: FindOptions = {}): Promise<Counted<T>> {
+    if (!this.primary || this.closed) await this.ready();
+    const skip = nonNegativeInt(options.skip, 'skip');
+    const limit = nonNegativeInt(options.limit, 'limit');
+    const v: Values = [];
+    const shape = this.shapeOf(filter, options.sort, options.projection, v);
+    // The window's own reading yields the count when it is a covered walk or merge, or gathers every match to sort
+    // them; otherwise the count is made apart, from the same plan.
+    const counted: Tally = { total: -1 };
+    const found = this.select(shape, v, skip, limit, { index: null, examined: 0 }, counted);
+    const total = counted.total >= 0 ? counted.total : this.countOf(shape, v);
+    return { docs: this.handOut(found, shape), total };
+  }
+
+  /** How many documents match a query of `shape` with values `v` (its sort, window and projection play no part). */
+  private countOf(shape: QueryShape, v: Values): number {
+    const { template, plan } = shape;
     if (template.keys.length === 0) return this.size;
     const access = accessOf(plan, v);
     if (access?.exact) return access.size;

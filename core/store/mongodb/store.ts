@@ -4,6 +4,7 @@ import {
   DuplicateKeyError,
   type Collection,
   type CollectionSpec,
+  type Counted,
   type Doc,
   type ExplainResult,
   type Filter,
@@ -112,6 +113,11 @@ class MongoCollection<T extends Doc> implements Collection<T> {
 
   count(filter: Filter): Promise<number> {
     return this.coll.countDocuments(filter);
+  }
+
+  async findAndCount(filter: Filter, options: FindOptions = {}): Promise<Counted<T>> {
+    const [docs, total] = await Promise.all([this.find(filter, options), this.count(filter)]);
+    return { docs, total };
   }
 
   async insertOne(doc: T): Promise<T> {
