@@ -64,16 +64,16 @@ export interface PageRequest {
 }
 
 /**
- * Which of a user's rows a caller sees: all but `hidden` (`hiddenCount` of them), or with `listedOnly` its listed
- * rows (every unlisted row hidden, no other: `hiddenCount` unlisted rows, `hidden` not needed).
+ * Which of a user's rows a caller sees: all but `hidden`, or with `listedOnly` its listed rows (every unlisted row
+ * hidden, no other; `hidden` not needed).
  */
 export interface RowScope {
   listedOnly: boolean;
   hidden: number[];
-  hiddenCount: number;
 }
 
-const EVERY_ROW: RowScope = Object.freeze({ listedOnly: false, hidden: [], hiddenCount: 0 }) as RowScope;
+const EVERY_ROW: RowScope = Object.freeze({ listedOnly: false, hidden: [] }) as RowScope;
+const LISTED_ONLY: RowScope = Object.freeze({ listedOnly: true, hidden: [] }) as RowScope;
 
 /** The store query behind a list page: the rows of `uid` the scope leaves, newest first. */
 export function repoRelationListQuery(uid: number, scope: RowScope, page: PageRequest): { filter: Filter; options: FindOptions } {
@@ -237,15 +237,12 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
    * Which of `uid`'s rows the caller may not see. Only unlisted rows (private repositories, and repositories of
    * owners that are not public) can be hidden from a caller that is not restricted, and a user has few of them next
    * to the listed ones, so this stays small. An anonymous caller reads none of them: the list is `uid`'s listed rows
-   * (`listedOnly`), a rank jump on the `{ uid, unlisted, id }` index however deep the page, and the hidden ones are
-   * counted there without a row read. So is the list of any caller that reads none of them.
+   * (`listedOnly`), a rank jump on the `{ uid, unlisted, id }` index however deep the page, whose range is also its
+   * count. So is the list of any caller that reads none of them.
    */
   async scopeFor(caller: Caller | null, uid: number): Promise<RowScope> {
     if (this.repos.readsAll(caller)) return EVERY_ROW;
-    if (caller === null) {
-      const hiddenCount = await this.rows.count({ uid, unlisted: true });
-      return hiddenCount === 0 ? EVERY_ROW : { listedOnly: true, hidden: [], hiddenCount };
-    }
+    if (caller === null) return LISTED_ONLY;
     // A restricted caller reads no repository by itself, a listed one neither: every row needs a grant.
     const restricted = !this.repos.readsPublic(caller);
     const candidates: Filter = restricted ? { uid } : { uid, unlisted: true };
@@ -264,17 +261,27 @@ export class RepoRelations<Row extends RepoRelationRow = RepoRelationRow> {
     const asked = owner === null ? ids : rows.filter((r) => r.repoOwnerId !== owner).map((r) => r.repoId);
     const readable = await this.repos.readableIds(caller, asked);
     const hidden = asked.filter((id) => !readable.has(id));
-    return { listedOnly: !restricted && hidden.length === ids.length, hidden, hiddenCount: hidden.length };
+    return !restricted && hidden.length === ids.length ? LISTED_ONLY : { listedOnly: false, hidden };
   }
 
   /** A page of `uid`'s rows the caller may see, newest first, and how many the caller may see in all. */
   async page(caller: Caller | null, uid: number, page: PageRequest): Promise<{ rows: Row[]; records: Map<number, RepoRecord>; total: number }> {
     const scope = await this.scopeFor(caller, uid);
     const { filter, options } = repoRelationListQuery(uid, scope, page);
-    // Every hidden repository is one of uid's rows, so the visible total is the (index-counted) total minus them.
-    const [rows, all] = await Promise.all([this.rows.find(filter, options), this.rows.count({ uid })]);
+    let rows: Row[];
+    let total: number;
+    if (scope.hidden.length === 0) {
+      // The filter is an index prefix holding exactly the rows the caller sees: the page's walk counts them too.
+      ({ docs: rows, total } = await this.rows.findAndCount(filter, options));
+    } else {
+      // A `$nin` the index cannot hold; every hidden repository is one of uid's rows, so the visible total is the
+      // (index-counted) total minus them.
+      const [found, all] = await Promise.all([this.rows.find(filter, options), this.rows.count({ uid })]);
+      rows = found;
+      total = Math.max(0, all - scope.hidden.length);
+    }
     const records = await this.repos.byIds(rows.map((r) => r.repoId));
-    return { rows, records, total: Math.max(0, all - scope.hiddenCount) };
+    return { rows, records, total };
   }
 
   /** `repo.updated`: keep the visibility copies in step (a repository made private must vanish from others' lists). */

@@ -107,9 +107,14 @@ export class RepoPages {
 
   /** A page of `filter` (served by the store in name order) merged with `extras`, which are disjoint from it. */
   async sortedPage(filter: Filter, extras: Light[], page: PageRequest): Promise<PageResult> {
-    const [window, total] = await Promise.all([extras.length ? null : this.windowInOrder(filter, page), this.repos.count(filter)]);
-    if (window) return { repos: window, total };
-    const head: Light[] = await this.headInOrder(filter, page.skip + page.limit);
+    if (extras.length === 0 && page.skip > 0) {
+      // The page read at its offset (a covered index walk jumps there, and its range is the count).
+      const { docs, total } = await this.repos.findAndCount(filter, { sort: { lowerName: 1 }, skip: page.skip - 1, limit: page.limit + 2 });
+      const window = windowInOrder(docs, page.limit);
+      if (window) return { repos: window, total };
+    }
+    const { head, total } = await this.headInOrder(filter, page.skip + page.limit);
+    if (extras.length === 0) return { repos: head.slice(page.skip), total };
     const merged = mergeWindow(head, total, extras, page.skip, page.limit);
     return { repos: await this.recordsOf(merged.items, extras), total: merged.total };
   }
@@ -132,36 +137,34 @@ export class RepoPages {
   }
 
   /**
-   * The page of `filter` alone, read from the store at its offset (a covered index walk jumps there) instead of
-   * from the start; null when a name crosses either edge of the page (then only the head settles the id order).
-   */
-  private async windowInOrder(filter: Filter, page: PageRequest): Promise<RepoRecord[] | null> {
-    if (page.skip === 0) return null;
-    // One row either side of the page shows whether a name is shared across an edge.
-    const rows = await this.repos.find(filter, { sort: { lowerName: 1 }, skip: page.skip - 1, limit: page.limit + 2 });
-    if (rows.length === 0) return [];
-    if (rows.length > 1 && rows[0]!.lowerName === rows[1]!.lowerName) return null;
-    if (rows.length === page.limit + 2 && rows[page.limit]!.lowerName === rows[page.limit + 1]!.lowerName) return null;
-    return orderTies(rows.slice(1, page.limit + 1));
-  }
-
-  /**
    * The first `n` matches of `filter` in (lowerName, id) order. The store sorts by the single field `lowerName` (so
    * the embedded adapter can walk an index and stop early, and MongoDB can use an index for the sort); the matches
    * that tie with the last one are then fetched by equality, so the id tie-break is exact.
    */
-  private async headInOrder(filter: Filter, n: number): Promise<RepoRecord[]> {
+  private async headInOrder(filter: Filter, n: number): Promise<{ head: RepoRecord[]; total: number }> {
     // One more than needed: when it sorts after the n-th, nothing ties with the n-th beyond the head.
-    const head = await this.repos.find(filter, { sort: { lowerName: 1 }, limit: n + 1 });
-    if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return orderTies(head.slice(0, n));
+    const { docs: head, total } = await this.repos.findAndCount(filter, { sort: { lowerName: 1 }, limit: n + 1 });
+    if (head.length <= n || head[n]!.lowerName !== head[n - 1]!.lowerName) return { head: orderTies(head.slice(0, n)), total };
     // The n-th name has more repositories than the head holds: the slots it fills go to the lowest ids of all of
     // them (the store picks them by id; names can be shared by hundreds of owners).
     const last = head[n - 1]!.lowerName;
     const before = head.filter((r) => r.lowerName !== last);
-    return [...orderTies(before), ...(await this.repos.find({ ...filter, lowerName: last }, { sort: { id: 1 }, limit: n - before.length }))];
+    const tied = await this.repos.find({ ...filter, lowerName: last }, { sort: { id: 1 }, limit: n - before.length });
+    return { head: [...orderTies(before), ...tied], total };
   }
 
   async pageOfIds({ ids, total }: { ids: number[]; total: number }): Promise<PageResult> {
     return { repos: await this.inOrder(ids), total };
   }
+}
+
+/**
+ * The page of a list read at its offset with one row either side (`skip - 1`, `limit + 2`), in (lowerName, id)
+ * order; null when a name crosses either edge of the page (then only the head settles the id order).
+ */
+function windowInOrder(rows: RepoRecord[], limit: number): RepoRecord[] | null {
+  if (rows.length === 0) return [];
+  if (rows.length > 1 && rows[0]!.lowerName === rows[1]!.lowerName) return null;
+  if (rows.length === limit + 2 && rows[limit]!.lowerName === rows[limit + 1]!.lowerName) return null;
+  return orderTies(rows.slice(1, limit + 1));
 }
