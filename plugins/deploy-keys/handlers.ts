@@ -35,10 +35,7 @@ export async function list(rc: Rc<RepoParams, { page?: number; limit?: number; k
   if (rc.query.key_id !== undefined) filter.keyId = rc.query.key_id;
   if (rc.query.fingerprint !== undefined) filter.fingerprint = rc.query.fingerprint;
   const win = pageWindow(rc.query, rc.app.config.pagination);
-  const [docs, total] = await Promise.all([
-    keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
-    keys(rc).count(filter),
-  ]);
+  const { docs, total } = await keys(rc).findAndCount(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit });
   return { status: 200, body: docs.map((d) => toApiDeployKey(d, base, repository)), headers: pageHeaders(rc, total, win) };
 }
 

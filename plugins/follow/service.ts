@@ -167,7 +167,7 @@ export class Follows {
   /** A page of the account ids on the other side of `uid`'s rows, newest relation first, and the total. */
   async page(side: FollowSide, uid: number, page: PageRequest, hidden: number[] = []): Promise<{ ids: number[]; total: number }> {
     const { filter, options } = followListQuery(side, uid, page, hidden);
-    const [rows, total] = await Promise.all([this.rows.find(filter, options), this.rows.count(filter)]);
+    const { docs: rows, total } = await this.rows.findAndCount(filter, options);
     return { ids: otherSides(side, rows), total };
   }
 

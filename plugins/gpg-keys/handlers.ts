@@ -122,10 +122,7 @@ const gpgKeyJson = perApp((app) => {
 async function listFor(rc: Rc<any, PageQuery>, ownerId: number): Promise<Reply> {
   const win = pageWindow(rc.query, rc.app.config.pagination);
   const filter = { ownerId, primaryKeyId: '' };
-  const [primaries, total] = await Promise.all([
-    keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
-    keys(rc).count(filter),
-  ]);
+  const { docs: primaries, total } = await keys(rc).findAndCount(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit });
   const headers = pageHeaders(rc, total, win);
   if (primaries.length === 0) return { status: 200, type: 'json-text', body: '[]', headers };
   const [subs, emails] = await subkeysAndEmails(rc, ownerId, primaries);

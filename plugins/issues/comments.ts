@@ -34,10 +34,7 @@ export async function listIssueComments(rc: Rc<IssuePath, { since?: string; befo
   if (range) filter.updatedAt = range;
   const paged = query.page !== undefined || query.limit !== undefined;
   const win = window(rc);
-  const [total, rows] = await Promise.all([
-    s.comments.count(filter),
-    s.comments.find(filter, paged ? { sort: { id: 1 }, skip: win.skip, limit: win.limit } : { sort: { id: 1 } }),
-  ]);
+  const { docs: rows, total } = await s.comments.findAndCount(filter, paged ? { sort: { id: 1 }, skip: win.skip, limit: win.limit } : { sort: { id: 1 } });
   const body = await s.render.commentsJson(rows, found.issue, found.repo, found.owner, rc.caller);
   return { status: 200, type: 'json-text', body, headers: paged ? pageHeaders(rc, total, win) : { 'X-Total-Count': String(total) } };
 }
@@ -55,7 +52,7 @@ export async function listRepoComments(rc: Rc<{ owner: string; repo: string }, {
   const range = timeRange(rc.query ?? {});
   if (range) filter.updatedAt = range;
   const win = window(rc);
-  const [total, rows] = await Promise.all([s.comments.count(filter), s.comments.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
+  const { docs: rows, total } = await s.comments.findAndCount(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit });
   const issues = await s.issues.find({ id: { $in: rows.map((c) => c.issueId) } });
   const body = await s.render.commentsJson(rows, mapById(issues), found.repo, found.owner, rc.caller);
   return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
@@ -128,7 +125,7 @@ export async function listIssueReactions(rc: Rc<IssuePath>): Promise<Reply> {
   const s = service(rc);
   const win = window(rc);
   const filter = { issueId: found.issue.id, commentId: 0 };
-  const [total, rows] = await Promise.all([s.reactions.count(filter), s.reactions.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
+  const { docs: rows, total } = await s.reactions.findAndCount(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit });
   return { status: 200, body: await s.render.reactions(rows, rc.caller), headers: pageHeaders(rc, total, win) };
 }
 

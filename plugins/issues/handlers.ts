@@ -483,7 +483,7 @@ export async function listSubscriptions(rc: Rc<{ owner: string; repo: string; in
   const s = service(rc);
   const win = window(rc);
   const filter = { issueId: found.issue.id, isWatching: { $ne: false } };
-  const [total, rows] = await Promise.all([s.watches.count(filter), s.watches.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
+  const { docs: rows, total } = await s.watches.findAndCount(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit });
   const users = await s.render.usersById(rows.map((r) => r.userId), rc.caller);
   return { status: 200, body: rows.map((r) => users.get(r.userId)).filter((u) => u !== undefined), headers: pageHeaders(rc, total, win) };
 }

@@ -359,10 +359,7 @@ export class Notifications {
 
   async page(caller: Caller, q: ThreadQuery, page: { skip: number; limit: number }): Promise<{ rows: NotificationRecord[]; total: number }> {
     const f = this.filterOf(caller, q);
-    const [rows, total] = await Promise.all([
-      this.rows.find(f, { sort: { updatedAt: -1, id: -1 }, skip: page.skip, limit: page.limit }),
-      this.rows.count(f),
-    ]);
+    const { docs: rows, total } = await this.rows.findAndCount(f, { sort: { updatedAt: -1, id: -1 }, skip: page.skip, limit: page.limit });
     return { rows, total };
   }
 

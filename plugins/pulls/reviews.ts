@@ -107,7 +107,7 @@ export async function listReviews(rc: Rc<PullParams, { page?: number; limit?: nu
   const win = pageWindow(rc.query ?? {}, rc.app.config.pagination);
   const mine = rc.caller?.id ?? -1;
   const filter = { pullId: found.c.pr.id, $or: [{ state: { $ne: 'PENDING' } }, { reviewerId: mine }] };
-  const [total, rows] = await Promise.all([s.reviews.count(filter), s.reviews.find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit })]);
+  const { docs: rows, total } = await s.reviews.findAndCount(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit });
   return { status: 200, body: await s.render.reviews(rows, found.c, rc.caller), headers: pageHeaders(rc, total, win) };
 }
 

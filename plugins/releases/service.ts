@@ -91,10 +91,7 @@ export class Releases implements ReleasesService {
     if (filter.drafts === 'only') f.isDraft = true;
     else if (filter.drafts === 'none') f.isDraft = false;
     if (filter.prerelease !== undefined) f.isPrerelease = filter.prerelease;
-    const [rows, total] = await Promise.all([
-      this.releases.find(f, { sort: { createdAt: -1, id: -1 }, skip: page.skip, limit: page.limit }),
-      this.releases.count(f),
-    ]);
+    const { docs: rows, total } = await this.releases.findAndCount(f, { sort: { createdAt: -1, id: -1 }, skip: page.skip, limit: page.limit });
     return { rows, total };
   }
 

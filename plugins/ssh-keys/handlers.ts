@@ -46,10 +46,7 @@ async function listFor(rc: Rc<any, PageQuery & { fingerprint?: string }>, ownerI
   const win = pageWindow(rc.query, rc.app.config.pagination);
   const filter: Record<string, unknown> = { ownerId };
   if (rc.query.fingerprint) filter.fingerprint = rc.query.fingerprint;
-  const [docs, total] = await Promise.all([
-    keys(rc).find(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit }),
-    keys(rc).count(filter),
-  ]);
+  const { docs, total } = await keys(rc).findAndCount(filter, { sort: { id: 1 }, skip: win.skip, limit: win.limit });
   const headers = pageHeaders(rc, total, win);
   if (rc.caller && (rc.caller.id === ownerId || rc.caller.isAdmin)) {
     const owner = await users(rc).byId(ownerId);

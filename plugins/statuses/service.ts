@@ -115,10 +115,7 @@ export class Statuses implements StatusesService {
     const filter: Filter = { repoId, sha };
     if (opts.state) filter.state = opts.state;
     const sort = (opts.sort && SORTS[opts.sort]) || NEWEST;
-    const [rows, total] = await Promise.all([
-      this.col.find(filter, { sort, skip: opts.skip, limit: opts.limit }),
-      this.col.count(filter),
-    ]);
+    const { docs: rows, total } = await this.col.findAndCount(filter, { sort, skip: opts.skip, limit: opts.limit });
     return { rows, total };
   }
 

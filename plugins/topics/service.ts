@@ -163,10 +163,7 @@ export class Topics {
     const query = q.trim().toLowerCase();
     if (query === '') {
       const filter = { [countField]: { $gt: 0 } };
-      const [rows, total] = await Promise.all([
-        this.topics.find(filter, { sort: { [countField]: -1, name: 1 }, skip: page.skip, limit: page.limit }),
-        this.topics.count(filter),
-      ]);
+      const { docs: rows, total } = await this.topics.findAndCount(filter, { sort: { [countField]: -1, name: 1 }, skip: page.skip, limit: page.limit });
       return { rows: rows.map((r) => withCount(r, countField)), total };
     }
     // One indexed gram of the query, then a literal substring check of those candidates (never a pattern).

@@ -323,10 +323,7 @@ export class Users implements UsersService {
 
   async listAccounts(type: 'user' | 'org', skip: number, limit: number, filter: { loginName?: string } = {}): Promise<{ accounts: Account[]; total: number }> {
     const query = filter.loginName !== undefined ? { type, loginName: filter.loginName } : { type };
-    const [accounts, total] = await Promise.all([
-      this.accounts.find(query, { sort: { lowerName: 1 }, skip, limit, ...WITHOUT_GRAMS }),
-      this.accounts.count(query),
-    ]);
+    const { docs: accounts, total } = await this.accounts.findAndCount(query, { sort: { lowerName: 1 }, skip, limit, ...WITHOUT_GRAMS });
     return { accounts, total };
   }
 
@@ -748,10 +745,7 @@ export class Users implements UsersService {
       if (!wanted.includes('public')) filter.visibility = { $in: wanted };
       else if (wanted.length < 3) filter.visibility = { $nin: (['limited', 'private'] as const).filter((v) => !wanted.includes(v)) };
     }
-    const [accounts, total] = await Promise.all([
-      this.accounts.find(filter, { sort: { lowerName: 1 }, skip: options.skip, limit: options.limit, projection: { grams: 0 } }),
-      this.accounts.count(filter),
-    ]);
+    const { docs: accounts, total } = await this.accounts.findAndCount(filter, { sort: { lowerName: 1 }, skip: options.skip, limit: options.limit, projection: { grams: 0 } });
     return { accounts, total };
   }
 

@@ -164,7 +164,7 @@ export class Webhooks implements WebhooksService {
 
   async list(kind: HookKind, scopeId: number | null, skip: number, limit: number): Promise<{ rows: HookRecord[]; total: number }> {
     const filter: Record<string, unknown> = kind === 'repo' ? { repoId: scopeId } : kind === 'owner' ? { ownerId: scopeId } : { kind: 'system' };
-    const [rows, total] = await Promise.all([this.hooks.find(filter, { sort: { id: 1 }, skip, limit }), this.hooks.count(filter)]);
+    const { docs: rows, total } = await this.hooks.findAndCount(filter, { sort: { id: 1 }, skip, limit });
     return { rows, total };
   }
 
