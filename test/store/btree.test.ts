@@ -113,6 +113,15 @@ t.test('BTree: inserts, removals, swaps, ranks and walks match a sorted array', 
         t.fail(`rank of ${key}`);
         break;
       }
+      // Both bounds of a boundary at once: a point, and a band of keys as wide as a few to thousands of entries
+      // (the bounds part at a leaf, or high up in the tree).
+      const width = [0, 1, 3, 40, 700][i % 5]!;
+      const band = (k: number) => (k < key ? -1 : k > key + width ? 1 : 0);
+      const bandRanks = [lt, asc.filter((e) => e.key <= key + width).length];
+      if (JSON.stringify(tree.rankRange(band)) !== JSON.stringify(bandRanks)) {
+        t.fail(`rankRange of [${key}, ${key + width}]: ${JSON.stringify(tree.rankRange(band))} against ${JSON.stringify(bandRanks)}`);
+        break;
+      }
       const rank = Math.floor(random() * (entries.length + 5));
       const n = Math.floor(random() * 40);
       const want = asc.slice(rank, rank + n).map((e) => e.doc);

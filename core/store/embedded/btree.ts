@@ -451,10 +451,60 @@ export class BTree<K> {
 
   /**
    * Number of documents under keys before a boundary: keys with `probe(key) < 0`, or `<= 0` when `orEqual`.
-   * Two ranks bound a range; their difference counts it.
+   * Two ranks bound a range; their difference counts it (`rankRange` makes both at once).
    */
   rank(probe: Probe<K>, orEqual: boolean): number {
+    return this.rankBelow(this.root, probe, orEqual);
+  }
+
+  /**
+   * `[rank(probe, false), rank(probe, true)]`: the ranks that bound the keys at the boundary, from one descent while
+   * both fall in the same child (a short range shares every level but the last one or two). There the upper bound is
+   * found by galloping from the lower one: inside a shared child it is the very next separator, one probe.
+   */
+  rankRange(probe: Probe<K>): [number, number] {
     let node = this.root;
+    let r = 0;
+    for (;;) {
+      const keys = node.keys;
+      const n = keys.length;
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (probe(keys[mid]!) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      // The first position at or after `lo` whose key is past the boundary: gallop, then search the last step.
+      let up = lo;
+      let known = lo; // keys before it are at or before the boundary
+      let step = 1;
+      while (up < n && probe(keys[up]!) <= 0) {
+        known = up + 1;
+        up += step;
+        step <<= 1;
+      }
+      if (up > n) up = n;
+      let a = known;
+      let b = up;
+      while (a < b) {
+        const mid = (a + b) >> 1;
+        if (probe(keys[mid]!) <= 0) a = mid + 1;
+        else b = mid;
+      }
+      up = a;
+      if (node.leaf) return [r + this.before(node, lo), r + this.before(node, up)];
+      if (up !== lo) {
+        const children = node.children;
+        return [r + this.before(node, lo) + this.rankBelow(children[lo]!, probe, false), r + this.before(node, up) + this.rankBelow(children[up]!, probe, true)];
+      }
+      r += this.before(node, lo);
+      node = node.children[lo]!;
+    }
+  }
+
+  /** Documents under the keys before the boundary in `node`'s subtree. */
+  private rankBelow(node: Node<K>, probe: Probe<K>, orEqual: boolean): number {
     let r = 0;
     for (;;) {
       const keys = node.keys;
@@ -466,28 +516,36 @@ export class BTree<K> {
         if (c < 0 || (orEqual && c === 0)) lo = mid + 1;
         else hi = mid;
       }
-      // What lies before position `lo`: summed from whichever end of the node is nearer.
-      if (node.leaf) {
-        const vals = node.vals;
-        // Every entry one document (the usual leaf): positions are ranks, and no entry need be read.
-        if (node.count === vals.length) return r + lo;
-        if (lo <= vals.length >> 1) for (let j = 0; j < lo; j++) r += entrySize(vals[j]!);
-        else {
-          let after = 0;
-          for (let j = lo; j < vals.length; j++) after += entrySize(vals[j]!);
-          r += node.count - after;
-        }
-        return r;
-      }
-      const counts = node.counts;
-      if (lo <= counts.length >> 1) for (let j = 0; j < lo; j++) r += counts[j]!;
-      else {
-        let after = 0;
-        for (let j = lo; j < counts.length; j++) after += counts[j]!;
-        r += node.count - after;
-      }
+      if (node.leaf) return r + this.before(node, lo);
+      r += this.before(node, lo);
       node = node.children[lo]!;
     }
+  }
+
+  /** Documents before position `pos` of a node (its entries in a leaf, its children in an inner node), summed from whichever end is nearer. */
+  private before(node: Node<K>, pos: number): number {
+    if (node.leaf) {
+      const vals = node.vals;
+      // Every entry one document (the usual leaf): positions are ranks, and no entry need be read.
+      if (node.count === vals.length) return pos;
+      let r = 0;
+      if (pos <= vals.length >> 1) for (let j = 0; j < pos; j++) r += entrySize(vals[j]!);
+      else {
+        let after = 0;
+        for (let j = pos; j < vals.length; j++) after += entrySize(vals[j]!);
+        r = node.count - after;
+      }
+      return r;
+    }
+    const counts = node.counts;
+    let r = 0;
+    if (pos <= counts.length >> 1) for (let j = 0; j < pos; j++) r += counts[j]!;
+    else {
+      let after = 0;
+      for (let j = pos; j < counts.length; j++) after += counts[j]!;
+      r = node.count - after;
+    }
+    return r;
   }
 
   /** Where the `rank`-th document (0-based) is, counting in ascending key order. */

@@ -15,7 +15,11 @@ export type RangeBounds = { $gt?: IndexKey; $gte?: IndexKey; $lt?: IndexKey; $lt
 export function compareKey(a: unknown, b: unknown): number {
   if (a === b) return 0;
   const ta = typeof a;
-  if (ta === typeof b && (ta === 'number' || ta === 'string')) return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+  if (ta === typeof b) {
+    if (ta === 'number' || ta === 'string') return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+    // Two different booleans (flags lead many compound keys: `unlisted`, `private`, `isClosed`): false first.
+    if (ta === 'boolean') return a ? 1 : -1;
+  }
   return compareValues(a, b);
 }
 
@@ -751,7 +755,7 @@ export class OrderedIndex {
       }
       return 0;
     };
-    return [this.tree.rank(probe, false), this.tree.rank(probe, true)];
+    return this.tree.rankRange(probe);
   }
 
   /**
@@ -779,8 +783,7 @@ export class OrderedIndex {
       const next = field(key, k);
       return (typeRank(next) - type) * dir || compareKey(next, v) * dir;
     };
-    let start = this.tree.rank(ofType, false);
-    let end = this.tree.rank(ofType, true);
+    let [start, end] = this.tree.rankRange(ofType);
     // In key order, a lower bound cuts the start of an ascending field and the end of a descending one.
     const cutStart = (r: number) => (start = Math.max(start, r));
     const cutEnd = (r: number) => (end = Math.min(end, r));
@@ -800,8 +803,7 @@ export class OrderedIndex {
     const type = typeRank(sample);
     const ofType: Probe<unknown> = (key) => typeRank(key) - type;
     const at = (v: IndexKey): Probe<unknown> => (key) => compareKey(key, v);
-    let start = this.tree.rank(ofType, false);
-    let end = this.tree.rank(ofType, true);
+    let [start, end] = this.tree.rankRange(ofType);
     if (bounds.$gte !== undefined) start = Math.max(start, this.tree.rank(at(bounds.$gte), false));
     if (bounds.$gt !== undefined) start = Math.max(start, this.tree.rank(at(bounds.$gt), true));
     if (bounds.$lte !== undefined) end = Math.min(end, this.tree.rank(at(bounds.$lte), true));
