@@ -26,27 +26,76 @@ export function pageHeaders(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery'
   const headers: Record<string, string> = { 'X-Total-Count': String(total) };
   const last = Math.max(1, Math.ceil(total / win.limit));
   if (win.page >= last && win.page <= 1) return headers;
+  const template = linkTemplate(rc, win.limit);
+  // The same page of a list of the same length as last time (a client polling it): the same Link text.
+  if (template.page !== win.page || template.last !== last) {
+    const { head, tail } = template;
+    const href = (page: number) => `${head}page=${page}${tail}`;
+    const links: string[] = [];
+    if (win.page < last) links.push(`${href(win.page + 1)}; rel="next"`, `${href(last)}; rel="last"`);
+    if (win.page > 1) links.push(`${href(1)}; rel="first"`, `${href(Math.min(win.page - 1, last))}; rel="prev"`);
+    template.link = links.join(', ');
+    template.page = win.page;
+    template.last = last;
+  }
+  if (template.link !== '') headers.Link = template.link;
+  return headers;
+}
+
+/**
+ * A list URL's Link text around its page number (`<base?…` before `page=N`, `…>` after it), and the whole Link value
+ * last made from it, for `page` of `last` pages.
+ */
+interface LinkTemplate {
+  readonly head: string;
+  readonly tail: string;
+  page: number;
+  last: number;
+  link: string;
+}
+
+/**
+ * Templates by limit, path and query, for the lists clients page through again and again (a poller, a UI). Bounded;
+ * the oldest eighth goes when full. A query that may carry credentials (`token`, or anything percent-encoded) is
+ * never kept, so no secret stays in this map.
+ */
+const templates = new Map<string, LinkTemplate>();
+const MAX_TEMPLATES = 2048;
+
+function linkTemplate(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery' | 'req'>, limit: number): LinkTemplate {
+  const raw = rc.rawQuery;
+  const keep = !raw.includes('token') && !raw.includes('%');
+  const key = keep ? `${limit} ${rc.app.urls.api}${rc.path}?${raw}` : '';
+  if (keep) {
+    const hit = templates.get(key);
+    if (hit !== undefined) return hit;
+  }
   // Every link is the same query but for its page: the text before `page=` and after its number, made once.
   let head = `<${linkBase(rc)}?`;
   let tail = '';
   let pageSeen = false;
-  const limit = `limit=${win.limit}`;
-  for (const part of linkQuery(rc.rawQuery)) {
+  const limitPair = `limit=${limit}`;
+  for (const part of linkQuery(raw)) {
     if (part === PAGE) {
       pageSeen = true;
       continue;
     }
-    const piece = part === LIMIT ? limit : part;
+    const piece = part === LIMIT ? limitPair : part;
     if (pageSeen) tail += `&${piece}`;
     else head += `${piece}&`;
   }
-  tail += '>';
-  const href = (page: number) => `${head}page=${page}${tail}`;
-  const links: string[] = [];
-  if (win.page < last) links.push(`${href(win.page + 1)}; rel="next"`, `${href(last)}; rel="last"`);
-  if (win.page > 1) links.push(`${href(1)}; rel="first"`, `${href(Math.min(win.page - 1, last))}; rel="prev"`);
-  if (links.length) headers.Link = links.join(', ');
-  return headers;
+  const made: LinkTemplate = { head, tail: `${tail}>`, page: 0, last: 0, link: '' };
+  if (keep) {
+    if (templates.size >= MAX_TEMPLATES) {
+      let n = MAX_TEMPLATES / 8;
+      for (const old of templates.keys()) {
+        templates.delete(old);
+        if (--n === 0) break;
+      }
+    }
+    templates.set(key, made);
+  }
+  return made;
 }
 
 const PAGE = Symbol('page');

@@ -50,7 +50,8 @@ t.test('the query is kept, credentials never, page and limit replaced in place',
     '%74oken=secret&q=a', 'acc%65ss_token=s', 'q=a+b&page=2', 'q=a%20b', 'q=%C3%BCml%C3%A4ut', 'q=ü', 'page=2&page=5&limit=1&limit=9',
     'q=<script>', 'q="quoted"', 'flag', '&&q=x&', 'q=%zz', '%zz=1', 'q=a=b', 'x=1;y=2', 'tok%65n=1&token=2&Token=3',
   ];
-  for (const q of queries) {
+  // Twice: the second pass is answered from the kept templates.
+  for (const q of [...queries, ...queries]) {
     const link = linksOf(pageHeaders(rc(q), 1000, { page: 2, limit: 7 }).Link);
     for (const [rel, page] of [['next', 3], ['last', 143], ['first', 1], ['prev', 1]] as const) {
       const url = new URL(link[rel]!);
@@ -60,4 +61,25 @@ t.test('the query is kept, credentials never, page and limit replaced in place',
       t.notMatch(link[rel]!, /[<>" ]/, `${q}: nothing that breaks the header`);
     }
   }
+});
+
+t.test('kept Link texts follow the page, the total, the limit, the path and the base', async (t) => {
+  const other = (path: string, api = API) => ({ app: { urls: { api } }, path, rawQuery: 'q=x&page=2', req: {} }) as any;
+  const first = pageHeaders(other('/repos/search'), 100, { page: 2, limit: 10 }).Link;
+  t.equal(pageHeaders(other('/repos/search'), 100, { page: 2, limit: 10 }).Link, first, 'the same request: the same text');
+  t.same(linksOf(pageHeaders(other('/repos/search'), 100, { page: 3, limit: 10 }).Link).next, `${API}repos/search?q=x&page=4&limit=10`, 'another page');
+  t.same(linksOf(pageHeaders(other('/repos/search'), 200, { page: 2, limit: 10 }).Link).last, `${API}repos/search?q=x&page=20&limit=10`, 'another total');
+  t.same(linksOf(pageHeaders(other('/repos/search'), 100, { page: 2, limit: 20 }).Link).last, `${API}repos/search?q=x&page=5&limit=20`, 'another limit');
+  t.same(linksOf(pageHeaders(other('/users/search'), 100, { page: 2, limit: 10 }).Link).next, `${API}users/search?q=x&page=3&limit=10`, 'another path');
+  const base = 'https://git.example.com/api/v1/';
+  t.same(linksOf(pageHeaders(other('/repos/search', base), 100, { page: 2, limit: 10 }).Link).next, `${base}repos/search?q=x&page=3&limit=10`, 'another base');
+  t.equal(pageHeaders(other('/repos/search'), 100, { page: 2, limit: 10 }).Link, first, 'and the first again');
+  t.notOk('Link' in pageHeaders(other('/repos/search'), 5, { page: 1, limit: 10 }), 'one page: no Link, whatever was kept');
+  // More distinct queries than are kept: the oldest go, and every answer stays right.
+  for (let i = 0; i < 3000; i++) {
+    const q = { app: { urls: { api: API } }, path: '/user/repos', rawQuery: `q=n${i}&page=2`, req: {} } as any;
+    const next = linksOf(pageHeaders(q, 100, { page: 2, limit: 10 }).Link).next;
+    if (next !== `${API}user/repos?q=n${i}&page=3&limit=10`) t.fail(`query ${i}: ${next}`);
+  }
+  t.equal(pageHeaders(other('/repos/search'), 100, { page: 2, limit: 10 }).Link, first, 'a forgotten template is made again, the same');
 });
