@@ -47,6 +47,10 @@ export function pageHeaders(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery'
  * last made from it, for `page` of `last` pages.
  */
 interface LinkTemplate {
+  /** What it was made for: a request URL names its path, but not the server's base URL or the default limit. */
+  readonly api: string;
+  readonly path: string;
+  readonly limit: number;
   readonly head: string;
   readonly tail: string;
   page: number;
@@ -55,20 +59,23 @@ interface LinkTemplate {
 }
 
 /**
- * Templates by limit, path and query, for the lists clients page through again and again (a poller, a UI). Bounded;
- * the oldest eighth goes when full. A query that may carry credentials (`token`, or anything percent-encoded) is
- * never kept, so no secret stays in this map.
+ * Templates by request URL, for the lists clients page through again and again (a poller, a UI). Keyed by the URL as
+ * it came (one flat string: no key is built per request), each checked against the base, path and limit it was made
+ * for. Bounded; the oldest eighth goes when full. A query that may carry credentials (`token`, or anything
+ * percent-encoded) is never kept, so no secret stays in this map.
  */
 const templates = new Map<string, LinkTemplate>();
 const MAX_TEMPLATES = 2048;
 
 function linkTemplate(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery' | 'req'>, limit: number): LinkTemplate {
   const raw = rc.rawQuery;
+  const api = rc.app.urls.api;
   const keep = !raw.includes('token') && !raw.includes('%');
-  const key = keep ? `${limit} ${rc.app.urls.api}${rc.path}?${raw}` : '';
+  const url = rc.req.url;
+  const key = !keep ? '' : typeof url === 'string' ? url : `${rc.path}?${raw}`;
   if (keep) {
     const hit = templates.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined && hit.limit === limit && hit.api === api && hit.path === rc.path) return hit;
   }
   // Every link is the same query but for its page: the text before `page=` and after its number, made once.
   let head = `<${linkBase(rc)}?`;
@@ -84,7 +91,7 @@ function linkTemplate(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery' | 're
     if (pageSeen) tail += `&${piece}`;
     else head += `${piece}&`;
   }
-  const made: LinkTemplate = { head, tail: `${tail}>`, page: 0, last: 0, link: '' };
+  const made: LinkTemplate = { api, path: rc.path, limit, head, tail: `${tail}>`, page: 0, last: 0, link: '' };
   if (keep) {
     if (templates.size >= MAX_TEMPLATES) {
       let n = MAX_TEMPLATES / 8;

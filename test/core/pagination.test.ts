@@ -83,3 +83,16 @@ t.test('kept Link texts follow the page, the total, the limit, the path and the 
   }
   t.equal(pageHeaders(other('/repos/search'), 100, { page: 2, limit: 10 }).Link, first, 'a forgotten template is made again, the same');
 });
+
+t.test('kept by the request URL: checked against the base, the path and the limit they were made for', async (t) => {
+  const at = (url: string, api: string, path: string) => ({ app: { urls: { api } }, path, rawQuery: url.slice(url.indexOf('?') + 1), req: { url } }) as any;
+  const url = '/api/v1/user/repos?q=y&page=2';
+  const other = 'https://other.example/api/v1/';
+  t.same(linksOf(pageHeaders(at(url, API, '/user/repos'), 100, { page: 2, limit: 10 }).Link).next, `${API}user/repos?q=y&page=3&limit=10`);
+  t.same(linksOf(pageHeaders(at(url, other, '/user/repos'), 100, { page: 2, limit: 10 }).Link).next, `${other}user/repos?q=y&page=3&limit=10`, 'the same URL on a server with another base');
+  t.same(linksOf(pageHeaders(at(url, API, '/repos'), 100, { page: 2, limit: 10 }).Link).next, `${API}repos?q=y&page=3&limit=10`, 'the same URL under another mount (another path)');
+  t.same(linksOf(pageHeaders(at(url, API, '/user/repos'), 100, { page: 2, limit: 25 }).Link).next, `${API}user/repos?q=y&page=3&limit=25`, 'another default limit');
+  t.same(linksOf(pageHeaders(at(url, API, '/user/repos'), 100, { page: 2, limit: 10 }).Link).next, `${API}user/repos?q=y&page=3&limit=10`, 'and back');
+  const secret = '/api/v1/user/repos?token=abc&page=2';
+  t.notMatch(pageHeaders(at(secret, API, '/user/repos'), 100, { page: 2, limit: 10 }).Link!, /abc/, 'a token never reaches a link');
+});
