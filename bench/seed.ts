@@ -10,6 +10,7 @@ import { hashPassword } from '../plugins/users/password.js';
 import { TOKENS, hashToken } from '../plugins/tokens/service.js';
 import { TEAMS, TEAM_MEMBERS } from '../plugins/orgs/service.js';
 import { REPOS } from '../plugins/repos/service.js';
+import { ownerKeyOf } from '../plugins/repos/by-name.js';
 import { trigramsOf } from '../plugins/lib/grams.js';
 import { COLLECTION as SSH_KEYS } from '../plugins/ssh-keys/handlers.js';
 import { parseSshPublicKey, type MinimumSizes } from '../plugins/ssh-keys/parse.js';
@@ -87,7 +88,8 @@ function accountDocs(plan: DatasetPlan, hash: { hash: string; salt: string }): D
 
 function repoDoc(r: DatasetPlan['repos'][number]): Doc {
   return {
-    id: r.id, ownerId: r.ownerId, name: r.name, lowerName: r.lowerName, description: r.description, website: '',
+    // As the repos plugin stores a repository: its `ownerKey` is the name lookup's index (plugins/repos/by-name.ts).
+    id: r.id, ownerId: r.ownerId, name: r.name, lowerName: r.lowerName, ownerKey: ownerKeyOf(r.ownerId, r.lowerName), description: r.description, website: '',
     private: r.private, fork: false, forkId: null, mirror: false, empty: true, size: 0, defaultBranch: '',
     numStars: 0, numForks: 0, numWatches: 0, createdAt: r.createdAt, updatedAt: r.createdAt,
     mirrorUpdated: null, mirrorError: null,

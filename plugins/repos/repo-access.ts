@@ -7,6 +7,7 @@ import { ACCESS, type AccessMode, type Account, type NonPublicOwners, type OrgsS
 import { ANONYMOUS, Minus, newGrants, collaboratorMode, modeOf, raise, raiseUnits, teamMode, teamUnitModes, uniformUnits, unitModeOf, type AccessTarget, type Grants, type IdSet } from './access.js';
 import type { Light } from './listing.js';
 import { mapById } from '../lib/by-id.js';
+import { repoByName } from './by-name.js';
 
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
 
@@ -152,7 +153,7 @@ export class RepoAccess {
     Promise<{ repo: RepoRecord; owner: Account; mode: AccessMode; unitMode: (unit: RepoUnit) => AccessMode }> {
     const owner = await this.users.byName(ownerName);
     if (!owner) throw fail.notFound();
-    const repo = await this.repos.findOne({ ownerId: owner.id, lowerName: name.toLowerCase() });
+    const repo = await repoByName(this.repos, owner.id, name.toLowerCase());
     if (!repo) throw fail.notFound();
     const { mode: overall, unitMode } = await this.modes(caller, repo);
     const mode = unit ? unitMode(unit) : overall;

@@ -32,6 +32,7 @@ import { RepoPages, type PageRequest, type PageResult } from './pages.js';
 import { RepoRender, type RepoListOptions } from './render.js';
 import { RepoSearch, type SearchOptions, type StarredSource } from './search.js';
 import { RepoIndex, secondsOf, type Entry } from './memory-index.js';
+import { ownerKeyOf, repoByName } from './by-name.js';
 
 export type { CollaborationRecord, CollaboratorPermission, TeamRepoRecord } from './repo-access.js';
 export type { PageRequest, PageResult } from './pages.js';
@@ -97,10 +98,6 @@ export interface CreateInput {
 
 const NO_INIT: RepoInitOptions = { autoInit: false, gitignores: '', license: '', readme: '' };
 
-/** The unique key of a repository name within its owner (names compare case-insensitively). */
-export function ownerKeyOf(ownerId: number, lowerName: string): string {
-  return `${ownerId}:${lowerName}`;
-}
 
 export class Repos implements ReposService {
   readonly repos: Collection<RepoRecord>;
@@ -137,7 +134,7 @@ export class Repos implements ReposService {
   async byOwnerAndName(owner: string, name: string): Promise<RepoRecord | null> {
     const account = await this.users.byName(owner);
     if (!account) return null;
-    return this.repos.findOne({ ownerId: account.id, lowerName: name.toLowerCase() });
+    return repoByName(this.repos, account.id, name.toLowerCase());
   }
 
   async byId(id: number): Promise<RepoRecord | null> {
