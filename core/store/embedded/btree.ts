@@ -126,33 +126,6 @@ function addToPosting(posting: Posting, doc: Stored): boolean {
   return true;
 }
 
-/**
- * The first position at or after `start` whose key is at or past the boundary (`orEqual`: past it), given that every
- * key before `start` is before it: doubling steps from `start`, then a binary search of the last step.
- */
-function gallop<K>(keys: readonly K[], probe: Probe<K>, start: number, orEqual: boolean): number {
-  const n = keys.length;
-  let known = start; // keys before it are before the boundary
-  let at = start;
-  let step = 1;
-  while (at < n) {
-    const c = probe(keys[at]!);
-    if (c > 0 || (c === 0 && !orEqual)) break;
-    known = at + 1;
-    at += step;
-    step <<= 1;
-  }
-  let hi = at > n ? n : at;
-  let lo = known;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const c = probe(keys[mid]!);
-    if (c < 0 || (orEqual && c === 0)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export class BTree<K> {
   private root: Node<K>;
 
@@ -527,49 +500,6 @@ export class BTree<K> {
       }
       r += this.before(node, lo);
       node = node.children[lo]!;
-    }
-  }
-
-  /**
-   * `rankRange` of each probe, into `out` (`out[2j]`, `out[2j + 1]`), for probes whose bands come in ascending key
-   * order, each after the one before (sorted, distinct prefix values). One walk down the tree: probes whose bands fall
-   * in the same child go down together, and each search in a node starts where the previous band's ended (a gallop),
-   * so the upper levels are searched once for all of them instead of once per band.
-   */
-  rankRanges(probes: ReadonlyArray<Probe<K>>, out: number[]): void {
-    if (probes.length > 0) this.rankRangesIn(this.root, 0, probes, 0, probes.length, out);
-  }
-
-  private rankRangesIn(node: Node<K>, base: number, probes: ReadonlyArray<Probe<K>>, from: number, to: number, out: number[]): void {
-    const keys = node.keys;
-    let start = 0;
-    let j = from;
-    while (j < to) {
-      const probe = probes[j]!;
-      const lo = gallop(keys, probe, start, false);
-      const up = gallop(keys, probe, lo, true);
-      if (node.leaf) {
-        out[2 * j] = base + this.before(node, lo);
-        out[2 * j + 1] = base + this.before(node, up);
-        start = up;
-        j++;
-        continue;
-      }
-      const children = node.children;
-      if (up !== lo) {
-        // The band spans children: each bound on its own from here.
-        out[2 * j] = base + this.before(node, lo) + this.rankBelow(children[lo]!, probe, false);
-        out[2 * j + 1] = base + this.before(node, up) + this.rankBelow(children[up]!, probe, true);
-        start = up;
-        j++;
-        continue;
-      }
-      // The following bands that also lie wholly in child `lo` go down with this one.
-      let k = j + 1;
-      while (k < to && gallop(keys, probes[k]!, lo, true) === lo) k++;
-      this.rankRangesIn(children[lo]!, base + this.before(node, lo), probes, j, k, out);
-      start = lo;
-      j = k;
     }
   }
 

@@ -62,9 +62,6 @@ function generatedKeyField(fields: string[]): KeyField {
   return new Function('isArray', source)(Array.isArray) as KeyField;
 }
 
-/** Below this many prefixes, `prefixRanges` searches each from the root (sorting them would cost more). */
-const FEW_PREFIXES = 4;
-
 /** A probe of the keys whose first `values.length` fields equal `values` (`Probe`: before, at, after them). */
 type PrefixProbe = (values: unknown[]) => Probe<unknown>;
 
@@ -776,31 +773,6 @@ export class OrderedIndex {
   /** `[start, end)` ranks of the documents whose leading fields equal `values` (a prefix of a compound index). */
   prefixRange(values: unknown[]): [number, number] {
     return this.tree.rankRange(this.prefixProbe(values));
-  }
-
-  /**
-   * `prefixRange` of each of `prefixes` (prefixes of one length that differ in their first field: an `$in` on it), in
-   * the order given. Many of them are found in one walk down the tree (`BTree.rankRanges`), in index order.
-   */
-  prefixRanges(prefixes: unknown[][]): Array<[number, number]> {
-    const n = prefixes.length;
-    if (n < FEW_PREFIXES) return prefixes.map((values) => this.prefixRange(values));
-    const dir = this.dirs[0]!;
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => compareKey(prefixes[a]![0], prefixes[b]![0]) * dir);
-    // Equal first values are one band, searched once (the walk takes each band strictly after the one before).
-    const probes: Array<Probe<unknown>> = [];
-    const bandOf = new Array<number>(n);
-    let previous = -1;
-    for (const i of order) {
-      if (previous < 0 || compareKey(prefixes[i]![0], prefixes[previous]![0]) !== 0) {
-        probes.push(this.prefixProbe(prefixes[i]!));
-        previous = i;
-      }
-      bandOf[i] = probes.length - 1;
-    }
-    const ranks: number[] = new Array(2 * probes.length);
-    this.tree.rankRanges(probes, ranks);
-    return prefixes.map((_, i) => [ranks[2 * bandOf[i]!]!, ranks[2 * bandOf[i]! + 1]!]);
   }
 
   /**

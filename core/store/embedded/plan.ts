@@ -359,11 +359,8 @@ function inPrefixCandidate(index: OrderedIndex, filter: PlannableFilter, first: 
     const bounds = ranged ? boundsOf(ranged, v) : null;
     const ranges: Array<[number, number]> = [];
     let size = 0;
-    const values = [...new Set(v[slot] as IndexKey[])];
-    const found = bounds
-      ? values.map((value) => index.prefixBoundedRange([value, ...rest], bounds))
-      : index.prefixRanges(values.map((value) => [value, ...rest]));
-    for (const [start, end] of found) {
+    for (const value of new Set(v[slot] as IndexKey[])) {
+      const [start, end] = bounds ? index.prefixBoundedRange([value, ...rest], bounds) : index.prefixRange([value, ...rest]);
       if (end > start) {
         ranges.push([start, end]);
         size += end - start;
