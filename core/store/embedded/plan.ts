@@ -536,14 +536,19 @@ export function accessOf(plan: Plan, v: Values): Access | null {
     if (!best || a.size < best.size || (a.size === best.size && a.exact && !best.exact)) best = a;
     if (best.size === 0) return best;
   }
-  // Those last, each opened only while no access found so far is cheaper than the searches it would make.
+  // Those last, each opened only while no access found so far is cheaper than the searches it would make; the ones
+  // that may be exact first (an exact one ends the search: a long `$in` over several indexes that start with its
+  // field is searched once, not once per index).
   if (deferred) {
-    for (const candidate of plan.candidates) {
-      const searches = searchesOf(candidate, v);
-      if (searches <= FREE_SEARCHES || (best && best.size <= searches * SEARCH_COST)) continue;
-      const a = candidate.open(v);
-      if (a.exact) return a;
-      if (!best || a.size < best.size) best = a;
+    for (const list of [plan.mayBeExact, plan.candidates]) {
+      for (const candidate of list) {
+        if (list === plan.candidates && candidate.mayBeExact) continue; // weighed in the first pass
+        const searches = searchesOf(candidate, v);
+        if (searches <= FREE_SEARCHES || (best && best.size <= searches * SEARCH_COST)) continue;
+        const a = candidate.open(v);
+        if (a.exact) return a;
+        if (!best || a.size < best.size) best = a;
+      }
     }
   }
   if (best || !plan.or) return best;
