@@ -1,5 +1,6 @@
 // Pagination for every list: page/limit window with configured defaults, X-Total-Count and a Link header that
 // keeps the other query parameters.
+import { dropOldestTenth } from './bounded-map.js';
 import type { RequestContext } from './plugin.js';
 
 export interface PageWindow {
@@ -61,7 +62,7 @@ interface LinkTemplate {
 /**
  * Templates by request URL, for the lists clients page through again and again (a poller, a UI). Keyed by the URL as
  * it came (one flat string: no key is built per request), each checked against the base, path and limit it was made
- * for. Bounded; the oldest eighth goes when full. A query that may carry credentials (`token`, or anything
+ * for. Bounded; the oldest tenth goes when full. A query that may carry credentials (`token`, or anything
  * percent-encoded) is never kept, so no secret stays in this map.
  */
 const templates = new Map<string, LinkTemplate>();
@@ -70,10 +71,9 @@ const MAX_TEMPLATES = 2048;
 function linkTemplate(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery' | 'req'>, limit: number): LinkTemplate {
   const raw = rc.rawQuery;
   const api = rc.app.urls.api;
-  const keep = !raw.includes('token') && !raw.includes('%');
   const url = rc.req.url;
-  const key = !keep ? '' : typeof url === 'string' ? url : `${rc.path}?${raw}`;
-  if (keep) {
+  const key = raw.includes('token') || raw.includes('%') ? null : typeof url === 'string' ? url : `${rc.path}?${raw}`;
+  if (key !== null) {
     const hit = templates.get(key);
     if (hit !== undefined && hit.limit === limit && hit.api === api && hit.path === rc.path) return hit;
   }
@@ -92,14 +92,8 @@ function linkTemplate(rc: Pick<RequestContext, 'app' | 'path' | 'rawQuery' | 're
     else head += `${piece}&`;
   }
   const made: LinkTemplate = { api, path: rc.path, limit, head, tail: `${tail}>`, page: 0, last: 0, link: '' };
-  if (keep) {
-    if (templates.size >= MAX_TEMPLATES) {
-      let n = MAX_TEMPLATES / 8;
-      for (const old of templates.keys()) {
-        templates.delete(old);
-        if (--n === 0) break;
-      }
-    }
+  if (key !== null) {
+    if (templates.size >= MAX_TEMPLATES) dropOldestTenth(templates, MAX_TEMPLATES);
     templates.set(key, made);
   }
   return made;

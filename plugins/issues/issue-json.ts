@@ -11,7 +11,8 @@
 import type { Caller } from '../../core/plugin.js';
 import type { CommentRecord, IssueRecord } from '../../schemas/contracts/issues.js';
 import type { Account } from '../../schemas/services.js';
-import { dropOldestTenth, listPiece } from '../lib/doc-json.js';
+import { dropOldestTenth } from '../../core/bounded-map.js';
+import { listPiece } from '../lib/doc-json.js';
 import type { IssueParts, RepoAndOwner } from './convert.js';
 
 type Serialize = (value: unknown) => string;

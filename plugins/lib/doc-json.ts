@@ -38,17 +38,6 @@ export function joinPieces(pieces: readonly Buffer[], before: Buffer = NOTHING, 
   return out;
 }
 
-/**
- * Bounded text caches (Maps in insertion order): drops the oldest tenth of `capacity` entries, which is cheaper than
- * keeping an exact LRU order on every hit.
- */
-export function dropOldestTenth(entries: Map<unknown, unknown>, capacity: number): void {
-  let n = Math.max(1, Math.floor(capacity / 10));
-  for (const key of entries.keys()) {
-    entries.delete(key);
-    if (--n === 0) break;
-  }
-}
 
 export class DocJson<D extends object> {
   /** Per document version: per view, its `listPiece`. */

@@ -8,7 +8,7 @@
 // read-only object per stored version; an adapter that returns fresh copies simply never hits) and the exact
 // owner JSON: any change to either rebuilds the entry. Forks whose parent is shown are serialised whole, uncached.
 import { ACCESS, type AccessMode, type ApiRepository, type RepoRecord } from '../../schemas/services.js';
-import { dropOldestTenth } from '../lib/doc-json.js';
+import { dropOldestTenth } from '../../core/bounded-map.js';
 import { permissionsOf } from './access.js';
 
 type Serialize = (value: unknown) => string;
