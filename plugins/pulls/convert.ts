@@ -1,15 +1,45 @@
 // Stored pull requests, reviews and review comments → Gitea's API objects (PullRequest, PullReview,
 // PullReviewComment, ChangedFile, Commit): the only place they are shaped.
-import type { Caller } from '../../core/plugin.js';
+import type { Caller, JsonPieces } from '../../core/plugin.js';
+import type { IssueRecord } from '../../schemas/contracts/issues.js';
+import { LIST_CLOSE, LIST_OPEN } from '../lib/doc-json.js';
+import { BranchFieldsSchema, PullRequestFieldsSchema } from './schemas.js';
 import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
 import type { CommitVerification } from '../../schemas/contracts/contents.js';
 import type { ChangedFileInfo, CommitInfo } from './git-ops.js';
 import type { PullContext, PullRecord, Pulls, ReviewCommentRecord, ReviewRecord } from './service.js';
 
 type RepoView = (side: { repo: RepoRecord; owner: Account } | null) => Promise<Record<string, unknown> | null>;
+type Side = { repo: RepoRecord; owner: Account };
+type Serialize = (value: unknown) => string;
+
+/** A branch of a pull request without its repository (PRBranchInfo's other fields). */
+interface BranchFields {
+  label: string;
+  ref: string;
+  sha: string;
+  repo_id: number;
+}
+
+/** A pull request's fields but its branches, and its branches without their repositories. */
+interface PullParts {
+  fields: Record<string, unknown>;
+  base: BranchFields;
+  head: BranchFields;
+}
+
+const NULL = Buffer.from('null');
+const BRANCHES_END = Buffer.from('}}');
 
 export class PullRenderer {
-  constructor(private readonly s: Pulls) {}
+  /** A PullRequest's JSON without `base` and `head`, and a branch's without `repo` (`pullsJson` writes the rest). */
+  private readonly serializeFields: Serialize;
+  private readonly serializeBranch: Serialize;
+
+  constructor(private readonly s: Pulls) {
+    this.serializeFields = s.ctx.serializer(PullRequestFieldsSchema);
+    this.serializeBranch = s.ctx.serializer(BranchFieldsSchema);
+  }
 
   private get urls() {
     return this.s.ctx.urls;
@@ -21,19 +51,20 @@ export class PullRenderer {
     return account ? this.s.users.toApi(account, viewer) : null;
   }
 
-  /**
-   * A branch's repository as the viewer sees it; null when the viewer cannot read it (a private fork never leaks
-   * through the pull requests of a public base). Events (`event`) carry it as the anonymous API shows it.
-   */
-  private async repoApi(side: { repo: RepoRecord; owner: Account } | null, viewer: Caller | null, event: boolean): Promise<Record<string, unknown> | null> {
-    if (!side) return null;
-    if (!event && (await this.s.repos.accessMode(viewer, side.repo)) < 1) return null;
+  /** Whether the viewer sees a branch's repository: a private fork never leaks through the pull requests of a public base. */
+  private async shows(side: Side | null, viewer: Caller | null, event: boolean): Promise<boolean> {
+    return side !== null && (event || (await this.s.repos.accessMode(viewer, side.repo)) >= 1);
+  }
+
+  /** A branch's repository as the viewer sees it; null when the viewer cannot read it. Events carry it as the anonymous API shows it. */
+  private async repoApi(side: Side | null, viewer: Caller | null, event: boolean): Promise<Record<string, unknown> | null> {
+    if (!side || !(await this.shows(side, viewer, event))) return null;
     const [api] = await this.s.repos.toApi([side.repo], viewer);
     return api ?? null;
   }
 
   /** PullRequest objects (each with its issue half, branches and reviewers) as `viewer` sees them. */
-  async pulls(list: PullRecord[], viewer: Caller | null, base?: { repo: RepoRecord; owner: Account }, event = false): Promise<Array<Record<string, unknown>>> {
+  async pulls(list: PullRecord[], viewer: Caller | null, base?: Side, event = false): Promise<Array<Record<string, unknown>>> {
     // One list shares its repositories: each is rendered once for the page, not once per pull request.
     const repos = new Map<number, Promise<Record<string, unknown> | null>>();
     const cached: RepoView = (side) => {
@@ -49,13 +80,69 @@ export class PullRenderer {
   }
 
   async pull(c: PullContext, viewer: Caller | null, event = false, repoView?: RepoView): Promise<Record<string, unknown>> {
+    const view: RepoView = repoView ?? ((side) => this.repoApi(side, viewer, event));
+    const [parts, baseRepo, headRepo] = await Promise.all([this.parts(c, viewer), view(c.base), c.head === c.base ? null : view(c.head)]);
+    return {
+      ...parts.fields,
+      base: { ...parts.base, repo: baseRepo },
+      head: { ...parts.head, repo: c.head === c.base ? baseRepo : headRepo },
+    };
+  }
+
+  /**
+   * A PullRequestList as JSON text: each pull request's own fields serialised, its branches' repositories taken from
+   * the repos plugin's per-version JSON (a page of 50 pull requests embeds 100 Repository objects, ~90% of its bytes:
+   * serialising them per reply was most of a page's CPU and garbage). The same objects as `pulls`, in pieces.
+   * `issues` are the pull requests' issue halves when the caller already read them (by issue id).
+   */
+  async pullsJson(list: PullRecord[], viewer: Caller | null, base: Side, issues?: ReadonlyMap<number, IssueRecord>): Promise<JsonPieces> {
+    const contexts = (await Promise.all(list.map((pr) => this.s.contextOf(pr, base, issues?.get(pr.issueId))))).filter((c): c is PullContext => c !== null);
+    // The repositories shown: the base (the caller read it to get here) and the heads the caller may read.
+    const sides = new Map<number, Side>();
+    for (const c of contexts) {
+      sides.set(c.base.repo.id, c.base);
+      if (c.head && !sides.has(c.head.repo.id)) sides.set(c.head.repo.id, c.head);
+    }
+    const shown: RepoRecord[] = [];
+    for (const side of sides.values()) if (await this.shows(side, viewer, false)) shown.push(side.repo);
+    // The page's review requests in one query (by pull request, in the order `parts` would read them).
+    const requests = new Map<number, ReviewRecord[]>();
+    const asked = await this.s.reviews.find({ pullId: { $in: contexts.map((c) => c.pr.id) }, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } });
+    for (const r of asked) {
+      const list = requests.get(r.pullId);
+      if (list) list.push(r);
+      else requests.set(r.pullId, [r]);
+    }
+    const [texts, parts] = await Promise.all([
+      this.s.repos.toJsonTexts(shown, viewer),
+      Promise.all(contexts.map((c) => this.parts(c, viewer, requests.get(c.pr.id) ?? []))),
+    ]);
+    const out: Buffer[] = [LIST_OPEN];
+    const pushRepo = (side: Side | null) => {
+      const text = side ? texts.get(side.repo.id) : undefined;
+      if (text) for (const piece of text) out.push(piece);
+      else out.push(NULL);
+    };
+    contexts.forEach((c, i) => {
+      const p = parts[i]!;
+      const fields = this.serializeFields(p.fields);
+      out.push(Buffer.from(`${i === 0 ? '' : ','}${fields.slice(0, -1)},"base":${this.serializeBranch(p.base).slice(0, -1)},"repo":`));
+      pushRepo(c.base);
+      out.push(Buffer.from(`},"head":${this.serializeBranch(p.head).slice(0, -1)},"repo":`));
+      pushRepo(c.head);
+      out.push(BRANCHES_END);
+    });
+    out.push(LIST_CLOSE);
+    return out;
+  }
+
+  /** Everything of a PullRequest but its branches' repositories (`known`: its review requests, when the caller read them). */
+  private async parts(c: PullContext, viewer: Caller | null, known?: ReviewRecord[]): Promise<PullParts> {
     const { pr, base, head } = c;
     const issue = await this.s.issues.toApi(c.issue, base.repo, base.owner, viewer);
     const fullName = `${base.owner.login}/${base.repo.name}`;
     const html = `${this.urls.root}${fullName}/pulls/${pr.number}`;
-    const view: RepoView = repoView ?? ((side) => this.repoApi(side, viewer, event));
-    const [baseRepo, headRepo] = await Promise.all([view(base), head === base ? null : view(head)]);
-    const requests = await this.s.reviews.find({ pullId: pr.id, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } });
+    const requests = known ?? (await this.s.reviews.find({ pullId: pr.id, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } }));
     const reviewers: ApiUser[] = [];
     const teams: Array<Record<string, unknown>> = [];
     for (const r of requests) {
@@ -69,7 +156,7 @@ export class PullRenderer {
     }
     const headLabel = head && head.repo.id !== base.repo.id ? `${head.owner.login}:${pr.headBranch}` : pr.headBranch;
     const reviewComments = await this.s.comments.count({ pullId: pr.id });
-    return {
+    const fields = {
       id: pr.id,
       url: html,
       number: pr.number,
@@ -99,11 +186,6 @@ export class PullRenderer {
       merge_commit_sha: pr.mergeCommitSha,
       merged_by: pr.hasMerged ? await this.user(pr.mergedById, viewer) : null,
       allow_maintainer_edit: pr.allowMaintainerEdit,
-      base: { label: pr.baseBranch, ref: pr.baseBranch, sha: pr.baseSha, repo_id: base.repo.id, repo: baseRepo },
-      head: {
-        label: headLabel, ref: pr.headBranch, sha: pr.headSha, repo_id: head?.repo.id ?? 0,
-        repo: head === base ? baseRepo : headRepo,
-      },
       merge_base: pr.mergeBase,
       conflicted_files: pr.conflictedFiles,
       due_date: issue.due_date,
@@ -111,6 +193,11 @@ export class PullRenderer {
       updated_at: issue.updated_at,
       closed_at: issue.closed_at,
       pin_order: issue.pin_order,
+    };
+    return {
+      fields,
+      base: { label: pr.baseBranch, ref: pr.baseBranch, sha: pr.baseSha, repo_id: base.repo.id },
+      head: { label: headLabel, ref: pr.headBranch, sha: pr.headSha, repo_id: head?.repo.id ?? 0 },
     };
   }
 

@@ -120,8 +120,8 @@ export async function listPulls(rc: Rc<RepoParams, ListQuery>): Promise<Reply> {
   const prs = await s.pulls.find({ issueId: { $in: issues.map((i) => i.id) } });
   const byIssue = new Map(prs.map((p) => [p.issueId, p]));
   const ordered = issues.map((i) => byIssue.get(i.id)).filter((p): p is PullRecord => p !== undefined);
-  const body = await s.render.pulls(ordered, rc.caller, found);
-  return { status: 200, body, headers: pageHeaders(rc, total, win) };
+  const body = await s.render.pullsJson(ordered, rc.caller, found, new Map(issues.map((i) => [i.id, i])));
+  return { status: 200, type: 'json-text', body, headers: pageHeaders(rc, total, win) };
 }
 
 /** GET /repos/{owner}/{repo}/pulls/pinned */

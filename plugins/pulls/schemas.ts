@@ -61,6 +61,20 @@ export const PullRequestSchema: JsonSchema = {
     'html_url', 'diff_url', 'patch_url', 'mergeable', 'merged', 'merged_at', 'merge_commit_sha', 'merged_by', 'allow_maintainer_edit',
     'base', 'head', 'merge_base', 'conflicted_files', 'due_date', 'created_at', 'updated_at', 'closed_at', 'pin_order'],
 };
+/**
+ * A PullRequest without its branches, and a branch without its repository: the list writes a page as these two
+ * serialised around the repositories' kept JSON (convert.ts, `pullsJson`). Not registered: compiled by the plugin.
+ */
+export const PullRequestFieldsSchema: JsonSchema = {
+  type: 'object',
+  properties: Object.fromEntries(Object.entries(PullRequestSchema.properties as Record<string, unknown>).filter(([k]) => k !== 'base' && k !== 'head')),
+  required: (PullRequestSchema.required as string[]).filter((k) => k !== 'base' && k !== 'head'),
+};
+export const BranchFieldsSchema: JsonSchema = {
+  type: 'object',
+  properties: { label: str, ref: str, sha: str, repo_id: int },
+  required: ['label', 'ref', 'sha', 'repo_id'],
+};
 export const PullRequestListSchema: JsonSchema = { $id: 'forgekit/PullRequestList', type: 'array', items: { $ref: 'forgekit/PullRequest' } };
 
 export const PullReviewSchema: JsonSchema = {

@@ -233,8 +233,9 @@ export class Pulls {
     return owner ? { repo, owner } : null;
   }
 
-  async contextOf(pr: PullRecord, base?: { repo: RepoRecord; owner: Account }): Promise<PullContext | null> {
-    const issue = await this.issues.byId(pr.issueId);
+  /** A pull request with its issue half (`known`: already read by the caller) and its branches' repositories. */
+  async contextOf(pr: PullRecord, base?: { repo: RepoRecord; owner: Account }, known?: IssueRecord): Promise<PullContext | null> {
+    const issue = known?.id === pr.issueId ? known : await this.issues.byId(pr.issueId);
     const b = base ?? (await this.side(pr.repoId));
     if (!issue || !b) return null;
     const head = pr.headRepoId === b.repo.id ? b : await this.side(pr.headRepoId);

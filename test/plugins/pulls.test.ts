@@ -369,6 +369,48 @@ t.test('pulls', async (t) => {
     t.match(await git(home, wc, 'ls-tree', '--name-only', 'origin/master'), 'fork.txt');
   });
 
+  t.test('the list shows every pull request as its GET does, to each viewer; a private fork is null to those who cannot read it', async (t) => {
+    const forkName = `${bob.username}/${repo.name}`;
+    const made = await f.request('PATCH', `/repos/${forkName}`, { token: bob.token, json: { private: true } });
+    t.equal(made.status, 200, made.text);
+    // Review requests on two open pull requests (the list reads a page's requests in one query).
+    const open = (await f.request('GET', `${base}/pulls?state=open&limit=50`, { token: alice.token })).json;
+    t.ok(open.length >= 2, 'two open pull requests to ask reviews on');
+    for (const [k, who] of [[0, [carol.username]], [1, [carol.username, bob.username]]] as const) {
+      const asked = await f.request('POST', `${base}/pulls/${open[k].number}/requested_reviewers`, { token: alice.token, json: { reviewers: who } });
+      t.equal(asked.status, 201, asked.text);
+    }
+    const listed = (await f.request('GET', `${base}/pulls?state=open&limit=50`, { token: alice.token })).json;
+    t.same(listed.find((p: any) => p.number === open[1].number).requested_reviewers.map((u: any) => u.login).sort(), [carol.username, bob.username].sort());
+    t.same(listed.find((p: any) => p.number === open[0].number).requested_reviewers.map((u: any) => u.login), [carol.username]);
+    // A page with every pull request of the repository: the fork's, the same-repository ones, open and closed.
+    const viewers = [{ name: 'anonymous', token: undefined }, { name: 'alice', token: alice.token }, { name: 'bob', token: bob.token }, { name: 'carol', token: carol.token }];
+    let fromFork = 0;
+    for (const v of viewers) {
+      const list = await f.request('GET', `${base}/pulls?state=all&limit=50`, { token: v.token });
+      t.equal(list.status, 200, list.text);
+      t.ok(list.json.length >= 5, `${v.name}: a page of several pull requests`);
+      t.equal(list.headers.get('content-type'), 'application/json; charset=utf-8');
+      for (const item of list.json) {
+        const one = await f.request('GET', `${base}/pulls/${item.number}`, { token: v.token });
+        t.equal(one.status, 200);
+        t.same(item, one.json, `${v.name}: #${item.number} in the list is its GET`);
+        t.same(Object.keys(item).sort(), Object.keys(one.json).sort());
+        if (item.head.label === `${bob.username}:from-fork`) {
+          fromFork++;
+          t.equal(item.head.repo_id, made.json.id);
+          if (v.name === 'bob') t.equal(item.head.repo.full_name, forkName, 'the fork owner sees the fork');
+          else t.equal(item.head.repo, null, `${v.name} does not see the private fork`);
+          t.equal(item.base.repo.full_name, repo.full_name);
+        } else {
+          t.equal(item.head.repo.id, item.base.repo.id, 'a same-repository head carries the base repository');
+        }
+      }
+    }
+    t.equal(fromFork, viewers.length, 'the fork\'s pull request is on every viewer\'s page');
+    t.equal((await f.request('PATCH', `/repos/${forkName}`, { token: bob.token, json: { private: false } })).status, 200);
+  });
+
   t.test('"Closes #N" in the body closes that issue when the pull request is merged', async (t) => {
     const issue = await f.request('POST', `${base}/issues`, { token: alice.token, json: { title: 'a bug' } });
     t.equal(issue.status, 201);
