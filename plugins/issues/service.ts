@@ -1284,6 +1284,10 @@ export class Issues implements IssuesService {
     return this.render.issues([issue], new Map([[repo.id, { repo, owner }]]), viewer).then((list) => list[0]!);
   }
 
+  toApiList(issues: IssueRecord[], repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Array<Record<string, unknown>>> {
+    return this.render.issues(issues, new Map([[repo.id, { repo, owner }]]), viewer);
+  }
+
   commentToApi(comment: CommentRecord, issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>> {
     return this.render.comments([comment], issue, repo, owner, viewer).then((list) => list[0]!);
   }

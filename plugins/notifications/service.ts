@@ -14,6 +14,7 @@
 // Crash safety: a `running` mark in `notification_state` is set at start and cleared by a clean stop; a start that
 // finds it set (the process died, maybe between an access change and its recompute) recomputes every pair before
 // serving. GET/PATCH of one thread check access live as well.
+import { dropOldestTenth } from '../../core/bounded-map.js';
 import type { Caller, JsonPieces, PluginContext } from '../../core/plugin.js';
 import { isDuplicateKeyError, type Collection, type Filter, type IndexSpec } from '../../core/store/port.js';
 import { nowRfc3339 } from '../../core/time.js';
@@ -429,13 +430,7 @@ export class Notifications {
       row: r, url: threadUrl, head: Buffer.from(head), commaHead: Buffer.from(`,${head}`),
       tail: Buffer.from(`,"subject":${this.serializeSubject(Notifications.subjectOf(r))},"unread":${r.status === 'unread'},"pinned":${r.status === 'pinned'},"updated_at":${JSON.stringify(r.updatedAt)},"url":${JSON.stringify(threadUrl + r.id)}}`),
     };
-    if (this.texts.size >= TEXT_CACHE) {
-      let n = TEXT_CACHE / 10;
-      for (const id of this.texts.keys()) {
-        this.texts.delete(id);
-        if (--n <= 0) break;
-      }
-    }
+    if (this.texts.size >= TEXT_CACHE) dropOldestTenth(this.texts, TEXT_CACHE);
     this.texts.delete(r.id);
     this.texts.set(r.id, text);
     return text;

@@ -113,9 +113,11 @@ export class PullRenderer {
       if (list) list.push(r);
       else requests.set(r.pullId, [r]);
     }
+    // The issue halves in one rendering (their posters, assignees, labels and milestones read once for the page).
+    const halves = await this.s.issues.toApiList(contexts.map((c) => c.issue), base.repo, base.owner, viewer);
     const [texts, parts] = await Promise.all([
       this.s.repos.toJsonTexts(shown, viewer),
-      Promise.all(contexts.map((c) => this.parts(c, viewer, requests.get(c.pr.id) ?? []))),
+      Promise.all(contexts.map((c, i) => this.parts(c, viewer, { requests: requests.get(c.pr.id) ?? [], issue: halves[i]! }))),
     ]);
     const out: Buffer[] = [LIST_OPEN];
     const pushRepo = (side: Side | null) => {
@@ -136,13 +138,13 @@ export class PullRenderer {
     return out;
   }
 
-  /** Everything of a PullRequest but its branches' repositories (`known`: its review requests, when the caller read them). */
-  private async parts(c: PullContext, viewer: Caller | null, known?: ReviewRecord[]): Promise<PullParts> {
+  /** Everything of a PullRequest but its branches' repositories (`known`: its review requests and issue half, when the caller has them). */
+  private async parts(c: PullContext, viewer: Caller | null, known?: { requests: ReviewRecord[]; issue: Record<string, unknown> }): Promise<PullParts> {
     const { pr, base, head } = c;
-    const issue = await this.s.issues.toApi(c.issue, base.repo, base.owner, viewer);
+    const issue = known?.issue ?? (await this.s.issues.toApi(c.issue, base.repo, base.owner, viewer));
     const fullName = `${base.owner.login}/${base.repo.name}`;
     const html = `${this.urls.root}${fullName}/pulls/${pr.number}`;
-    const requests = known ?? (await this.s.reviews.find({ pullId: pr.id, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } }));
+    const requests = known?.requests ?? (await this.s.reviews.find({ pullId: pr.id, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } }));
     const reviewers: ApiUser[] = [];
     const teams: Array<Record<string, unknown>> = [];
     for (const r of requests) {

@@ -171,6 +171,8 @@ export interface IssuesService {
   addComment(ctx: IssueChangeContext, issue: IssueRecord, body: string): Promise<CommentRecord>;
   /** The Issue API object of a stored issue, as `viewer` sees it. */
   toApi(issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>>;
+  /** The Issue API objects of issues of one repository, in order: their accounts, labels and milestones read once. */
+  toApiList(issues: IssueRecord[], repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Array<Record<string, unknown>>>;
   /** The Comment API object. */
   commentToApi(comment: CommentRecord, issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>>;
   labelsOf(issue: IssueRecord): Promise<LabelRecord[]>;

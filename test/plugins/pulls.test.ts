@@ -380,7 +380,20 @@ t.test('pulls', async (t) => {
       const asked = await f.request('POST', `${base}/pulls/${open[k].number}/requested_reviewers`, { token: alice.token, json: { reviewers: who } });
       t.equal(asked.status, 201, asked.text);
     }
+    // Issue halves with labels, assignees and a milestone (the list renders the page's halves together).
+    const label = await f.request('POST', `${base}/labels`, { token: alice.token, json: { name: 'needs-review', color: '#00aabb' } });
+    t.equal(label.status, 201, label.text);
+    const milestone = await f.request('POST', `${base}/milestones`, { token: alice.token, json: { title: 'v1' } });
+    t.equal(milestone.status, 201, milestone.text);
+    for (const k of [0, 1]) {
+      t.equal((await f.request('POST', `${base}/issues/${open[k].number}/labels`, { token: alice.token, json: { labels: [label.json.id] } })).status, 200);
+    }
+    const edited = await f.request('PATCH', `${base}/issues/${open[1].number}`, { token: alice.token, json: { assignees: [alice.username], milestone: milestone.json.id } });
+    t.equal(edited.status, 201, edited.text);
     const listed = (await f.request('GET', `${base}/pulls?state=open&limit=50`, { token: alice.token })).json;
+    const second = listed.find((p: any) => p.number === open[1].number);
+    t.same([second.labels.map((l: any) => l.name), second.assignees.map((u: any) => u.login), second.milestone.title], [['needs-review'], [alice.username], 'v1']);
+    t.same(listed.find((p: any) => p.number === open[0].number).labels.map((l: any) => l.name), ['needs-review']);
     t.same(listed.find((p: any) => p.number === open[1].number).requested_reviewers.map((u: any) => u.login).sort(), [carol.username, bob.username].sort());
     t.same(listed.find((p: any) => p.number === open[0].number).requested_reviewers.map((u: any) => u.login), [carol.username]);
     // A page with every pull request of the repository: the fork's, the same-repository ones, open and closed.
