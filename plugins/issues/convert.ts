@@ -134,7 +134,15 @@ export class Renderer {
    * (a search reads the repositories' owners and the page's posters and assignees in one lookup).
    */
   async issuesJson(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null, accounts?: Map<number, Account>): Promise<JsonPieces> {
-    if (list.length === 0) return joinPieces([]);
+    return joinPieces(await this.issuePieces(list, repos, viewer, accounts));
+  }
+
+  /**
+   * Each issue's kept list piece (`listPiece`) as `viewer` sees it: the same Buffer while nothing the issue shows
+   * changed, a new one once anything did.
+   */
+  async issuePieces(list: IssueRecord[], repos: Map<number, RepoAndOwner>, viewer: Caller | null, accounts?: Map<number, Account>): Promise<Buffer[]> {
+    if (list.length === 0) return [];
     const parts = await this.issueParts(list, accounts);
     const users = new Map<number, ApiUser>();
     const pieces = list.map((issue) => {
@@ -143,7 +151,7 @@ export class Renderer {
       return this.json.cached(issue, where, parts, viewer, this.seesEmail)
         ?? this.json.keep(issue, this.json.keyOf(issue, where, parts, viewer, this.seesEmail), this.issue(issue, where, parts, users, viewer));
     });
-    return joinPieces(pieces);
+    return pieces;
   }
 
   /** One issue's API object; `users` collects the User objects made for this page (a user shows on many issues). */

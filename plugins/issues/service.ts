@@ -1288,6 +1288,10 @@ export class Issues implements IssuesService {
     return this.render.issues(issues, new Map([[repo.id, { repo, owner }]]), viewer);
   }
 
+  keptJson(issues: IssueRecord[], repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Buffer[]> {
+    return this.render.issuePieces(issues, new Map([[repo.id, { repo, owner }]]), viewer);
+  }
+
   commentToApi(comment: CommentRecord, issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>> {
     return this.render.comments([comment], issue, repo, owner, viewer).then((list) => list[0]!);
   }

@@ -3,6 +3,7 @@
 import type { Caller, JsonPieces } from '../../core/plugin.js';
 import type { IssueRecord } from '../../schemas/contracts/issues.js';
 import { LIST_CLOSE, LIST_OPEN } from '../lib/doc-json.js';
+import { PullTextCache } from './pull-json.js';
 import { BranchFieldsSchema, PullRequestFieldsSchema } from './schemas.js';
 import type { Account, ApiUser, RepoRecord } from '../../schemas/services.js';
 import type { CommitVerification } from '../../schemas/contracts/contents.js';
@@ -28,13 +29,26 @@ interface PullParts {
   head: BranchFields;
 }
 
+/** What a list read for its whole page, handed to `parts`. */
+interface KnownParts {
+  requests: ReviewRecord[];
+  issue: Record<string, unknown>;
+  reviewComments: number;
+  accounts: Map<number, Account>;
+}
+
+/** Pull requests whose list text is kept (~2 KB each). */
+const PULL_TEXTS = 4096;
 const NULL = Buffer.from('null');
+const COMMA = Buffer.from(',');
 const BRANCHES_END = Buffer.from('}}');
 
 export class PullRenderer {
   /** A PullRequest's JSON without `base` and `head`, and a branch's without `repo` (`pullsJson` writes the rest). */
   private readonly serializeFields: Serialize;
   private readonly serializeBranch: Serialize;
+  /** Each listed pull request's own text, while nothing it shows changed. */
+  readonly cache = new PullTextCache(PULL_TEXTS);
 
   constructor(private readonly s: Pulls) {
     this.serializeFields = s.ctx.serializer(PullRequestFieldsSchema);
@@ -90,10 +104,10 @@ export class PullRenderer {
   }
 
   /**
-   * A PullRequestList as JSON text: each pull request's own fields serialised, its branches' repositories taken from
-   * the repos plugin's per-version JSON (a page of 50 pull requests embeds 100 Repository objects, ~90% of its bytes:
-   * serialising them per reply was most of a page's CPU and garbage). The same objects as `pulls`, in pieces.
-   * `issues` are the pull requests' issue halves when the caller already read them (by issue id).
+   * A PullRequestList as JSON text: each pull request's own text (kept while nothing it shows changed, pull-json.ts)
+   * around its branches' repositories taken from the repos plugin's per-version JSON (a page of 50 pull requests
+   * embeds 100 Repository objects, ~90% of its bytes). The same objects as `pulls`, in pieces. `issues` are the pull
+   * requests' issue halves when the caller already read them (by issue id).
    */
   async pullsJson(list: PullRecord[], viewer: Caller | null, base: Side, issues?: ReadonlyMap<number, IssueRecord>): Promise<JsonPieces> {
     const contexts = (await Promise.all(list.map((pr) => this.s.contextOf(pr, base, issues?.get(pr.issueId))))).filter((c): c is PullContext => c !== null);
@@ -105,20 +119,7 @@ export class PullRenderer {
     }
     const shown: RepoRecord[] = [];
     for (const side of sides.values()) if (await this.shows(side, viewer, false)) shown.push(side.repo);
-    // The page's review requests in one query (by pull request, in the order `parts` would read them).
-    const requests = new Map<number, ReviewRecord[]>();
-    const asked = await this.s.reviews.find({ pullId: { $in: contexts.map((c) => c.pr.id) }, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } });
-    for (const r of asked) {
-      const list = requests.get(r.pullId);
-      if (list) list.push(r);
-      else requests.set(r.pullId, [r]);
-    }
-    // The issue halves in one rendering (their posters, assignees, labels and milestones read once for the page).
-    const halves = await this.s.issues.toApiList(contexts.map((c) => c.issue), base.repo, base.owner, viewer);
-    const [texts, parts] = await Promise.all([
-      this.s.repos.toJsonTexts(shown, viewer),
-      Promise.all(contexts.map((c, i) => this.parts(c, viewer, { requests: requests.get(c.pr.id) ?? [], issue: halves[i]! }))),
-    ]);
+    const [texts, own] = await Promise.all([this.s.repos.toJsonTexts(shown, viewer), this.ownTexts(contexts, viewer, base)]);
     const out: Buffer[] = [LIST_OPEN];
     const pushRepo = (side: Side | null) => {
       const text = side ? texts.get(side.repo.id) : undefined;
@@ -126,11 +127,10 @@ export class PullRenderer {
       else out.push(NULL);
     };
     contexts.forEach((c, i) => {
-      const p = parts[i]!;
-      const fields = this.serializeFields(p.fields);
-      out.push(Buffer.from(`${i === 0 ? '' : ','}${fields.slice(0, -1)},"base":${this.serializeBranch(p.base).slice(0, -1)},"repo":`));
+      if (i > 0) out.push(COMMA);
+      out.push(own[i]!.open);
       pushRepo(c.base);
-      out.push(Buffer.from(`},"head":${this.serializeBranch(p.head).slice(0, -1)},"repo":`));
+      out.push(own[i]!.middle);
       pushRepo(c.head);
       out.push(BRANCHES_END);
     });
@@ -138,18 +138,98 @@ export class PullRenderer {
     return out;
   }
 
-  /** Everything of a PullRequest but its branches' repositories (`known`: its review requests and issue half, when the caller has them). */
-  private async parts(c: PullContext, viewer: Caller | null, known?: { requests: ReviewRecord[]; issue: Record<string, unknown> }): Promise<PullParts> {
+  /** Each pull request's text but its repositories: the kept one where nothing it shows changed, else made now. */
+  private async ownTexts(contexts: PullContext[], viewer: Caller | null, base: Side): Promise<Array<{ open: Buffer; middle: Buffer }>> {
+    // What the texts show besides their records, read for the whole page: review requests (one query), review
+    // comment counts, the reviewers' and mergers' accounts (one lookup), the issue halves' kept JSON.
+    const requests = new Map<number, ReviewRecord[]>();
+    const asked = await this.s.reviews.find({ pullId: { $in: contexts.map((c) => c.pr.id) }, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } });
+    for (const r of asked) {
+      const list = requests.get(r.pullId);
+      if (list) list.push(r);
+      else requests.set(r.pullId, [r]);
+    }
+    const accountIds: number[] = [];
+    for (const r of asked) if (r.reviewerId) accountIds.push(r.reviewerId);
+    for (const c of contexts) if (c.pr.hasMerged && c.pr.mergedById) accountIds.push(c.pr.mergedById);
+    const [counts, accounts, kept] = await Promise.all([
+      Promise.all(contexts.map((c) => this.s.comments.count({ pullId: c.pr.id }))),
+      accountIds.length ? this.s.users.byIds(accountIds) : Promise.resolve(new Map<number, Account>()),
+      this.s.issues.keptJson(contexts.map((c) => c.issue), base.repo, base.owner, viewer),
+    ]);
+    const out = new Array<{ open: Buffer; middle: Buffer }>(contexts.length);
+    const keys = new Array<unknown[] | null>(contexts.length);
+    const missed: number[] = [];
+    contexts.forEach((c, i) => {
+      const key = this.keyOf(c, kept[i]!, counts[i]!, requests.get(c.pr.id) ?? [], accounts, viewer);
+      const hit = key && this.cache.get(c.pr.id, key);
+      if (hit) out[i] = hit;
+      else {
+        keys[i] = key;
+        missed.push(i);
+      }
+    });
+    if (missed.length === 0) return out;
+    // The issue halves of the others in one rendering (their posters, assignees, labels and milestones read once).
+    const halves = await this.s.issues.toApiList(missed.map((i) => contexts[i]!.issue), base.repo, base.owner, viewer);
+    const made = await Promise.all(missed.map((i, k) => this.parts(contexts[i]!, viewer, {
+      requests: requests.get(contexts[i]!.pr.id) ?? [], issue: halves[k]!, reviewComments: counts[i]!, accounts,
+    })));
+    // Two strings a pull request, encoded together into one Buffer (a Buffer per string took a new 8 KB pool every
+    // few pull requests).
+    const strings: string[] = [];
+    for (const p of made) {
+      strings.push(`${this.serializeFields(p.fields).slice(0, -1)},"base":${this.serializeBranch(p.base).slice(0, -1)},"repo":`);
+      strings.push(`},"head":${this.serializeBranch(p.head).slice(0, -1)},"repo":`);
+    }
+    const encoded = encodeAll(strings);
+    missed.forEach((i, k) => {
+      const text = { open: encoded[2 * k]!, middle: encoded[2 * k + 1]! };
+      this.cache.keep(contexts[i]!.pr.id, keys[i]!, text.open, text.middle);
+      out[i] = text;
+    });
+    return out;
+  }
+
+  /**
+   * Everything a pull request's own text shows besides its record (pull-json.ts), as a flat list compared by
+   * identity; null when it shows a team (teams are not followed: such a text is made every time).
+   */
+  private keyOf(c: PullContext, issueText: Buffer, reviewComments: number, requests: ReviewRecord[], accounts: Map<number, Account>, viewer: Caller | null): unknown[] | null {
+    const { pr, issue, base, head } = c;
+    const key: unknown[] = [pr, issue, issueText, base.repo.id, base.repo.name, base.owner.login, head?.repo.id ?? 0, head?.owner.login ?? '', reviewComments, requests.length];
+    const addAccount = (id: number) => {
+      const account = accounts.get(id);
+      key.push(account, account !== undefined && this.s.users.seesEmail(account, viewer));
+    };
+    for (const r of requests) {
+      if (!r.reviewerId && r.teamId) return null;
+      key.push(r);
+      addAccount(r.reviewerId);
+    }
+    if (pr.hasMerged) addAccount(pr.mergedById);
+    return key;
+  }
+
+  /**
+   * Everything of a PullRequest but its branches' repositories. `known`: what the caller already read for a page (its
+   * review requests, issue half, review comment count and the reviewers' and merger's accounts).
+   */
+  private async parts(c: PullContext, viewer: Caller | null, known?: KnownParts): Promise<PullParts> {
     const { pr, base, head } = c;
     const issue = known?.issue ?? (await this.s.issues.toApi(c.issue, base.repo, base.owner, viewer));
     const fullName = `${base.owner.login}/${base.repo.name}`;
     const html = `${this.urls.root}${fullName}/pulls/${pr.number}`;
     const requests = known?.requests ?? (await this.s.reviews.find({ pullId: pr.id, state: 'REQUEST_REVIEW' }, { sort: { id: 1 } }));
+    const userOf = async (id: number): Promise<ApiUser | null> => {
+      const account = known?.accounts.get(id);
+      return account ? this.s.users.toApi(account, viewer) : this.user(id, viewer);
+    };
     const reviewers: ApiUser[] = [];
     const teams: Array<Record<string, unknown>> = [];
     for (const r of requests) {
       if (r.reviewerId) {
-        const u = await this.user(r.reviewerId, viewer);
+        const u = await userOf(r.reviewerId);
         if (u) reviewers.push(u);
       } else if (r.teamId && this.s.ctx.services.has('orgs')) {
         const team = await this.s.ctx.services.get('orgs').teamById(r.teamId);
@@ -157,7 +237,7 @@ export class PullRenderer {
       }
     }
     const headLabel = head && head.repo.id !== base.repo.id ? `${head.owner.login}:${pr.headBranch}` : pr.headBranch;
-    const reviewComments = await this.s.comments.count({ pullId: pr.id });
+    const reviewComments = known?.reviewComments ?? (await this.s.comments.count({ pullId: pr.id }));
     const fields = {
       id: pr.id,
       url: html,
@@ -186,7 +266,7 @@ export class PullRenderer {
       merged: pr.hasMerged,
       merged_at: pr.mergedAt,
       merge_commit_sha: pr.mergeCommitSha,
-      merged_by: pr.hasMerged ? await this.user(pr.mergedById, viewer) : null,
+      merged_by: pr.hasMerged ? await userOf(pr.mergedById) : null,
       allow_maintainer_edit: pr.allowMaintainerEdit,
       merge_base: pr.mergeBase,
       conflicted_files: pr.conflictedFiles,
@@ -301,6 +381,21 @@ export class PullRenderer {
       stats,
     };
   }
+}
+
+/** UTF-8 bytes of each string, as views of one Buffer holding them all. */
+function encodeAll(texts: readonly string[]): Buffer[] {
+  let length = 0;
+  for (const text of texts) length += Buffer.byteLength(text);
+  const bytes = Buffer.allocUnsafe(length);
+  const views: Buffer[] = [];
+  let at = 0;
+  for (const text of texts) {
+    const n = bytes.write(text, at);
+    views.push(bytes.subarray(at, at + n));
+    at += n;
+  }
+  return views;
 }
 
 /**

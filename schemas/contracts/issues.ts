@@ -173,6 +173,12 @@ export interface IssuesService {
   toApi(issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>>;
   /** The Issue API objects of issues of one repository, in order: their accounts, labels and milestones read once. */
   toApiList(issues: IssueRecord[], repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Array<Record<string, unknown>>>;
+  /**
+   * Each issue's kept JSON as `viewer` sees it, in order: the same Buffer while nothing the issue shows changed (its
+   * record, accounts and their email view, labels, milestone, repository name), a new one once anything did — what
+   * another plugin may key its own kept text on (pull requests: their issue half).
+   */
+  keptJson(issues: IssueRecord[], repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Buffer[]>;
   /** The Comment API object. */
   commentToApi(comment: CommentRecord, issue: IssueRecord, repo: RepoRecord, owner: Account, viewer: Caller | null): Promise<Record<string, unknown>>;
   labelsOf(issue: IssueRecord): Promise<LabelRecord[]>;
