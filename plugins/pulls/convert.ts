@@ -37,8 +37,6 @@ interface KnownParts {
   accounts: Map<number, Account>;
 }
 
-/** Pull requests whose list text is kept (~2 KB each). */
-const PULL_TEXTS = 4096;
 const NULL = Buffer.from('null');
 const COMMA = Buffer.from(',');
 const BRANCHES_END = Buffer.from('}}');
@@ -48,11 +46,12 @@ export class PullRenderer {
   private readonly serializeFields: Serialize;
   private readonly serializeBranch: Serialize;
   /** Each listed pull request's own text, while nothing it shows changed. */
-  readonly cache = new PullTextCache(PULL_TEXTS);
+  readonly cache: PullTextCache;
 
   constructor(private readonly s: Pulls) {
     this.serializeFields = s.ctx.serializer(PullRequestFieldsSchema);
     this.serializeBranch = s.ctx.serializer(BranchFieldsSchema);
+    this.cache = new PullTextCache(s.ctx.settings.jsonCacheEntries ?? 4096);
   }
 
   private get urls() {

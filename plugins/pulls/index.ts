@@ -79,6 +79,9 @@ export default definePlugin<Pulls, PullsSettings>({
       checkConcurrency: { type: 'integer', minimum: 0, maximum: 64, default: 2 },
       // Queued checks held in memory; beyond it they wait in the store and are read again when the queue drains.
       checkQueueLimit: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 10_000 },
+      // Pull request texts kept for list pages (about 2 KB each, their repositories not included); 0 serialises every
+      // pull request on every page.
+      jsonCacheEntries: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 4096 },
     },
     additionalProperties: false,
   },

@@ -161,6 +161,7 @@ declare module '../../core/plugin.js' { interface ForgeServices { pulls: Pulls }
 export interface PullsSettings {
   checkConcurrency?: number;
   checkQueueLimit?: number;
+  jsonCacheEntries?: number;
 }
 
 export class Pulls {

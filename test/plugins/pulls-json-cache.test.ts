@@ -98,3 +98,22 @@ t.test('pull request lists from kept texts', async (t) => {
   await agrees('unchanged once more');
   t.equal(builds(), steady, 'nothing changed: nothing serialised');
 });
+
+t.test('jsonCacheEntries 0 renders every page afresh', async (t) => {
+  const held: { pulls?: any } = {};
+  const probe = definePlugin({ name: 'pulls-probe', dependencies: ['pulls'], start(ctx) { held.pulls = ctx.services.get('pulls'); } });
+  const f = await startForge({ extraPlugins: [probe], config: { plugins: { pulls: { jsonCacheEntries: 0 } } } });
+  t.teardown(() => f.close());
+  const alice = await f.createUser({ username: 'alice' });
+  const call = jsonCaller(f);
+  await call('POST', '/user/repos', alice.token, { name: 'r', auto_init: true, readme: 'Default' }, 201);
+  await call('POST', '/repos/alice/r/contents/a.txt', alice.token, { content: b64('a\n'), branch: 'master', new_branch: 'a', message: 'a' }, 201);
+  await call('POST', '/repos/alice/r/pulls', alice.token, { head: 'a', base: 'master', title: 'one' }, 201);
+  for (let i = 1; i <= 2; i++) {
+    const list = await call('GET', '/repos/alice/r/pulls', undefined);
+    t.same(list.map((p: any) => p.title), ['one']);
+    t.same(list[0], await call('GET', '/repos/alice/r/pulls/1', undefined), 'same object');
+    t.equal(held.pulls.render.cache.builds, i, `page ${i}: made again`);
+    t.equal(held.pulls.render.cache.size, 0, 'nothing kept');
+  }
+});
