@@ -10,8 +10,8 @@ import type { CommitVerification } from '../../schemas/contracts/contents.js';
 import type { ChangedFileInfo, CommitInfo } from './git-ops.js';
 import type { PullContext, PullRecord, Pulls, ReviewCommentRecord, ReviewRecord } from './service.js';
 
-type RepoView = (side: { repo: RepoRecord; owner: Account } | null) => Promise<Record<string, unknown> | null>;
 type Side = { repo: RepoRecord; owner: Account };
+type RepoView = (side: Side | null) => Promise<Record<string, unknown> | null>;
 type Serialize = (value: unknown) => string;
 
 /** A branch of a pull request without its repository (PRBranchInfo's other fields). */
