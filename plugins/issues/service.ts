@@ -181,6 +181,13 @@ const PIVOT_ROUNDS = 4;
 /** Visible rows between the pivot and the page's start that are walked rather than refined away. */
 const PIVOT_WALK = 256;
 
+/** A typed array's values as a plain array (`Array.from` walks it through its iterator: 6.2 µs for 423 ids, 0.7 so). */
+function plainIds(ids: Int32Array): number[] {
+  const out = new Array<number>(ids.length);
+  for (let i = 0; i < ids.length; i++) out[i] = ids[i]!;
+  return out;
+}
+
 /** Gitea's label color: `#rgb` or `#rrggbb`, `#` optional; stored as six lower-case hex digits. */
 export function normalizeColor(color: string): string | null {
   const c = color.trim().replace(/^#/, '');
@@ -716,7 +723,7 @@ export class Issues implements IssuesService {
     // Without trigrams, or while the index is built: every issue of the rest of the query is a candidate.
     if (lower.length < GRAM || this.textBuild) return { filter: this.filterOf(q), candidates: null, keep: null };
     const candidates = this.textIndex.candidates(lower);
-    let ids: number[] = Array.from(candidates.ids);
+    let ids: number[] = plainIds(candidates.ids);
     if (q.ids !== undefined) {
       const asked = new Set(q.ids);
       ids = ids.filter((id) => asked.has(id));
@@ -780,13 +787,14 @@ export class Issues implements IssuesService {
       matches = await this.verifiedMatches(lower);
       this.textMatches.put(lower, matches, generation);
     }
-    let ids = Array.from(matches);
+    let ids = plainIds(matches);
     if (q.ids !== undefined) {
       const asked = new Set(q.ids);
       ids = ids.filter((id) => asked.has(id));
     }
-    const found = await this.issues.find(this.filterOf({ ...q, ids }), { sort: q.sort ?? { id: -1 } });
-    return { total: found.length, issues: found.slice(q.skip, q.skip + q.limit) };
+    // The page and the count at once: the store keeps only the page of the matches it checks, not all of them.
+    const { docs, total } = await this.issues.findAndCount(this.filterOf({ ...q, ids }), { sort: q.sort ?? { id: -1 }, skip: q.skip, limit: q.limit });
+    return { total, issues: docs };
   }
 
   /**
@@ -797,12 +805,12 @@ export class Issues implements IssuesService {
   async verifiedMatches(lower: string): Promise<Int32Array> {
     await this.textIndexReady;
     const candidates = this.textIndex.candidates(lower);
-    const inText = Array.from(candidates.ids).filter((id) => candidates.inText(id));
+    const inText = plainIds(candidates.ids).filter((id) => candidates.inText(id));
     const matched = new Set<number>();
     if (inText.length) {
       for (const issue of await this.issues.find({ id: { $in: inText } })) if (matchesText(issue, lower)) matched.add(issue.id);
     }
-    const byComment = Array.from(candidates.ids).filter((id) => !matched.has(id) && candidates.inComments(id));
+    const byComment = plainIds(candidates.ids).filter((id) => !matched.has(id) && candidates.inComments(id));
     if (byComment.length) {
       for (const cm of await this.comments.find({ issueId: { $in: byComment } }, { projection: { issueId: 1, body: 1 } })) {
         if (cm.body.toLowerCase().includes(lower)) matched.add(cm.issueId);

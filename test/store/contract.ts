@@ -108,6 +108,13 @@ export const REPEATED_FILTER_CASES: Array<[string, Record<string, unknown>, numb
   ['an array element', { tags: 'a' }, [1]],
   ['a range on strings', { name: { $gt: 'beta' } }, [3, 4]],
   ['a range on numbers, same field name', { n: { $gt: 15 } }, [4]],
+  // An `$in` answered by looking each value up, with another condition (the membership is not tested again).
+  ['$in of ids and another field', { id: { $in: [4, 3, 2, 1] }, flag: true }, [1, 4]],
+  ['a long $in of ids (some absent) and a range', { id: { $in: Array.from({ length: 40 }, (_, i) => 40 - i) }, n: { $gt: 5 } }, [2, 3, 4]],
+  ['$in on an array field and another field', { tags: { $in: ['a', 'b', 'zzz'] }, flag: false }, [2]],
+  ['a long $in on an array field and a range', { tags: { $in: ['b', ...Array.from({ length: 19 }, (_, i) => `t${i}`)] }, n: { $lt: 15 } }, [1, 2]],
+  ['$in with null on a path some documents lack, and a range', { 'owner.id': { $in: [null, 11] }, name: { $gt: 'b' } }, [2, 3]],
+  ['$in with repeated values and another field', { n: { $in: [20, 5, 20, 5] }, flag: true }, [1, 4]],
 ];
 
 const ids = (docs: Doc[]): number[] => docs.map((d) => d.id as number);

@@ -228,13 +228,14 @@ function onlyPrefix(index: OrderedIndex, filter: PlannableFilter, k: number): bo
 
 /**
  * The filter without the top-level equalities an access on `fixed` guarantees. Only top-level, pure, one-valued
- * equalities on scalars are dropped (a condition that came from an `$and` stays), so the rest still validates.
+ * equalities on scalars are dropped (a condition that came from an `$and` stays), so the rest still validates; with
+ * `lists`, pure `$in`s too (an access that looked each value up yields only documents holding one of them).
  */
-function residualOf(filter: PlannableFilter, fixed: string[]): Match {
+function residualOf(filter: PlannableFilter, fixed: string[], lists = false): Match {
   const drop = new Set<string>();
   for (const field of fixed) {
     const cond = filter.indexable.get(field);
-    if (cond?.topLevel && cond.pureEq && cond.eqOne) drop.add(field);
+    if (cond?.topLevel && cond.pureEq && (cond.eqOne || lists)) drop.add(field);
   }
   return matchOf(filter, drop.size ? drop : null);
 }
@@ -258,7 +259,9 @@ function singleFieldCandidate(index: OrderedIndex, filter: PlannableFilter, cond
   const name = index.name;
   if (cond.eq) {
     const { slot, list } = cond.eq;
-    const residual = cond.eqOne ? residualOf(filter, [field]) : full;
+    // An `$in` answered by one lookup per value needs no membership test after it (its Set is then never built: a
+    // `q` issue search's `{id: {$in: 423 ids}}` spent 7% of its request building one).
+    const residual = cond.eqOne || (list && cond.pureEq) ? residualOf(filter, [field], true) : full;
     const pure = cond.pureEq && alone;
     const open = (v: Values): Access => {
       // One hash lookup per value (an `$in` of ids is as many lookups, no tree search).
