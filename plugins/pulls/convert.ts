@@ -151,16 +151,18 @@ export class PullRenderer {
     const accountIds: number[] = [];
     for (const r of asked) if (r.reviewerId) accountIds.push(r.reviewerId);
     for (const c of contexts) if (c.pr.hasMerged && c.pr.mergedById) accountIds.push(c.pr.mergedById);
+    // The issue halves' kept JSON only serves as keys: none when nothing is kept.
+    const keeps = this.cache.keeps;
     const [counts, accounts, kept] = await Promise.all([
       Promise.all(contexts.map((c) => this.s.comments.count({ pullId: c.pr.id }))),
       accountIds.length ? this.s.users.byIds(accountIds) : Promise.resolve(new Map<number, Account>()),
-      this.s.issues.keptJson(contexts.map((c) => c.issue), base.repo, base.owner, viewer),
+      keeps ? this.s.issues.keptJson(contexts.map((c) => c.issue), base.repo, base.owner, viewer) : Promise.resolve(null),
     ]);
     const out = new Array<{ open: Buffer; middle: Buffer }>(contexts.length);
     const keys = new Array<unknown[] | null>(contexts.length);
     const missed: number[] = [];
     contexts.forEach((c, i) => {
-      const key = this.keyOf(c, kept[i]!, counts[i]!, requests.get(c.pr.id) ?? [], accounts, viewer);
+      const key = kept ? this.keyOf(c, kept[i]!, counts[i]!, requests.get(c.pr.id) ?? [], accounts, viewer) : null;
       const hit = key && this.cache.get(c.pr.id, key);
       if (hit) out[i] = hit;
       else {

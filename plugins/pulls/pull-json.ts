@@ -42,6 +42,11 @@ export class PullTextCache {
     this.entries.set(id, { key, open, middle });
   }
 
+  /** Whether anything is kept at all (`jsonCacheEntries` above 0): without, a list needs no keys. */
+  get keeps(): boolean {
+    return this.capacity > 0;
+  }
+
   get size(): number {
     return this.entries.size;
   }
