@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../core/config.js';
+import { SERVE_NODE_FLAGS } from '../core/heap-headroom.js';
 import { FULL_SIZES, planDataset, QUICK_SIZES, tokenOf } from './dataset.js';
 import { adoptKeptSeed, seedNote } from './kept-seed.js';
 import { loadCases } from './load-cases.js';
@@ -59,7 +60,8 @@ async function main(): Promise<void> {
   const fx = fixtureOf(plan, config.apiPrefix, values.quick === true);
   const port = 20000 + Math.floor(Math.random() * 20000);
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
-  const nodeArgs = [...values['node-flag'], script];
+  // `npm start`'s node flags first (core/heap-headroom.ts), then the A/B's own (a later value of a flag wins).
+  const nodeArgs = [...SERVE_NODE_FLAGS, ...values['node-flag'], script];
   const out = values['server-log'] ? openSync(values['server-log'], 'w') : 'ignore';
   const child = pinned
     ? spawn('taskset', ['-c', '0', process.execPath, ...nodeArgs], {

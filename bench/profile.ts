@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
+import { SERVE_NODE_FLAGS } from '../core/heap-headroom.js';
 import type { Store } from '../core/store/port.js';
 import type { BenchCase, SeedContext, SetupResult } from './case.js';
 import { FULL_SIZES, planDataset, prng, QUICK_SIZES, seedOf, tokenOf, type DatasetPlan } from './dataset.js';
@@ -113,6 +114,59 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
   };
 }
 
+interface AllocNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children?: AllocNode[];
+}
+
+export interface AllocSummary {
+  /** Bytes allocated over the window (sampled: each sample stands for about the sampling interval's bytes). */
+  totalBytes: number;
+  functions: Array<{ name: string; where: string; bytes: number; share: number }>;
+  modules: Array<{ module: string; bytes: number; share: number }>;
+}
+
+/** Allocated bytes by the function and module that allocated them, from a sampling heap profile (`--alloc`). */
+export function summariseAllocations(root: AllocNode, top = 25): AllocSummary {
+  const byFunction = new Map<string, { name: string; where: string; bytes: number }>();
+  const byModule = new Map<string, number>();
+  let total = 0;
+  const stack: AllocNode[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    for (const child of node.children ?? []) stack.push(child);
+    if (node.selfSize === 0) continue;
+    total += node.selfSize;
+    const f = node.callFrame;
+    const name = f.functionName || '(anonymous)';
+    const file = f.url ? f.url.replace(/^file:\/\//, '').replace(PACKAGE_ROOT + '/', '') : '';
+    const where = file ? `${file}:${f.lineNumber + 1}` : '';
+    const key = `${name}@${where}`;
+    const entry = byFunction.get(key) ?? { name, where, bytes: 0 };
+    entry.bytes += node.selfSize;
+    byFunction.set(key, entry);
+    const mod = moduleOf(f.url.replace(/^file:\/\//, ''));
+    byModule.set(mod, (byModule.get(mod) ?? 0) + node.selfSize);
+  }
+  const share = (b: number) => Math.round((b / Math.max(1, total)) * 1000) / 10;
+  return {
+    totalBytes: total,
+    functions: [...byFunction.values()].sort((a, b) => b.bytes - a.bytes).slice(0, top).map((f) => ({ ...f, share: share(f.bytes) })),
+    modules: [...byModule].sort((a, b) => b[1] - a[1]).slice(0, top).map(([module, bytes]) => ({ module, bytes, share: share(bytes) })),
+  };
+}
+
+/** The allocation summary per request: bytes a request allocates, by module and by function. */
+export function formatAllocations(title: string, s: AllocSummary, requests: number): string {
+  const per = (b: number) => String(Math.round(b / Math.max(1, requests))).padStart(7);
+  const lines = [`== ${title}: ${per(s.totalBytes).trim()} bytes allocated per request (${requests} requests)`, '-- bytes per request by module'];
+  for (const m of s.modules) lines.push(`${String(m.share).padStart(5)}%  ${per(m.bytes)} B  ${m.module}`);
+  lines.push('-- bytes per request by function');
+  for (const f of s.functions) lines.push(`${String(f.share).padStart(5)}%  ${per(f.bytes)} B  ${f.name}  ${f.where}`);
+  return lines.join('\n');
+}
+
 /** autocannon's options for a case: its one request, or its stream replayed item after item (creates get fresh names). */
 export function loadOptions(c: BenchCase, fx: ReturnType<typeof fixtureOf>, url: string, made: SetupResult, connections: number): autocannon.Options {
   if (c.stream) {
@@ -191,10 +245,12 @@ async function main(): Promise<void> {
       // API prefix (`/repos/issues/search?…`). The issue families of list-random.ts need it: a replay keeps no issues.
       path: { type: 'string' },
       login: { type: 'string' },
+      // What the load window allocates (a sampling heap profile counting collected objects too) instead of CPU time.
+      alloc: { type: 'boolean', default: false },
     },
   });
   if (!values.data || (!values.case && !values.boot)) {
-    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> [--path P (no /api/v1) [--login L]] | --boot) [--seconds 10] [--quick]');
+    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> [--path P (no /api/v1) [--login L]] [--alloc] | --boot) [--seconds 10] [--quick]');
     process.exit(2);
   }
   const dataDir = path.resolve(values.data);
@@ -205,7 +261,7 @@ async function main(): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'server-forge.js');
   // --boot: the whole process under --cpu-prof, stopped once listening. --case: only the load window (inspector).
-  const child = spawn(process.execPath, [...(values.boot ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), script], {
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...(values.boot ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []), script], {
     env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -257,15 +313,22 @@ async function main(): Promise<void> {
       }
       const opts = loadOptions(found.case, fx, ready.url, made ?? {}, Number(values.connections));
       await autocannon({ ...opts, duration: 2 }); // warm-up, not profiled
-      child.send({ type: 'profile-start' });
-      await next('profile-started');
+      const kind = values.alloc ? 'alloc' : 'profile';
+      child.send({ type: `${kind}-start` });
+      await next(`${kind}-started`);
       const result = await autocannon({ ...opts, duration: Number(values.seconds) });
-      file = path.join(profDir, `${values.case}.cpuprofile`);
-      child.send({ type: 'profile-stop', file });
-      await next('profile-written');
+      file = path.join(profDir, `${values.case}.${values.alloc ? 'heapprofile' : 'cpuprofile'}`);
+      child.send({ type: `${kind}-stop`, file });
+      await next(`${kind}-written`);
       console.log(`${values.case}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
       child.send({ type: 'stop' });
       await exited;
+      if (values.alloc) {
+        const heap = JSON.parse(await readFile(file, 'utf8')) as { head: AllocNode };
+        console.log(formatAllocations(values.case!, summariseAllocations(heap.head, Number(values.top)), result.requests.total));
+        console.log(`heap profile: ${file} (open in Chrome DevTools → Memory)`);
+        return;
+      }
     } else {
       child.send({ type: 'stop' });
       await exited;

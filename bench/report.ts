@@ -228,7 +228,7 @@ export function summaryText(result: BenchResult): string {
       (s.stopMs !== undefined ? `; stopped in ${(s.stopMs / 1000).toFixed(2)} s` : ''),
     loadCheckText(result, false),
     `request log: ${fmtInt(s.logLines)} lines, ${(s.logBytes / MiB).toFixed(1)} MiB (logging at ${result.settings.logLevel})`,
-    ...(result.settings.nodeFlags?.length ? [`forgekit server's node flags: ${result.settings.nodeFlags.join(' ')}`] : []),
+    ...(result.settings.nodeFlags?.length ? [`both servers' node flags: ${result.settings.nodeFlags.join(' ')}`] : []),
   ].join('\n');
 }
 
@@ -265,7 +265,7 @@ export function markdownReport(result: BenchResult): string {
       (st.pinning ? `Servers pinned to CPU ${st.pinning.server}, the load generator to CPU ${st.pinning.load} (taskset).` : 'No CPU pinning.'),
     `- ${loadCheckText(result, true)}`,
     `- forgekit logs every request (level \`${st.logLevel}\`, ${fmtInt(s.logLines)} lines written to a file during the run)` +
-      (st.nodeFlags?.length ? `; its node ran with \`${st.nodeFlags.join(' ')}\`.` : '.'),
+      (st.nodeFlags?.length ? `; both servers' node ran with \`${st.nodeFlags.join(' ')}\` (\`npm start\`'s flags, then the run's own).` : '.'),
     `- Dataset: ${fmtInt(result.dataset.accounts)} accounts (${fmtInt(result.dataset.sizes.users)} users, ${fmtInt(result.dataset.sizes.orgs)} orgs), ` +
       `${fmtInt(result.dataset.sizes.repos)} repositories (${Math.round(result.dataset.sizes.privateShare * 100)}% private), ` +
       `search terms matching ${Object.entries(result.dataset.termCounts).map(([k, v]) => `${k} ${fmtInt(v)}`).join(', ')}. ` +

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig, PACKAGE_ROOT } from '../core/config.js';
+import { SERVE_NODE_FLAGS } from '../core/heap-headroom.js';
 import { resolvePlugins } from '../core/loader.js';
 import { createStore } from '../core/store/index.js';
 import { builtinPlugins } from '../plugins/index.js';
@@ -561,13 +562,15 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
 
     const logFile = path.join(tmp, 'forgekit.log');
     const forgePort = await freePort();
+    // Both servers run with `npm start`'s node flags (the bare one too: the same runtime for both), then the run's own.
+    const serverFlags = [...SERVE_NODE_FLAGS, ...opts.nodeFlags];
     const bootForge = () => startChild('server-forge.js', {
       ...process.env,
       ...(mongodbUri ? { FORGEKIT_MONGODB_URI: mongodbUri } : {}),
       FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port: forgePort, logLevel: opts.logLevel }),
       // The full dataset boots in ~20 s on a quiet machine and several times that on a busy one; the boot time is
       // reported (and judged against its target), so waiting longer only keeps a slow boot from ending the run.
-    }, logFile, pinning?.server ?? null, opts.quick ? 120_000 : 600_000, opts.nodeFlags);
+    }, logFile, pinning?.server ?? null, opts.quick ? 120_000 : 600_000, serverFlags);
     const boots: Child[] = [];
     for (let i = 0; i <= opts.restarts; i++) {
       if (forge) await stopChild(forge, out);
@@ -582,8 +585,8 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
     const settled = await forge.settled;
     out(settled ? settledNote(settled) : 'forgekit did not report the end of its background work');
     const execArgv: string[] = forge.ready.execArgv ?? [];
-    for (const flag of opts.nodeFlags) if (!execArgv.includes(flag)) throw new Error(`the forgekit server runs without ${flag} (its node flags: ${execArgv.join(' ') || 'none'})`);
-    bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000);
+    for (const flag of serverFlags) if (!execArgv.includes(flag)) throw new Error(`the forgekit server runs without ${flag} (its node flags: ${execArgv.join(' ') || 'none'})`);
+    bare = await startChild('server-bare.js', { ...process.env, FORGEKIT_BENCH_PORT: String(await freePort()) }, path.join(tmp, 'bare.log'), pinning?.server ?? null, 30_000, serverFlags);
 
     for (const { loadedCase, group } of selected) {
       const c = loadedCase.case;
@@ -645,7 +648,7 @@ export async function runBench(opts: BenchOptions, out: (line: string) => void =
         rounds: opts.rounds,
         order: 'A B A B (forgekit, then bare, per round)',
         logLevel: opts.logLevel,
-        nodeFlags: opts.nodeFlags,
+        nodeFlags: serverFlags,
         pinning,
         filter: opts.filter,
       },

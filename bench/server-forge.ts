@@ -76,6 +76,27 @@ async function main(): Promise<void> {
           session.disconnect();
           send({ type: 'profile-written' });
         }, (err) => send({ type: 'error', message: String(err) }));
+    } else if (msg?.type === 'alloc-start') {
+      // Allocation sampling (profile.js --alloc): every allocation sampled, the collected ones included, so the
+      // profile says what a request allocates, not what survives.
+      profiler ??= new Session();
+      const session = profiler;
+      session.connect();
+      session.post('HeapProfiler.enable')
+        .then(() => session.post('HeapProfiler.startSampling', {
+          samplingInterval: (msg as { interval?: number }).interval ?? 1024,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        }))
+        .then(() => send({ type: 'alloc-started' }), (err) => send({ type: 'error', message: String(err) }));
+    } else if (msg?.type === 'alloc-stop' && profiler) {
+      const session = profiler;
+      session.post('HeapProfiler.stopSampling')
+        .then(({ profile }) => writeFile((msg as { file: string }).file, JSON.stringify(profile)))
+        .then(() => {
+          session.disconnect();
+          send({ type: 'alloc-written' });
+        }, (err) => send({ type: 'error', message: String(err) }));
     } else if (msg?.type === 'stop') {
       forge.close().then(() => process.exit(0), () => process.exit(1));
     }

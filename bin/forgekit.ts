@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 // The forgekit command line: the server, and the offline operator commands (admin, doctor, dump, restore) that work
 // on a stopped server's data. Exit codes: 0 done, 1 failed, 2 bad command line.
 import { createForge } from '../plugins/index.js';
@@ -9,7 +9,7 @@ import { CommandError, UsageError } from './cli/context.js';
 import { firstStartHints } from './cli/first-start.js';
 import { prettyLogger, wantsPretty } from './cli/pretty-log.js';
 import { loadConfig } from '../core/config.js';
-import { applyHeapHeadroom, applyPretenuring, bootHeadroomPercent } from '../core/heap-headroom.js';
+import { applyHeapHeadroom, applyPretenuring, bootHeadroomPercent, missingServeFlags } from '../core/heap-headroom.js';
 
 const USAGE = `usage: forgekit <command> [options]
 
@@ -34,6 +34,8 @@ async function serve(): Promise<void> {
   applyHeapHeadroom(forge.config.heapHeadroomPercent);
   forge.log.info({ heapHeadroomPercent: forge.config.heapHeadroomPercent, bootHeadroomPercent: bootHeadroomPercent(config.heapHeadroomPercent), heapPretenuring: config.heapPretenuring },
     'old-generation headroom set');
+  const missing = missingServeFlags();
+  if (missing.length) forge.log.info({ missing }, `started without ${missing.join(' ')} (npm start passes it): young-generation collections run twice as often`);
   await firstStartHints(forge, url);
   let stopping = false;
   const stop = (signal: string) => {

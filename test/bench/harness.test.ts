@@ -12,7 +12,7 @@ import { casesOf, mergeCases, seedersOf, shapeOf } from '../../bench/load-cases.
 import { bootText, loadCheck, MD_BEGIN, MD_END, resultFileName, spliceResults, type BenchResult as Result } from '../../bench/report.js';
 import { benchMongoUri, cpuMs, matchesFilter, parseOptions, prepareRequest, record } from '../../bench/run.js';
 import { fixtureOf } from '../../bench/seed.js';
-import { categoryOf, formatSummary, moduleOf, summarise } from '../../bench/profile.js';
+import { categoryOf, formatAllocations, formatSummary, moduleOf, summarise, summariseAllocations } from '../../bench/profile.js';
 import { combine, median, percentile, ratioOf, runStats } from '../../bench/stats.js';
 import { inferGroup, judge } from '../../bench/targets.js';
 import { families } from '../../bench/families.js';
@@ -259,6 +259,23 @@ t.test('CPU profiles are summed by function, module and cost centre', async (t) 
   t.equal(sum.functions[0]!.name, 'find');
   t.equal(sum.functions[0]!.share, 37.5);
   t.match(formatSummary('x', sum), /self time by cost centre/);
+});
+
+t.test('allocation profiles (profile.js --alloc) are summed by function and module, per request', async (t) => {
+  const node = (functionName: string, url: string, selfSize: number, children: unknown[] = []) => ({ callFrame: { functionName, url, lineNumber: 9 }, selfSize, children });
+  // A function met twice in the tree (two callers) is one row; the root and frames that allocate nothing are no rows.
+  const head = node('(root)', '', 0, [
+    node('dispatch', 'file:///p/dist/core/http/dispatch.js', 3000, [node('find', 'file:///p/dist/core/store/embedded/collection.js', 4000)]),
+    node('page', 'file:///p/dist/plugins/lib/repo-relations.js', 1000, [node('find', 'file:///p/dist/core/store/embedded/collection.js', 2000)]),
+  ]);
+  const sum = summariseAllocations(head as Parameters<typeof summariseAllocations>[0]);
+  t.equal(sum.totalBytes, 10000);
+  t.same(sum.functions.map((f) => [f.name, f.bytes, f.share]), [['find', 6000, 60], ['dispatch', 3000, 30], ['page', 1000, 10]]);
+  t.equal(sum.functions[0]!.where, 'file:///p/dist/core/store/embedded/collection.js:10'.replace('file://', ''));
+  t.same(sum.modules.map((m) => [m.module, m.bytes]), [['forgekit core/store', 6000], ['forgekit core/http', 3000], ['forgekit plugins/lib', 1000]]);
+  const text = formatAllocations('case', sum, 4);
+  t.match(text, /== case: 2500 bytes allocated per request \(4 requests\)/);
+  t.match(text, /60%\s+1500 B  find/);
 });
 
 t.test('targets', async (t) => {

@@ -2,6 +2,7 @@
 // `admin create-user` while the server is stopped, and boot failures with clear messages.
 import t from 'tap';
 import { spawn, execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,12 +11,22 @@ import { PACKAGE_ROOT } from '../../core/config.js';
 import { freePort } from '../helpers/forge.js';
 import { waitFor } from '../helpers/wait.js';
 import { nodeCommand } from '../helpers/child-env.js';
+import { SERVE_NODE_FLAGS } from '../../core/heap-headroom.js';
 
 const BIN = path.join(PACKAGE_ROOT, 'dist', 'bin', 'forgekit.js');
 const run = promisify(execFile);
 
-function start(env: Record<string, string>) {
-  const child = spawn(...nodeCommand([BIN, 'serve']), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** The node flags the command's `#!` line starts it with (`#!/usr/bin/env -S node <flags>`). */
+function shebangFlags(): string[] {
+  const first = readFileSync(BIN, 'utf8').split('\n', 1)[0]!;
+  const prefix = '#!/usr/bin/env -S node';
+  if (!first.startsWith(prefix)) throw new Error(`unexpected #! line: ${first}`);
+  return first.slice(prefix.length).trim().split(/\s+/).filter(Boolean);
+}
+
+/** `forgekit serve` as a process; `flags`: node flags before the script (none: `node dist/bin/forgekit.js serve`). */
+function start(env: Record<string, string>, flags: readonly string[] = []) {
+  const child = spawn(...nodeCommand([...flags, BIN, 'serve']), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
@@ -55,6 +66,7 @@ t.test('server process', async (t) => {
   t.match(await first.logged(/"method":"GET","path":"\/api\/v1\/user","status":401/), /"method":"GET","path":"\/api\/v1\/user","status":401/, 'one log line per request');
   t.notMatch(first.output(), /token=abc|boss-secret/, 'no token or password in the logs');
   t.match(first.output(), /"heapHeadroomPercent":25,"bootHeadroomPercent":100,"heapPretenuring":false,"msg":"old-generation headroom set"/, 'the old-generation headroom of the default config set once listening, pretenuring off');
+  t.match(first.output(), /"missing":\["--max-semi-space-size=32"\],"msg":"started without --max-semi-space-size=32 \(npm start passes it\)/, 'started without npm start\'s node flags: the log says which');
   first.child.kill('SIGTERM');
   t.equal(await first.exited, 0, 'SIGTERM stops cleanly');
 
@@ -62,14 +74,25 @@ t.test('server process', async (t) => {
   t.match(created.stdout, /created user carol/);
   await t.rejects(run(...nodeCommand([BIN, 'admin', 'create-user', '--username', 'carol', '--password', 'x']), { env: { ...process.env, ...env } }), /required/);
 
-  const second = start(env);
+  // Started as its `#!` line starts it (with npm start's flags): no hint.
+  const second = start(env, shebangFlags());
   await second.ready;
   const carol = await fetch(`http://127.0.0.1:${port}/api/v1/user`, { headers: { Authorization: `Basic ${Buffer.from('carol:carol-secret').toString('base64')}` } });
   t.equal((await carol.json()).login, 'carol', 'the CLI user can sign in');
   const admins = await (await fetch(`http://127.0.0.1:${port}/api/v1/users/search?q=boss`)).json();
   t.equal(admins.data.length, 1, 'the admin bootstrap is idempotent');
+  t.notMatch(second.output(), /started without/, 'started with npm start\'s node flags: no hint');
   second.child.kill('SIGINT');
   t.equal(await second.exited, 0);
+});
+
+t.test("npm start and the command's #! line start node with the same flags, the ones core/heap-headroom.ts names", async (t) => {
+  const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  t.equal(pkg.scripts.start, `node ${SERVE_NODE_FLAGS.join(' ')} dist/bin/forgekit.js serve`);
+  t.same(shebangFlags(), SERVE_NODE_FLAGS);
+  // Node and V8 take them (an unknown option stops node with "bad option").
+  const { stdout } = await run(...nodeCommand([...SERVE_NODE_FLAGS, '-e', 'console.log(process.execArgv.filter((a) => a.startsWith("--max")).join(" "))']));
+  t.equal(stdout.trim(), SERVE_NODE_FLAGS.join(' '));
 });
 
 t.test('boot failures name the problem', async (t) => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT } from '../../core/config.js';
-import { applyHeapHeadroom, bootHeadroomPercent } from '../../core/heap-headroom.js';
+import { applyHeapHeadroom, bootHeadroomPercent, missingServeFlags, SERVE_NODE_FLAGS } from '../../core/heap-headroom.js';
 import { nodeCommand } from '../helpers/child-env.js';
 
 const run = promisify(execFile);
@@ -58,4 +58,13 @@ console.log('kept', keep.length);`;
   const { stdout, stderr } = await run(cmd, args);
   t.match(stdout, /kept 600000/);
   t.notMatch(stderr, /unrecognized|Error/i, 'V8 knows the flag');
+});
+
+t.test("npm start's node flags: missing unless the command line or NODE_OPTIONS names them (any value)", async (t) => {
+  t.same(SERVE_NODE_FLAGS, ['--max-semi-space-size=32']);
+  t.same(missingServeFlags([], ''), ['--max-semi-space-size=32'], 'nothing given');
+  t.same(missingServeFlags(['--max-semi-space-size=32'], ''), []);
+  t.same(missingServeFlags(['--max-semi-space-size=64'], ''), [], "an operator's own size counts");
+  t.same(missingServeFlags([], '--max_semi_space_size=8 --enable-source-maps'), [], 'NODE_OPTIONS, with V8\'s underscores');
+  t.same(missingServeFlags(['--max-old-space-size=2048'], '--max-semi-space'), ['--max-semi-space-size=32'], 'other flags, or a name that only starts alike, do not');
 });
