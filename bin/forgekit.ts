@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32
+#!/usr/bin/env node
 // The forgekit command line: the server, and the offline operator commands (admin, doctor, dump, restore) that work
 // on a stopped server's data. Exit codes: 0 done, 1 failed, 2 bad command line.
 import { createForge } from '../plugins/index.js';

@@ -47,9 +47,11 @@ export function applyPretenuring(enabled: boolean): void {
 }
 
 /**
- * Node flags the `forgekit serve` process starts with (`npm start` passes them; so does the command's `#!` line and
- * every benchmark server, bare or forgekit). V8 sizes its young generation when the process starts: these cannot be
- * set from inside, unlike the two settings above.
+ * Node flags the `forgekit serve` process starts with (`npm start` passes them, and so does the benchmark to both its
+ * servers, bare and forgekit). V8 sizes its young generation when the process starts: these cannot be set from inside,
+ * unlike the two settings above. The `forgekit` command's `#!` line stays `#!/usr/bin/env node`: `env -S` (the only
+ * way to pass a flag there) is missing from BusyBox's env, e.g. on Alpine; started without them, `forgekit serve`
+ * logs which are missing.
  *
  * Why a 32 MiB semi-space (V8's default is 16): a scavenge of this server's young generation costs ~1.7 ms whatever
  * survives it (0.14 MB of the 14 MB a scavenge found, under load: the in-flight requests), and at 25,000 small list
