@@ -77,8 +77,8 @@ async function main(): Promise<void> {
           send({ type: 'profile-written' });
         }, (err) => send({ type: 'error', message: String(err) }));
     } else if (msg?.type === 'alloc-start') {
-      // Allocation sampling (profile.js --alloc): every allocation sampled, the collected ones included, so the
-      // profile says what a request allocates, not what survives.
+      // Allocation sampling (profile.js --alloc): about one sample per KiB allocated (V8 scales them to an estimate
+      // of every byte), the collected objects kept in, so the profile says what a request allocates, not what survives.
       profiler ??= new Session();
       const session = profiler;
       session.connect();
