@@ -73,6 +73,14 @@ export function categoryOf(module: string): string {
   return `other (${module})`;
 }
 
+/** A profile frame as the summaries name it: the function, where it is (relative to the package), one key for both. */
+function frameOf(f: { functionName: string; url: string; lineNumber: number }): { name: string; where: string; key: string } {
+  const name = f.functionName || '(anonymous)';
+  const file = f.url ? f.url.replace(/^file:\/\//, '').replace(PACKAGE_ROOT + '/', '') : '';
+  const where = file ? `${file}:${f.lineNumber + 1}` : '';
+  return { name, where, key: `${name}@${where}` };
+}
+
 export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
   const self = new Map<number, number>();
   for (let i = 0; i < profile.samples.length; i++) {
@@ -86,10 +94,7 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
     if (us === 0) continue;
     total += us;
     const f = node.callFrame;
-    const name = f.functionName || '(anonymous)';
-    const file = f.url ? f.url.replace(/^file:\/\//, '').replace(PACKAGE_ROOT + '/', '') : '';
-    const where = file ? `${file}:${f.lineNumber + 1}` : '';
-    const key = `${name}@${where}`;
+    const { name, where, key } = frameOf(f);
     const entry = byFunction.get(key) ?? { name, where, us: 0 };
     entry.us += us;
     byFunction.set(key, entry);
@@ -139,10 +144,7 @@ export function summariseAllocations(root: AllocNode, top = 25): AllocSummary {
     if (node.selfSize === 0) continue;
     total += node.selfSize;
     const f = node.callFrame;
-    const name = f.functionName || '(anonymous)';
-    const file = f.url ? f.url.replace(/^file:\/\//, '').replace(PACKAGE_ROOT + '/', '') : '';
-    const where = file ? `${file}:${f.lineNumber + 1}` : '';
-    const key = `${name}@${where}`;
+    const { name, where, key } = frameOf(f);
     const entry = byFunction.get(key) ?? { name, where, bytes: 0 };
     entry.bytes += node.selfSize;
     byFunction.set(key, entry);

@@ -17,6 +17,16 @@ function send(message: unknown): void {
   process.send?.(message);
 }
 
+/** Writes what a stopped profiler returned (`stopped`) to `file`, then disconnects and says `written`. */
+function writeProfile(session: Session, stopped: Promise<{ profile: unknown }>, file: string, written: string): void {
+  stopped
+    .then(({ profile }) => writeFile(file, JSON.stringify(profile)))
+    .then(() => {
+      session.disconnect();
+      send({ type: written });
+    }, (err) => send({ type: 'error', message: String(err) }));
+}
+
 async function main(): Promise<void> {
   const cfg = JSON.parse(process.env.FORGEKIT_BENCH_SERVER ?? '{}') as ForgeChildConfig;
   // As `forgekit serve` does: pretenuring as configured (off), the start's own headroom, then the server's once it listens.
@@ -69,13 +79,7 @@ async function main(): Promise<void> {
         .then(() => session.post('Profiler.start'))
         .then(() => send({ type: 'profile-started' }), (err) => send({ type: 'error', message: String(err) }));
     } else if (msg?.type === 'profile-stop' && profiler) {
-      const session = profiler;
-      session.post('Profiler.stop')
-        .then(({ profile }) => writeFile((msg as { file: string }).file, JSON.stringify(profile)))
-        .then(() => {
-          session.disconnect();
-          send({ type: 'profile-written' });
-        }, (err) => send({ type: 'error', message: String(err) }));
+      writeProfile(profiler, profiler.post('Profiler.stop'), (msg as { file: string }).file, 'profile-written');
     } else if (msg?.type === 'alloc-start') {
       // Allocation sampling (profile.js --alloc): about one sample per KiB allocated (V8 scales them to an estimate
       // of every byte), the collected objects kept in, so the profile says what a request allocates, not what survives.
@@ -90,13 +94,7 @@ async function main(): Promise<void> {
         }))
         .then(() => send({ type: 'alloc-started' }), (err) => send({ type: 'error', message: String(err) }));
     } else if (msg?.type === 'alloc-stop' && profiler) {
-      const session = profiler;
-      session.post('HeapProfiler.stopSampling')
-        .then(({ profile }) => writeFile((msg as { file: string }).file, JSON.stringify(profile)))
-        .then(() => {
-          session.disconnect();
-          send({ type: 'alloc-written' });
-        }, (err) => send({ type: 'error', message: String(err) }));
+      writeProfile(profiler, profiler.post('HeapProfiler.stopSampling'), (msg as { file: string }).file, 'alloc-written');
     } else if (msg?.type === 'stop') {
       forge.close().then(() => process.exit(0), () => process.exit(1));
     }
