@@ -103,10 +103,14 @@ export function runDataset(ds: Dataset, size: number, seed: number, requests: nu
     : { public: true, privateAll: false, privateIds: index.privateOf(ownerOfCaller) };
   // A collaborator: a few private repositories of several owners.
   const collab = recs.filter((x) => x.private).slice(0, 40).map((x) => x.id);
+  // Owners hidden from callers as on a real site (limited and private accounts: one owner in 20, the caller's own
+  // excepted), one shared set as the users plugin makes it: whose public repositories a search must leave out.
+  const owners = [...new Set(recs.map((x) => x.ownerId))].sort((a, b) => a - b);
+  const hidden = new Set(owners.filter((o, i) => o !== ownerOfCaller && i % 20 === 7));
   const callers: Array<{ name: string; vis: Visibility }> = [
-    { name: 'anonymous', vis: { public: true, privateAll: false } },
-    { name: 'owner', vis: ownerVis },
-    { name: 'collaborator', vis: { public: true, privateAll: false, privateIds: collab } },
+    { name: 'anonymous', vis: { public: true, privateAll: false, hiddenOwners: hidden } },
+    { name: 'owner', vis: { ...ownerVis, hiddenOwners: hidden } },
+    { name: 'collaborator', vis: { public: true, privateAll: false, privateIds: collab, hiddenOwners: hidden } },
     { name: 'admin', vis: { public: true, privateAll: true } },
   ];
   const families: Record<string, (q: string, i: number) => IndexQuery> = {
