@@ -396,10 +396,26 @@ const OWNER_MARKS_MAX = 4;
  */
 const OWNER_PLAN_COST = 192;
 
+/**
+ * Below this many ids of the exact source per excluded owner (with repositories on the side), a count reads the ids'
+ * marks rather than look at each owner: a mark is a byte read (a few ns), an owner's count a posting's or a plan's.
+ */
+const MARK_READS_PER_OWNER = 16;
+
 /** A query's excluded owners as marks by repository id (1: the owner is in the set), less the owners in `except`. */
 interface ExcludedOwners {
+  base: ReadonlySet<number>;
   marks: Uint8Array;
+  /** Per side, the marked repositories by flag bits (`Side.all`'s tags). */
+  counts: { pub: Int32Array; priv: Int32Array };
   except: ReadonlySet<number> | null;
+}
+
+/** An excluded-owner set's marks as `RepoIndex` keeps them. */
+interface KeptMarks {
+  size: number;
+  marks: Uint8Array;
+  counts: { pub: Int32Array; priv: Int32Array };
 }
 
 export class RepoIndex {
@@ -424,9 +440,11 @@ export class RepoIndex {
    * Per excluded-owner set (`IndexQuery.notOwners`: a Set, or the base of a `Minus`), by repository id: 1 when the
    * repository's owner is in it. Kept in step with every entry (`setEntry`), so a search's visibility check is a byte
    * read by id, not a set lookup by the entry's owner (for anonymous callers that lookup was ~9% of a 50-repository
-   * search page). Such sets are never changed once made; the size they had is kept as a guard all the same.
+   * search page), and the marked repositories are counted per side by flag bits, so a list without a text query
+   * counts what it leaves out in 16 additions. Such sets are never changed once made; the size they had is kept as a
+   * guard all the same.
    */
-  private readonly ownerMarks = new Map<ReadonlySet<number>, { size: number; marks: Uint8Array }>();
+  private readonly ownerMarks = new Map<ReadonlySet<number>, KeptMarks>();
   /** Scratch marks by id for building a long query's posting (cleared after each build). */
   private buildMarks = new Uint8Array(0);
   /** Repositories on a side from which an owner gets its own name-gram postings there (a test lowers it). */
@@ -506,7 +524,19 @@ export class RepoIndex {
         grown.set(kept.marks);
         kept.marks = grown;
       }
-      kept.marks[e.id] = set.has(e.ownerId) ? 1 : 0;
+      const marked = set.has(e.ownerId);
+      kept.marks[e.id] = marked ? 1 : 0;
+      if (marked) kept.counts[e.private ? 'priv' : 'pub'][this.bits[e.id]!]!++;
+    }
+  }
+
+  /** Takes an entry's marks out of the excluded-owner counts (it leaves, or changes: `setEntry` puts it back). */
+  private unmark(e: Entry): void {
+    for (const kept of this.ownerMarks.values()) {
+      if (e.id < kept.marks.length && kept.marks[e.id] === 1) {
+        kept.counts[e.private ? 'priv' : 'pub'][this.bits[e.id]!]!--;
+        kept.marks[e.id] = 0;
+      }
     }
   }
 
@@ -521,12 +551,17 @@ export class RepoIndex {
     let kept = this.ownerMarks.get(base);
     if (kept === undefined || kept.size !== base.size) {
       const marks = new Uint8Array(this.byId.length);
-      for (const e of this.entries.values()) if (base.has(e.ownerId)) marks[e.id] = 1;
+      const counts = { pub: new Int32Array(this.tagging.tags), priv: new Int32Array(this.tagging.tags) };
+      for (const e of this.entries.values()) {
+        if (!base.has(e.ownerId)) continue;
+        marks[e.id] = 1;
+        counts[e.private ? 'priv' : 'pub'][this.bits[e.id]!]!++;
+      }
       this.ownerMarks.delete(base);
       if (this.ownerMarks.size >= OWNER_MARKS_MAX) this.ownerMarks.delete(this.ownerMarks.keys().next().value!);
-      this.ownerMarks.set(base, (kept = { size: base.size, marks }));
+      this.ownerMarks.set(base, (kept = { size: base.size, marks, counts }));
     }
-    return { marks: kept.marks, except: set instanceof Minus && set.except.size > 0 ? set.except : null };
+    return { base, marks: kept.marks, counts: kept.counts, except: set instanceof Minus && set.except.size > 0 ? set.except : null };
   }
 
   /** Adds or refreshes a repository (a no-op for what did not change). */
@@ -539,7 +574,10 @@ export class RepoIndex {
       this.reorder(prev.id);
       return;
     }
-    if (prev) this.detach(prev);
+    if (prev) {
+      this.detach(prev);
+      this.unmark(prev);
+    }
     this.entries.set(next.id, next);
     this.setEntry(next);
     this.reorder(next.id);
@@ -565,9 +603,9 @@ export class RepoIndex {
     const prev = this.entries.get(id);
     if (!prev) return;
     this.detach(prev);
+    this.unmark(prev);
     this.entries.delete(id);
     this.byId[id] = undefined;
-    for (const kept of this.ownerMarks.values()) if (id < kept.marks.length) kept.marks[id] = 0;
   }
 
   /** Takes an entry out of the kept sort orders (before a sort key of it changes, or it goes). */
@@ -928,6 +966,14 @@ export class RepoIndex {
       if (!exact) return walk();
       const flagsOk = flagTest(query.flags);
       const counted = (src: Source) => src.parts.reduce((n, p) => n + (p as TaggedPosting).count(flagsOk), 0);
+      if (excluded !== null) {
+        // The whole side (no text, topic, owners or ids): what the excluded owners hold by flags is counted already.
+        if (exact.covers === 0) return counted(exact) - this.markedOnSide(side, excluded, flagsOk, query.notOwner);
+        // Few matches against many excluded owners: their marks read, before any owner is looked at.
+        if (exact.size <= driver.size && exact.size < MARK_READS_PER_OWNER * this.keptOwnersWithRepos(side, excluded.base).length) {
+          return counted(exact) - this.markedIn(exact, excluded, flagsOk, query.notOwner);
+        }
+      }
       // Excluded owners: only those with repositories on this side matter (hidden owners: a list kept per shared set),
       // and of those only the ones the query asks for.
       const owners = new Set(query.notOwners ? this.ownersWithRepos(side, query.notOwners) : []);
@@ -977,6 +1023,19 @@ export class RepoIndex {
     return n;
   }
 
+  /** `markedIn` for a whole side, from the counts kept by flag bits (the excepted owners and `notOwner` by their postings). */
+  private markedOnSide(side: 'pub' | 'priv', excluded: ExcludedOwners, flagsOk: (bits: number) => boolean, notOwner: number | undefined): number {
+    const s = side === 'pub' ? this.pub : this.priv;
+    const counts = excluded.counts[side];
+    let n = 0;
+    for (let tag = 0; tag < counts.length; tag++) if (counts[tag] !== 0 && flagsOk(tag)) n += counts[tag]!;
+    const { base, except } = excluded;
+    if (except !== null) for (const o of except) if (base.has(o)) n -= s.owner.get(o)?.count(flagsOk) ?? 0;
+    const shown = (o: number) => !base.has(o) || (except !== null && except.has(o));
+    if (notOwner !== undefined && shown(notOwner)) n += s.owner.get(notOwner)?.count(flagsOk) ?? 0;
+    return n;
+  }
+
   /** A source that is exactly the query's positive constraints but flags and counts by flags (null: none). */
   private exactSource(sources: Source[], query: IndexQuery): Source | null {
     const need = (query.text ? TEXT : 0) | (query.topic !== undefined ? TOPIC : 0) | (query.owners ? OWNERS : 0) | (query.ids ? IDS : 0);
@@ -991,7 +1050,12 @@ export class RepoIndex {
    * own something, not for every hidden account; a caller's `Minus` of a shared set filters the kept answer.
    */
   ownersWithRepos(side: 'pub' | 'priv', set: IdSet): number[] {
-    if (set instanceof Minus) return this.ownersWithRepos(side, set.base).filter((o) => !set.except.has(o));
+    if (set instanceof Minus) return this.keptOwnersWithRepos(side, set.base).filter((o) => !set.except.has(o));
+    return [...this.keptOwnersWithRepos(side, set)];
+  }
+
+  /** `ownersWithRepos` of a set that is not a `Minus`, as kept (read only). */
+  private keptOwnersWithRepos(side: 'pub' | 'priv', set: IdSet): readonly number[] {
     const s = side === 'pub' ? this.pub : this.priv;
     const key = set as object;
     let kept = this.ownersKept.get(key);
@@ -1002,7 +1066,7 @@ export class RepoIndex {
       for (const o of set) if (s.owner.get(o)?.size) owners.push(o);
       kept[side] = owners;
     }
-    return [...owners];
+    return owners;
   }
 
   /**

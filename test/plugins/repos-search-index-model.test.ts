@@ -126,7 +126,8 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
       out.push([`q=${q} ids`, { text: { q, desc: false }, ids: new Set([...recs.keys()].filter(() => r() < 0.2)) }]);
     }
     out.push(['list', {}], ['list uid 1', { owners: [1] }], ['list uid 7', { owners: [7] }], ['list source', { flags: { fork: false, mirror: false } }],
-      ['list fork uid 2', { owners: [2], flags: { fork: true } }], ['list notOwner 2', { notOwner: 2, flags: { archived: false } }], ['topic', { topic: 'web' }]);
+      ['list fork uid 2', { owners: [2], flags: { fork: true } }], ['list notOwner 2', { notOwner: 2, flags: { archived: false } }],
+      ['list notOwner 1', { notOwner: 1 }], ['list notOwner 7', { notOwner: 7, flags: { fork: false } }], ['topic', { topic: 'web' }]);
     return out;
   };
 
