@@ -34,7 +34,7 @@ export const DATASETS: Dataset[] = [
   { name: 'heavy private share', owners: 100, privateShare: 0.6, nameOf: (i, r) => `${word(r)}-${word(r)}-${i}`, ownerOf: (i, r, n) => Math.floor(r() * n) },
 ];
 
-function records(ds: Dataset, n: number, seed: number): RepoRecord[] {
+export function records(ds: Dataset, n: number, seed: number): RepoRecord[] {
   const r = prng(seed);
   const owners = Math.min(ds.owners, n);
   const out: RepoRecord[] = [];
@@ -81,6 +81,28 @@ export interface SearchBenchResult {
   families: Stat[];
 }
 
+/**
+ * The callers a request is made as: anonymous, an owner of private repositories (`ownerOfCaller`, by default the owner
+ * of the first record), a collaborator on a few private repositories of several owners, and a site admin. The first
+ * three have owners hidden from them as on a real site (limited and private accounts: one owner in 20, the caller's own
+ * excepted), one shared set as the users plugin makes it: whose public repositories a search must leave out.
+ */
+export function callersOf(recs: RepoRecord[], index: RepoIndex, ownerOfCaller = recs[0]!.ownerId): Array<{ name: string; vis: Visibility }> {
+  const ownerVis: Visibility = index.privateCount(ownerOfCaller) >= 64
+    ? { public: true, privateAll: false, privateOwners: [ownerOfCaller] }
+    : { public: true, privateAll: false, privateIds: index.privateOf(ownerOfCaller) };
+  // A collaborator: a few private repositories of several owners.
+  const collab = recs.filter((x) => x.private).slice(0, 40).map((x) => x.id);
+  const owners = [...new Set(recs.map((x) => x.ownerId))].sort((a, b) => a - b);
+  const hidden = new Set(owners.filter((o, i) => o !== ownerOfCaller && i % 20 === 7));
+  return [
+    { name: 'anonymous', vis: { public: true, privateAll: false, hiddenOwners: hidden } },
+    { name: 'owner', vis: { ...ownerVis, hiddenOwners: hidden } },
+    { name: 'collaborator', vis: { public: true, privateAll: false, privateIds: collab, hiddenOwners: hidden } },
+    { name: 'admin', vis: { public: true, privateAll: true } },
+  ];
+}
+
 /** One dataset at one size: requests per family, each timed (µs) as the page plus its exact total. */
 export function runDataset(ds: Dataset, size: number, seed: number, requests: number): SearchBenchResult {
   const recs = records(ds, size, seed);
@@ -97,22 +119,7 @@ export function runDataset(ds: Dataset, size: number, seed: number, requests: nu
   const r = prng(seed ^ 0x5eed);
   const pool = terms(recs, r, requests);
   const ownerOfCaller = recs[Math.floor(r() * recs.length)]!.ownerId;
-  // The owner's private repositories as search.ts passes them: by owner when many, else as ids.
-  const ownerVis: Visibility = index.privateCount(ownerOfCaller) >= 64
-    ? { public: true, privateAll: false, privateOwners: [ownerOfCaller] }
-    : { public: true, privateAll: false, privateIds: index.privateOf(ownerOfCaller) };
-  // A collaborator: a few private repositories of several owners.
-  const collab = recs.filter((x) => x.private).slice(0, 40).map((x) => x.id);
-  // Owners hidden from callers as on a real site (limited and private accounts: one owner in 20, the caller's own
-  // excepted), one shared set as the users plugin makes it: whose public repositories a search must leave out.
-  const owners = [...new Set(recs.map((x) => x.ownerId))].sort((a, b) => a - b);
-  const hidden = new Set(owners.filter((o, i) => o !== ownerOfCaller && i % 20 === 7));
-  const callers: Array<{ name: string; vis: Visibility }> = [
-    { name: 'anonymous', vis: { public: true, privateAll: false, hiddenOwners: hidden } },
-    { name: 'owner', vis: { ...ownerVis, hiddenOwners: hidden } },
-    { name: 'collaborator', vis: { public: true, privateAll: false, privateIds: collab, hiddenOwners: hidden } },
-    { name: 'admin', vis: { public: true, privateAll: true } },
-  ];
+  const callers = callersOf(recs, index, ownerOfCaller);
   const families: Record<string, (q: string, i: number) => IndexQuery> = {
     'search q': (q) => ({ text: { q, desc: false } }),
     'search q+includeDesc': (q) => ({ text: { q, desc: true } }),

@@ -1,0 +1,86 @@
+// A/B of the repository search index (plugins/repos/memory-index.ts) of two builds in one process: both builds'
+// indexes are loaded from the same generated records (bench/search-index.ts's datasets) and each request runs on one
+// and then the other, alternating which goes first, so both meet the same machine at the same moment. On a shared or
+// noisy host, two separate processes (one per build) can differ by 2–3× on the same request; interleaved they do not.
+//
+//   npm run build; git worktree add /tmp/base <commit>; (cd /tmp/base && npm ci && npm run build)
+//   node dist/bench/search-index-ab.js --base /tmp/base/dist --dataset 'many tiny owners' \
+//        --request 'erver:owner:11:30' --request ':anonymous:2:30' [--size 100000] [--seed 7] [--runs 300]
+//
+// A request is `q:caller:page:limit` (an empty `q` for none: `:anonymous:2:30`); the callers are bench/search-index.ts's
+// (anonymous, owner, collaborator with one owner in 20 hidden; admin with none). Prints per request the median and p90
+// of the runs in µs.
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { callersOf, DATASETS, records } from './search-index.js';
+import type { IndexQuery, RepoIndex, Visibility } from '../plugins/repos/memory-index.js';
+
+type IndexClass = new () => RepoIndex;
+
+/** The RepoIndex class of the build whose `dist` directory is `dist`. */
+async function indexClassOf(dist: string): Promise<IndexClass> {
+  const mod = (await import(pathToFileURL(path.join(path.resolve(dist), 'plugins/repos/memory-index.js')).href)) as { RepoIndex: IndexClass };
+  return mod.RepoIndex;
+}
+
+/** `q:caller:page:limit` as the index's query, caller and page end. */
+function requestOf(spec: string, callers: Record<string, Visibility>): { query: IndexQuery; vis: Visibility; n: number } {
+  const [q, who, page, limit] = spec.split(':');
+  const vis = callers[who ?? ''];
+  if (q === undefined || vis === undefined || !page || !limit) throw new Error(`a request is q:caller:page:limit with a caller of ${Object.keys(callers).join(', ')}: ${spec}`);
+  return { query: q === '' ? {} : { text: { q, desc: false } }, vis, n: Number(page) * Number(limit) };
+}
+
+function quantile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+export function compare(base: RepoIndex, head: RepoIndex, request: { query: IndexQuery; vis: Visibility; n: number }, runs: number): { base: number[]; head: number[]; totals: [number, number] } {
+  const times: { base: number[]; head: number[] } = { base: [], head: [] };
+  let totals: [number, number] = [0, 0];
+  for (let k = 0; k < runs; k++) {
+    const order: Array<['base' | 'head', RepoIndex]> = k % 2 ? [['base', base], ['head', head]] : [['head', head], ['base', base]];
+    for (const [side, index] of order) {
+      const start = performance.now();
+      const { total } = index.search(request.query, request.vis, request.n);
+      times[side].push((performance.now() - start) * 1000);
+      if (k === 0) totals = side === 'base' ? [total, totals[1]] : [totals[0], total];
+    }
+  }
+  return { base: times.base.sort((a, b) => a - b), head: times.head.sort((a, b) => a - b), totals };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      base: { type: 'string' },
+      dataset: { type: 'string' },
+      request: { type: 'string', multiple: true, default: [] },
+      size: { type: 'string', default: '100000' },
+      seed: { type: 'string', default: '7' },
+      runs: { type: 'string', default: '300' },
+    },
+  });
+  const ds = DATASETS.find((d) => d.name === values.dataset);
+  if (!values.base || !ds || values.request.length === 0) {
+    console.error(`usage: node dist/bench/search-index-ab.js --base <other build's dist> --dataset <${DATASETS.map((d) => d.name).join(' | ')}> --request q:caller:page:limit...`);
+    process.exit(2);
+  }
+  const recs = records(ds, Number(values.size), Number(values.seed));
+  const here = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+  const [BaseIndex, HeadIndex] = await Promise.all([indexClassOf(values.base), indexClassOf(here)]);
+  const base = new BaseIndex();
+  base.load(recs);
+  const head = new HeadIndex();
+  head.load(recs);
+  const callers = Object.fromEntries(callersOf(recs, head).map((c) => [c.name, c.vis]));
+  console.log(`${ds.name} @ ${recs.length}, seed ${values.seed}, ${values.runs} runs per build (µs: median, p90)`);
+  for (const spec of values.request) {
+    const { base: b, head: h, totals } = compare(base, head, requestOf(spec, callers), Number(values.runs));
+    const differ = totals[0] !== totals[1] ? `  TOTALS DIFFER ${totals[0]} / ${totals[1]}` : '';
+    console.log(`  ${spec.padEnd(28)} base ${quantile(b, 0.5).toFixed(0).padStart(6)} (${quantile(b, 0.9).toFixed(0)})   this build ${quantile(h, 0.5).toFixed(0).padStart(6)} (${quantile(h, 0.9).toFixed(0)})${differ}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) await main();
