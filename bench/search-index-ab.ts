@@ -37,18 +37,18 @@ function quantile(sorted: number[], p: number): number {
 }
 
 export function compare(base: RepoIndex, head: RepoIndex, request: { query: IndexQuery; vis: Visibility; n: number }, runs: number): { base: number[]; head: number[]; totals: [number, number] } {
-  const times: { base: number[]; head: number[] } = { base: [], head: [] };
-  let totals: [number, number] = [0, 0];
+  const times = { base: [] as number[], head: [] as number[] };
+  const totals = { base: 0, head: 0 };
   for (let k = 0; k < runs; k++) {
     const order: Array<['base' | 'head', RepoIndex]> = k % 2 ? [['base', base], ['head', head]] : [['head', head], ['base', base]];
     for (const [side, index] of order) {
       const start = performance.now();
       const { total } = index.search(request.query, request.vis, request.n);
       times[side].push((performance.now() - start) * 1000);
-      if (k === 0) totals = side === 'base' ? [total, totals[1]] : [totals[0], total];
+      totals[side] = total;
     }
   }
-  return { base: times.base.sort((a, b) => a - b), head: times.head.sort((a, b) => a - b), totals };
+  return { base: times.base.sort((a, b) => a - b), head: times.head.sort((a, b) => a - b), totals: [totals.base, totals.head] };
 }
 
 async function main(): Promise<void> {
