@@ -88,6 +88,7 @@ export interface SearchBenchResult {
  * excepted), one shared set as the users plugin makes it: whose public repositories a search must leave out.
  */
 export function callersOf(recs: RepoRecord[], index: RepoIndex, ownerOfCaller = recs[0]!.ownerId): Array<{ name: string; vis: Visibility }> {
+  // The owner's private repositories as search.ts passes them: by owner when many, else as ids.
   const ownerVis: Visibility = index.privateCount(ownerOfCaller) >= 64
     ? { public: true, privateAll: false, privateOwners: [ownerOfCaller] }
     : { public: true, privateAll: false, privateIds: index.privateOf(ownerOfCaller) };
