@@ -9,7 +9,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, openSync, closeSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +28,7 @@ import {
   type BenchResult, type CaseResult,
 } from './report.js';
 import { benchSeed } from './cases/search-random.js';
+import { freePort } from './free-port.js';
 import { keepSeed } from './kept-seed.js';
 import { settledNote, settledOf, type SettledMessage } from './settled.js';
 import { fixtureOf, seedDataset } from './seed.js';
@@ -138,17 +138,6 @@ interface Child {
   spawnToReadyMs: number;
   /** The server child's `settled` message (bench/settled.ts); null for the bare server, or when it never came. */
   settled: Promise<SettledMessage | null>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Node flags for the server child: each must be one `--flag` or `--flag=value` (no script, no spaces). */

@@ -58,16 +58,8 @@ export interface StartOptions {
   extraPlugins?: Plugin<any>[];
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../bench/free-port.js';
+import { freePort } from '../../bench/free-port.js';
 
 /** A setup step's response that must have `status`: anything else stops the test with what came back. */
 export function checkStatus<R extends { status: number; text: string }>(res: R, status: number): R {
@@ -94,10 +86,8 @@ let userCounter = 0;
 export async function startForge(options: StartOptions = {}): Promise<TestForge> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'forgekit-test-')));
-  const port = await freePort();
   const adminPassword = 'admin-password-1';
-  // A forge that fails to boot (tests of refused configurations) must not leave its data dir behind.
-  const forge = await createForge({
+  const boot = async (port: number) => createForge({
     plugins: options.extraPlugins ? [...builtinPlugins, ...options.extraPlugins] : undefined,
     env: { FORGEKIT_MONGODB_URI: process.env.FORGEKIT_MONGODB_URI, ...options.env },
     config: {
@@ -109,11 +99,27 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
       ...(options.disabledPlugins ? { disabledPlugins: options.disabledPlugins } : {}),
       ...options.config,
     },
-  }).catch(async (err: unknown) => {
-    if (ownDir) await rm(dataDir, { recursive: true, force: true });
-    throw err;
   });
-  const { url } = await forge.listen();
+  let forge: Forge;
+  let url: string;
+  for (let attempt = 1; ; attempt++) {
+    // A forge that fails to boot (tests of refused configurations) must not leave its data dir behind.
+    forge = await boot(await freePort()).catch(async (err: unknown) => {
+      if (ownDir) await rm(dataDir, { recursive: true, force: true });
+      throw err;
+    });
+    try {
+      ({ url } = await forge.listen());
+      break;
+    } catch (err) {
+      // Taken between the choice and the listen (by another test's server): boot again on another port.
+      await forge.close();
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) {
+        if (ownDir) await rm(dataDir, { recursive: true, force: true });
+        throw err;
+      }
+    }
+  }
   const api = `${url}/api/v1`;
 
   async function request(method: string, p: string, o: RequestOptions = {}): Promise<TestResponse> {

@@ -2,37 +2,19 @@
 // a ledger of every acknowledged write; the server is SIGKILLed while they write, restarted, and every acknowledged
 // write must be there, with nothing half-made visible — several rounds, then the store's invariants are checked.
 import t from 'tap';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startForge } from '../helpers/forge.js';
 import { builtinPlugins, checkConsistency } from '../../plugins/index.js';
-import { nodeCommand } from '../helpers/child-env.js';
+import { startCrashChild } from '../helpers/crash.js';
 
-const CHILD = fileURLToPath(new URL('./crash-server-child.js', import.meta.url));
 const ROUNDS = 3;
 /** Acknowledged writes per round before the SIGKILL (a count, not a time). */
 const ACKS_BEFORE_KILL = 16;
-
-interface Server { child: ChildProcess; api: string; token: string; exited: Promise<NodeJS.Signals | null> }
-
-async function startChild(dataDir: string): Promise<Server> {
-  const child = spawn(...nodeCommand([CHILD, dataDir]), { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  const rl = createInterface({ input: child.stdout! });
-  for await (const line of rl) {
-    if (line.startsWith('ready ')) {
-      const [, api, token] = line.split(' ');
-      return { child, api: api!, token: token!, exited };
-    }
-  }
-  throw new Error('the child server never became ready');
-}
 
 interface Ledger {
   users: string[];
@@ -60,7 +42,7 @@ t.test('acknowledged writes survive SIGKILL, round after round', async (t) => {
   let nextKey = 0;
 
   for (let round = 0; round < ROUNDS; round++) {
-    const server = await startChild(dataDir);
+    const server = await startCrashChild(dataDir);
     const auth = { Authorization: `token ${server.token}`, 'Content-Type': 'application/json' };
     const acked = new EventEmitter();
     let acks = 0;
@@ -136,7 +118,7 @@ t.test('acknowledged writes survive SIGKILL, round after round', async (t) => {
     t.equal(await server.exited, 'SIGKILL', `round ${round}: the server was killed while writing (${acks} acknowledged)`);
 
     // Restart: every acknowledged write is there; nothing half-made is visible.
-    const again = await startChild(dataDir);
+    const again = await startCrashChild(dataDir);
     const get = async (url: string) => {
       const res = await fetch(`${again.api}${url}`, { headers: { Authorization: `token ${again.token}` } });
       const text = await res.text();
