@@ -100,6 +100,13 @@ export interface Collection<T extends Doc = Doc> {
    * examine. Used by tests and benchmarks to prove that hot paths do not scan.
    */
   explain(filter: Filter, options?: FindOptions): Promise<ExplainResult>;
+  /**
+   * A number that changes whenever the collection's documents change (insert, update, delete, drop), read at once:
+   * something computed from the collection (a count, say) may be kept while it reads the same before and after the
+   * computation and at every later use. null where writes elsewhere go unseen (MongoDB: other servers on the same
+   * database): nothing may be kept that way.
+   */
+  writeGeneration(): number | null;
 }
 
 /** A page of documents and how many match in all. */

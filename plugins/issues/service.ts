@@ -16,6 +16,7 @@ import {
   type GramPostings, buildGramPostings, gramKeys, IssueTextIndex, keysToIds, lowerBound, noPause, yieldAfter, type Pause, type TextCandidates,
 } from './text-index.js';
 import { TextMatches } from './text-matches.js';
+import { KeptCounts } from './kept-counts.js';
 import { mapById } from '../lib/by-id.js';
 
 export const ISSUES = 'issues';
@@ -212,6 +213,12 @@ export function dropDuplicateScopes(labels: LabelRecord[]): LabelRecord[] {
   });
 }
 
+/** The fields of a `countVisible` term that `countTerm` keeps (its key says each): state, kind, side, owners. */
+const HIDDEN_TERM_FIELDS = new Set(['isClosed', 'isPull', 'repoPrivate', 'repoOwnerId']);
+
+/** A term's state or kind as `countTerm` can key it: set to a boolean, or absent. */
+const plainFlag = (v: unknown): boolean => v === undefined || typeof v === 'boolean';
+
 const MAX_RETRIES = 50;
 /** A background build of the `q` index works this long between turns of the event loop (requests wait at most that). */
 const BUILD_SLICE_MS = 8;
@@ -247,9 +254,12 @@ export class Issues implements IssuesService {
   private stopping = false;
   /** Verified matches of recent cross-repository `q` searches (text-matches.ts). */
   readonly textMatches = new TextMatches();
+  /** Counts of hidden owners' public rows, kept while no issue changes (`countTerm`). */
+  private readonly hiddenCounts: KeptCounts;
 
   constructor(readonly ctx: PluginContext) {
     this.issues = ctx.store.collection(ISSUES);
+    this.hiddenCounts = new KeptCounts(this.issues);
     this.comments = ctx.store.collection(COMMENTS);
     this.labels = ctx.store.collection(LABELS);
     this.milestones = ctx.store.collection(MILESTONES);
@@ -938,8 +948,20 @@ export class Issues implements IssuesService {
         if (repoId !== null) terms.push({ filter: { ...term.filter, repoId, isPull: false }, sign: term.sign === 1 ? -1 : 1 });
       }
     }
-    const counts = await Promise.all(terms.map((term) => this.issues.count(term.filter)));
+    const counts = await Promise.all(terms.map((term) => this.countTerm(term.filter)));
     return terms.reduce((sum, term, k) => sum + term.sign * counts[k]!, 0);
+  }
+
+  /**
+   * One term of `countVisible`. The hidden owners' public rows by state (a signed-in search's subtraction: a range per
+   * owner) are kept while no issue changes; every other term is a range or a few, counted each time.
+   */
+  private countTerm(filter: Filter): Promise<number> {
+    const owners = filter.repoOwnerId as { $in?: unknown } | undefined;
+    if (filter.repoPrivate !== false || typeof owners !== 'object' || !Array.isArray(owners.$in)) return this.issues.count(filter);
+    for (const key in filter) if (!HIDDEN_TERM_FIELDS.has(key)) return this.issues.count(filter);
+    if (!plainFlag(filter.isClosed) || !plainFlag(filter.isPull)) return this.issues.count(filter);
+    return this.hiddenCounts.count(`${filter.isClosed}|${filter.isPull}|${owners.$in.join(',')}`, filter);
   }
 
   // ---- comments ----

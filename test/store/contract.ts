@@ -624,6 +624,53 @@ export function storeContract(name: string, harness: StoreHarness): void {
       t.equal(await store.nextId('keep'), 2, 'sequences are not touched');
     });
 
+    t.test('writeGeneration: changes with every write, never with a read (or is null: nothing may be kept)', async (t) => {
+      const items = await seeded(true);
+      const first = items.writeGeneration();
+      if (first === null) {
+        await items.insertOne({ id: 90, name: 'n' });
+        t.equal(items.writeGeneration(), null, 'null stays null: the adapter cannot see every write');
+        return;
+      }
+      let last = first;
+      const changed = async (what: string, write: () => Promise<unknown>) => {
+        await write();
+        const now = items.writeGeneration()!;
+        t.not(now, last, `${what} changes it`);
+        last = now;
+      };
+      const unchanged = async (what: string, read: () => Promise<unknown>) => {
+        await read();
+        t.equal(items.writeGeneration(), last, `${what} leaves it`);
+      };
+      await unchanged('find', () => items.find({ n: { $gt: 5 } }, { sort: { n: -1 }, limit: 2 }));
+      await unchanged('count', () => items.count({ flag: true }));
+      await unchanged('findAndCount', () => items.findAndCount({}, { limit: 1 }));
+      await unchanged('an update that matches nothing', () => items.updateOne({ id: 999 }, { $set: { n: 1 } }));
+      await unchanged('a delete that matches nothing', () => items.deleteMany({ id: 999 }));
+      await changed('insertOne', () => items.insertOne({ id: 91, name: 'x' }));
+      await changed('insertMany', () => items.insertMany([{ id: 92, name: 'y' }, { id: 93, name: 'z' }]));
+      await changed('updateOne', () => items.updateOne({ id: 91 }, { $set: { n: 7 } }));
+      await changed('updateMany', () => items.updateMany({ id: { $in: [92, 93] } }, { $inc: { n: 1 } }));
+      await changed('findOneAndUpdate', () => items.findOneAndUpdate({ id: 91 }, { $set: { flag: true } }));
+      await changed('an upsert that inserts', () => items.updateOne({ id: 94 }, { $set: { name: 'u' } }, { upsert: true }));
+      await changed('findOneAndDelete', () => items.findOneAndDelete({ id: 94 }));
+      await changed('deleteOne', () => items.deleteOne({ id: 93 }));
+      await changed('deleteMany', () => items.deleteMany({ id: { $in: [91, 92] } }));
+      const before = last;
+      await t.rejects(items.insertOne({ id: 1, name: 'clash' }), 'a unique clash is refused');
+      t.same(sorted(await items.find({ id: 1 })), [1], 'and writes nothing');
+      last = items.writeGeneration()!;
+      t.ok(last >= before, 'a refused write may change it (harmless), never goes back');
+      await changed('drop', () => store.drop('items'));
+      // Counts kept against a generation are exact: a count at a generation equals a fresh count at the same one.
+      await items.insertMany(SEED.map((d) => ({ ...d })));
+      const g = items.writeGeneration();
+      const c = await items.count({ flag: true });
+      t.equal(items.writeGeneration(), g, 'unchanged across the count');
+      t.equal(c, 2, 'the count at that generation');
+    });
+
     t.test('retired indexes are dropped where they exist, and stay dropped', async (t) => {
       const wanted: IndexSpec[] = [{ fields: { id: 1 }, unique: true }, { fields: { n: 1 } }];
       const retired: IndexSpec[] = [{ fields: { tags: 1 } }, { fields: { name: 1, n: -1 } }];

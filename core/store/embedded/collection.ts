@@ -163,6 +163,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   private shapeCount = 0;
   /** Index fields flagged multikey when the plans were made: one more makes them stale. */
   private multikeyFields = 0;
+  /** Changes to the documents so far (`writeGeneration`): bumped where a version enters or leaves the indexes. */
+  private changes = 0;
 
   constructor(
     readonly name: string,
@@ -222,6 +224,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       }
     });
     for (const [id, doc] of byId) freezeStored(withId(doc, id));
+    this.changes++;
     this.primary = byId;
     const docs = this.inIdOrder();
     const columns = new ColumnCache(docs);
@@ -348,6 +351,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   /** Removes every document (indexes stay). */
   async drop(): Promise<void> {
     const primary = await this.ready();
+    this.changes++;
     primary.clear();
     for (const [key, index] of this.indexes) this.setIndex(key, new OrderedIndex(index.def));
     await this.compact(true);
@@ -357,6 +361,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   /** Stores a new version under every index, or nowhere (a unique clash throws DuplicateKeyError). */
   private addDoc(doc: Stored): void {
+    this.changes++;
     const indexes = this.indexList;
     const keys = indexes.map((index) => index.keysOf(doc));
     this.noteMultikey();
@@ -368,6 +373,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   private removeDoc(doc: Stored): void {
+    this.changes++;
     for (const index of this.indexList) index.remove(doc, index.keysOf(doc));
     this.primary!.delete(idOf(doc));
   }
@@ -379,6 +385,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    * and a clash between them is seen).
    */
   private replaceDocs(pairs: Array<{ oldDoc: Stored; newDoc: Stored }>): void {
+    this.changes++;
     const indexes = this.indexList;
     const moves = indexes.map((index) =>
       pairs.map(({ oldDoc, newDoc }) => {
@@ -703,6 +710,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       });
     } else for (const doc of this.primary!.values()) if (plan.match(doc, v)) n++;
     return n;
+  }
+
+  /** Only this process writes the files (the store's LOCK), and every change passes `addDoc`, `removeDoc`, `replaceDocs`. */
+  writeGeneration(): number {
+    return this.changes;
   }
 
   async explain(filter: Filter, options: FindOptions = {}): Promise<ExplainResult> {

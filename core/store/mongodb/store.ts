@@ -188,6 +188,11 @@ class MongoCollection<T extends Doc> implements Collection<T> {
     return (await this.coll.deleteMany(filter)).deletedCount;
   }
 
+  /** Other servers may write the same database: no generation this process could trust. */
+  writeGeneration(): null {
+    return null;
+  }
+
   async explain(filter: Filter, options: FindOptions = {}): Promise<ExplainResult> {
     const plan = await this.coll.find(filter, this.findOptions(options)).explain('executionStats');
     const names = planIndexes((plan.queryPlanner as Document | undefined)?.winningPlan, new Set());
