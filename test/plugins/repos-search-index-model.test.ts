@@ -122,6 +122,8 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
         out.push([`q=${q} owner 1 notOwner 1`, { text, owners: [1], notOwner: 1 }]);
         out.push([`q=${q} notOwners`, { text, notOwners: excludedOwners, flags: pick(flagSets) }]);
       }
+      // An owner the `Minus` caller is excepted from (hidden, but its own), excluded by the query itself.
+      out.push([`q=${q} notOwner 7`, { text: { q, desc: false }, notOwner: 7, flags: pick(flagSets) }]);
       out.push([`q=${q} topic`, { text: { q, desc: false }, topic: pick(TOPICS) }]);
       out.push([`q=${q} ids`, { text: { q, desc: false }, ids: new Set([...recs.keys()].filter(() => r() < 0.2)) }]);
     }
