@@ -16,7 +16,7 @@ import {
   type GramPostings, buildGramPostings, gramKeys, IssueTextIndex, keysToIds, lowerBound, noPause, yieldAfter, type Pause, type TextCandidates,
 } from './text-index.js';
 import { TextMatches } from './text-matches.js';
-import { KeptCounts } from './kept-counts.js';
+import { KeptCounts, type IdBound } from './kept-counts.js';
 import { mapById } from '../lib/by-id.js';
 
 export const ISSUES = 'issues';
@@ -215,6 +215,20 @@ export function dropDuplicateScopes(labels: LabelRecord[]): LabelRecord[] {
 
 /** The fields of a `countVisible` term that `countTerm` keeps (its key says each): state, kind, side, owners. */
 const HIDDEN_TERM_FIELDS = new Set(['isClosed', 'isPull', 'repoPrivate', 'repoOwnerId']);
+
+/** The key of a hidden-owners term without an id bound (`countTerm`): state, kind and the owners. */
+const hiddenKey = (filter: Filter, owners: readonly unknown[]): string => `${filter.isClosed}|${filter.isPull}|${owners.join(',')}`;
+
+/** `{ $gt: n }` or `{ $lte: n }` on the id as a bound `KeptCounts` counts; null for anything else. */
+function idBoundOf(cond: unknown): IdBound | null {
+  if (typeof cond !== 'object' || cond === null) return null;
+  const keys = Object.keys(cond);
+  const c = cond as { $gt?: unknown; $lte?: unknown };
+  if (keys.length !== 1) return null;
+  if (typeof c.$gt === 'number') return { gt: c.$gt };
+  if (typeof c.$lte === 'number') return { lte: c.$lte };
+  return null;
+}
 
 /** A term's state or kind as `countTerm` can key it: set to a boolean, or absent. */
 const plainFlag = (v: unknown): boolean => v === undefined || typeof v === 'boolean';
@@ -959,9 +973,14 @@ export class Issues implements IssuesService {
   private countTerm(filter: Filter): Promise<number> {
     const owners = filter.repoOwnerId as { $in?: unknown } | undefined;
     if (filter.repoPrivate !== false || typeof owners !== 'object' || !Array.isArray(owners.$in)) return this.issues.count(filter);
-    for (const key in filter) if (!HIDDEN_TERM_FIELDS.has(key)) return this.issues.count(filter);
+    for (const key in filter) if (!HIDDEN_TERM_FIELDS.has(key) && key !== 'id') return this.issues.count(filter);
     if (!plainFlag(filter.isClosed) || !plainFlag(filter.isPull)) return this.issues.count(filter);
-    return this.hiddenCounts.count(`${filter.isClosed}|${filter.isPull}|${owners.$in.join(',')}`, filter);
+    if (filter.id === undefined) return this.hiddenCounts.count(hiddenKey(filter, owners.$in), filter);
+    // A deep page's bound (`pivotedPage`: `id > pivot`, or the page's own `id <= last`).
+    const bound = idBoundOf(filter.id);
+    if (bound === null) return this.issues.count(filter);
+    const { id: _bound, ...unbounded } = filter;
+    return this.hiddenCounts.countBounded(hiddenKey(unbounded, owners.$in), unbounded, bound);
   }
 
   // ---- comments ----

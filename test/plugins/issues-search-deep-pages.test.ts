@@ -65,8 +65,13 @@ t.test('deep issue search pages equal the model', async (t) => {
     }
   }
 
-  t.test('after changes: a repository made private, a closed issue reopened, an issue deleted', async (t) => {
+  t.test('after changes: a repository made private, a closed issue reopened, an issue deleted, new hidden rows', async (t) => {
     await ok('PATCH', '/repos/acme/open', token('alice'), { private: true }, 200);
+    // The hidden owner's public rows (counted once and kept while no issue changes) grow above every pivot.
+    for (let i = 0; i < 30; i++) {
+      const issue = await ok('POST', '/repos/hid/pub/issues', token('hid'), { title: `late ${i}` });
+      issues.push({ id: issue.id, repo: 'hid/pub', closed: false });
+    }
     // The newest closed issue of alice/pub is reopened, the newest open one deleted.
     const newest = async (state: string) => ((await f.request('GET', `/repos/alice/pub/issues?state=${state}&limit=1`, { token: token('alice') })).json as Array<{ id: number; number: number }>)[0]!;
     const closed = await newest('closed');
