@@ -967,8 +967,9 @@ export class Issues implements IssuesService {
   }
 
   /**
-   * One term of `countVisible`. The hidden owners' public rows by state (a signed-in search's subtraction: a range per
-   * owner) are kept while no issue changes; every other term is a range or a few, counted each time.
+   * One term of `countVisible`. The hidden owners' public rows by state (the subtraction of every caller but a site
+   * admin: a range per owner), with or without a deep page's id bound, are kept while no issue changes; every other
+   * term is a range or a few, counted each time.
    */
   private countTerm(filter: Filter): Promise<number> {
     const owners = filter.repoOwnerId as { $in?: unknown } | undefined;
