@@ -398,7 +398,7 @@ const OWNER_READ_COST = 4;
 
 /**
  * Below this many ids of the exact source per excluded owner (with repositories on the side), a count reads the ids'
- * marks rather than look at each owner: a mark is a byte read (a few ns), an owner's count a posting's or a plan's.
+ * marks rather than look at each owner: a mark is a byte read (a few ns), an owner's count a posting's or a read of its repositories.
  */
 const MARK_READS_PER_OWNER = 16;
 
@@ -997,7 +997,7 @@ export class RepoIndex {
       const countable = (o: number) => query.topic === undefined && query.ids === undefined && (!query.text || (!query.text.desc && s.ownerName.has(o)));
       for (const o of owners) cost += countable(o) ? 1 : s.owner.get(o)!.size + OWNER_READ_COST;
       // Or, with the excluded set marked, the exact source's ids read once for their marks (a byte each): the way when
-      // the excluded owners are many and small (many small hidden accounts: a plan each was most of a search).
+      // the excluded owners are many and small (many small hidden accounts: counted one by one, they were most of a search).
       if (excluded !== null && exact.size <= driver.size && exact.size < MARK_READS_PER_WALKED_ID * Math.min(cost, driver.size)) {
         return counted(exact) - this.markedIn(exact, excluded, flagsOk, query.notOwner);
       }
