@@ -15,7 +15,7 @@ import { Lru } from '../lib/lru.js';
 import { cleanPath, isHexSha, isValidRefName, parseTag, type FileChange, type ParsedCommit, type RepoReader } from './git-read.js';
 import type { Contents, Opened } from './service.js';
 import type { Protections } from './protection.js';
-import { responseGone } from '../lib/response-gone.js';
+import { endResponse, responseGone } from '../lib/response-gone.js';
 
 type P = { owner: string; repo: string; '*'?: string; sha?: string; diffType?: string };
 type Rc<Q = Record<string, unknown>, B = unknown> = RequestContext<P, Q, B>;
@@ -596,11 +596,7 @@ export async function streamGit(rc: Rc<any, any>, child: ChildProcess, headers: 
     killGroupOf(child);
     return;
   }
-  // end()'s callback never runs when the socket closes first: 'close' settles it too.
-  await new Promise<void>((resolve) => {
-    res.once('close', () => resolve());
-    res.end(() => resolve());
-  });
+  await endResponse(res);
 }
 
 /** GET /repos/{owner}/{repo}/archive/{ref}.zip|.tar.gz — `git archive` streamed, at most N jobs at once. */

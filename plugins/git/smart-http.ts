@@ -11,7 +11,7 @@ import type { PushAttempt } from '../../schemas/contracts/git.js';
 import { gitMessage, killGroup } from './runner.js';
 import { CommandListError, readCommands, refusalReply, type ReceiveCommands } from '../lib/receive-commands.js';
 import type { GitService } from './service.js';
-import { responseGone } from '../lib/response-gone.js';
+import { endResponse, responseGone } from '../lib/response-gone.js';
 
 type Service = 'upload-pack' | 'receive-pack';
 type GitParams = { owner: string; repo: string };
@@ -149,7 +149,7 @@ async function transfer(rc: Rc, g: GitService, service: Service, found: { repo: 
       // git has not seen the request: drain what the client still sends (the pack), then answer as receive-pack would.
       for await (const _ of commands.body) { /* discard */ }
       rc.res.writeHead(200, { ...NO_CACHE, 'Content-Type': 'application/x-git-receive-pack-result' });
-      await new Promise<void>((resolve) => rc.res.end(refusalReply(commands.updates, commands.capabilities, reason), () => resolve()));
+      await endResponse(rc.res, refusalReply(commands.updates, commands.capabilities, reason));
       return;
     }
     // Refs a guard needs fast-forward only, whose new commits are in the pack: forgekit's pre-receive hook judges them.
@@ -235,5 +235,5 @@ async function stream(
     }
   }
   res.off('close', onClose);
-  if (!res.destroyed) await new Promise<void>((resolve) => res.end(resolve));
+  await endResponse(res);
 }

@@ -7,3 +7,17 @@ export function responseGone(res: ServerResponse): boolean {
   // (No socket is not "gone": a pipelined response waits for its socket.)
   return res.destroyed || res.socket?.destroyed === true;
 }
+
+/**
+ * Ends a streamed response and resolves once it finished or its connection closed. `res.end(callback)` alone never
+ * calls back when the client goes away first ('finish' never comes), and a handler awaiting it would hold its request
+ * in flight for ever (and a server's close would wait out its shutdown timeout for it).
+ */
+export function endResponse(res: ServerResponse, chunk?: string | Buffer): Promise<void> {
+  if (responseGone(res)) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    res.once('close', () => resolve());
+    if (chunk === undefined) res.end(() => resolve());
+    else res.end(chunk, () => resolve());
+  });
+}
