@@ -85,3 +85,16 @@ t.test('validators: reused across registries with the same shared schema objects
   t.same(validateC({ owner: {} }), { owner: {} }, 'a registry whose User differs validates by its own User');
   t.throws(() => validateA({ owner: {} }), /is required/, 'and the first registry still by its own');
 });
+
+t.test('schemas are checked against the meta-schema once per process, and a malformed one is refused by every registry', async (t) => {
+  const malformedShared = { $id: 'test/Bad', type: 'no-such-type' } as JsonSchema;
+  const malformedBody = { type: 'object', properties: { x: { minLength: 'three' } } } as JsonSchema;
+  for (const round of [1, 2]) {
+    const registry = new SchemaRegistry();
+    t.throws(() => registry.add(malformedShared, 'test'), /schema is invalid: data\/type must be equal to one of the allowed values/, `round ${round}: a malformed shared schema`);
+    t.throws(() => registry.compileBody(malformedBody), /schema is invalid: .*minLength must be integer/, `round ${round}: a malformed route schema`);
+    t.equal(registry.sharedSchemas().length, 0, `round ${round}: nothing half-registered`);
+  }
+  // A kernel's own Ajv leaves the meta-schema to the process-wide checker (it would compile it, ~45 ms, per kernel).
+  t.equal(new SchemaRegistry().ajv.opts.validateSchema, false);
+});

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { createForge, builtinPlugins, type Forge } from '../../plugins/index.js';
+import { httpRequest, type ClientResponse } from './http-client.js';
 import type { Plugin } from '../../core/plugin.js';
 import type { DeepPartial, ForgeConfig } from '../../core/config.js';
 
@@ -131,19 +132,19 @@ export async function startForge(options: StartOptions = {}): Promise<TestForge>
     }
     if (o.token) headers.Authorization = `token ${o.token}`;
     if (o.basic) headers.Authorization = `Basic ${Buffer.from(`${o.basic[0]}:${o.basic[1]}`).toString('base64')}`;
-    const send = () => fetch((o.root ? url : api) + p, { method, headers, body: body as BodyInit | undefined });
-    let res: Response;
+    const send = () => httpRequest((o.root ? url : api) + p, { method, headers, ...(body !== undefined ? { body } : {}) });
+    let res: ClientResponse;
     try {
       res = await send();
     } catch (err) {
       // A reused keep-alive connection that the server closed as the request went out: a test's own synchronous work
-      // (an index rebuilt in-process) blocked the loop past keepAliveTimeout, and undici's coarse timers had not yet
-      // retired the connection. Idempotent requests are sent again once, as browsers do; anything else fails.
-      const code = (err as { cause?: { code?: string } }).cause?.code;
-      if ((method !== 'GET' && method !== 'HEAD') || (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET')) throw err;
+      // (an index rebuilt in-process) blocked the loop past keepAliveTimeout before the agent saw the close.
+      // Idempotent requests are sent again once, as browsers do; anything else fails.
+      const code = (err as { code?: string }).code;
+      if ((method !== 'GET' && method !== 'HEAD') || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
       res = await send();
     }
-    const text = await res.text();
+    const { text } = res;
     let json: unknown;
     if (text && (res.headers.get('content-type') ?? '').includes('json')) {
       try { json = JSON.parse(text); } catch { json = undefined; }
