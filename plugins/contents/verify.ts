@@ -1,7 +1,8 @@
 // Commit and tag signature verification against the keys users uploaded (gpg-keys service), with openpgp.js, as
 // Gitea reports it: verified only when the signature checks out with an uploaded signing key AND the committer's
 // email is one of the key's addresses that is also an address of the key's owner.
-import * as openpgp from 'openpgp';
+// openpgp.js (~70 ms to load) is imported with the first signature checked.
+import type * as OpenPgp from 'openpgp';
 import type { PluginContext } from '../../core/plugin.js';
 import type { GpgKeysService } from '../../schemas/contracts/gpg-keys.js';
 import '../../schemas/contracts/gpg-keys.js';
@@ -28,7 +29,8 @@ async function verify(ctx: PluginContext, obj: ParsedCommit | ParsedTag): Promis
   const base = { verified: false, signature: obj.signature!, payload: obj.payload, signer: null };
   if (!ctx.services.has('gpg-keys')) return { ...base, reason: 'gpg.error.no_gpg_keys_found' };
   const keys: GpgKeysService = ctx.services.get('gpg-keys');
-  let signature: openpgp.Signature;
+  const openpgp = await import('openpgp');
+  let signature: OpenPgp.Signature;
   try {
     signature = await openpgp.readSignature({ armoredSignature: obj.signature! });
   } catch {

@@ -10,7 +10,10 @@ import { deletableKey, ownerListHandlers, readableKey } from '../lib/owned-keys.
 import { Lru } from '../lib/lru.js';
 import { accountOr404, me, users } from '../lib/request.js';
 import { toApiGpgKey, type GpgKeyDoc } from './convert.js';
-import { armorKeys, GpgKeyError, parseGpgPublicKey, type GpgKeyInfo } from './parse.js';
+import type { GpgKeyInfo } from './parse.js';
+
+/** The key parser and openpgp.js (~70 ms to load), loaded when a key is first added or exported. */
+const parser = () => import('./parse.js');
 
 export const COLLECTION = 'gpg_keys';
 /** One row per account whose key set changed: `{ ownerId, version }`, bumped after every add and delete. */
@@ -185,6 +188,7 @@ export async function create(rc: Rc<{}, {}, { armored_public_key: string }>): Pr
   if ((await keys(rc).count({ ownerId: caller.id, primaryKeyId: '' })) >= maxKeysPerUser) {
     throw fail.validation(field, `you already have ${maxKeysPerUser} GPG keys, the most this server keeps per account; delete one first`);
   }
+  const { parseGpgPublicKey, GpgKeyError } = await parser();
   let parsed;
   try {
     parsed = await parseGpgPublicKey(rc.body.armored_public_key);
@@ -252,7 +256,7 @@ export async function plainText(rc: Rc<{ username: string }>): Promise<Reply> {
   let body = cache.get(account.id, version);
   if (body === undefined) {
     const docs = await keys(rc).find({ ownerId: account.id, primaryKeyId: '' }, { sort: { id: 1 } });
-    body = docs.length ? armorKeys(docs.map((d) => Buffer.from(d.content, 'base64'))) : '';
+    body = docs.length ? (await parser()).armorKeys(docs.map((d) => Buffer.from(d.content, 'base64'))) : '';
     cache.set(account.id, version, body);
   }
   return { status: 200, type: 'text', body };

@@ -4,8 +4,7 @@
 // comments), so after `fallbackAfterMs` the document is rendered again with markdown-it's CommonMark preset, which is
 // linear on them, within what is left of the time limit.
 import { Worker } from 'node:worker_threads';
-import { normalizeMode } from './render.js';
-import type { RenderOptions } from './render.js';
+import { normalizeMode, type RenderOptions } from './mode.js';
 
 /** The document took longer than the limit, or more memory than a worker may use. */
 export class RenderLimitError extends Error {

@@ -1,8 +1,8 @@
 // The markup service: small documents render on the event loop, larger ones in the worker pool under a time limit.
 import { availableParallelism } from 'node:os';
 import { fail } from '../../core/errors.js';
-import { createMarkupRenderer } from './render.js';
-import type { RenderOptions } from './render.js';
+import type { MarkupRenderer } from './render.js';
+import type { RenderOptions } from './mode.js';
 import { createRenderPool, RenderLimitError } from './pool.js';
 
 /** The render settings (`plugins.markup.*`; defaults in the plugin's settings schema). */
@@ -65,14 +65,16 @@ export function renderWorkers(settings: Pick<MarkupSettings, 'workers'>, cpus = 
 }
 
 export function createMarkupService(rootUrl: string, settings: MarkupSettings): MarkupService {
-  const inline = createMarkupRenderer({ rootUrl });
+  // Loaded with the first document rendered on the event loop (most boots render none).
+  let inline: Promise<MarkupRenderer> | undefined;
+  const inlineRenderer = () => (inline ??= import('./render.js').then((m) => m.createMarkupRenderer({ rootUrl })));
   const workers = renderWorkers(settings);
   const pool = workers > 0
     ? createRenderPool({ size: workers, rootUrl, timeoutMs: settings.timeoutMs, heapMb: settings.workerHeapMb, idleMs: settings.workerIdleMs })
     : null;
   return {
     async render(text, options) {
-      if (!pool || rendersInline(text, settings.inlineMaxBytes)) return inline.render(text, options);
+      if (!pool || rendersInline(text, settings.inlineMaxBytes)) return (await inlineRenderer()).render(text, options);
       try {
         return await pool.render(text, options);
       } catch (err) {

@@ -3,9 +3,8 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { definePlugin } from '../../core/plugin.js';
-import { GitBridge } from './git-bridge.js';
-import { loadOrCreateHostKeys } from './host-keys.js';
-import { SshServer, type SshSettings } from './server.js';
+// The server, its host keys and ssh2 (~60 ms to load) are imported only when a port is configured.
+import type { SshSettings } from './server.js';
 
 export interface SshService {
   /** Where the server listens; null when SSH is off. */
@@ -50,6 +49,7 @@ export default definePlugin<SshService, SshSettings>({
     if (settings.port === null) {
       return { address: () => null, hostKeys: [], connections: () => 0, close: async () => undefined };
     }
+    const [{ GitBridge }, { loadOrCreateHostKeys }, { SshServer }] = await Promise.all([import('./git-bridge.js'), import('./host-keys.js'), import('./server.js')]);
     const hostKeys = await loadOrCreateHostKeys(settings.hostKeyDir || path.join(ctx.config.dataDir, 'ssh'));
     const instance = new SshServer(hostKeys, settings, new GitBridge(ctx.services), ctx.log);
     const address = await instance.listen(settings.host || ctx.config.host);

@@ -31,6 +31,12 @@ function once(url: URL, req: ClientRequest): Promise<{ status: number; raw: stri
   // fetch's defaults, which some answers depend on (content negotiation, the agent named in logs).
   if (!has(headers, 'accept')) headers.accept = '*/*';
   if (!has(headers, 'user-agent')) headers['user-agent'] = 'node';
+  if (req.body !== undefined) {
+    // node:http frames a DELETE's (or GET's) body with neither Content-Length nor chunking unless told; fetch sends
+    // the length, and names a string body text/plain.
+    if (!has(headers, 'content-length')) headers['content-length'] = String(Buffer.byteLength(req.body));
+    if (typeof req.body === 'string' && !has(headers, 'content-type')) headers['content-type'] = 'text/plain;charset=UTF-8';
+  }
   return new Promise((resolve, reject) => {
     const r = http.request({
       host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: url.pathname + url.search, method: req.method, headers, agent,

@@ -1,5 +1,6 @@
 // The MongoDB store adapter (official driver): the port's language is MongoDB's, so this mostly maps shapes.
-import { MongoClient, type Collection as MongoCollectionType, type Db, type Document, type Sort } from 'mongodb';
+// Types only: the driver itself (~150 ms to load) is imported by `open`, so a forge on the embedded store never loads it.
+import type { MongoClient, Collection as MongoCollectionType, Db, Document, Sort } from 'mongodb';
 import {
   DuplicateKeyError,
   type Collection,
@@ -217,6 +218,7 @@ export class MongoStore implements Store {
 
   async open(): Promise<void> {
     // ignoreUndefined: a property set to undefined is left out, as in the embedded adapter and in JSON.
+    const { MongoClient } = await import('mongodb');
     const client = new MongoClient(this.options.uri, { ignoreUndefined: true });
     await client.connect();
     this.client = client;
