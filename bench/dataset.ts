@@ -92,7 +92,22 @@ export interface PlannedAccount {
   /** '' for organizations. */
   email: string;
   isAdmin: boolean;
+  /**
+   * Organizations only may be other than public: every 20th is limited (hidden from anonymous callers), every 100th
+   * private (seen by its members and admins), `bench-org` always public. They own repositories and issues like the
+   * rest, so every search and list meets owners its caller cannot see, as on a site with such organizations (a hidden
+   * owner that owns something had cliffs no case met while only accounts owning nothing were hidden).
+   */
+  visibility: AccountVisibility;
   createdAt: string;
+}
+
+export type AccountVisibility = 'public' | 'limited' | 'private';
+
+/** The visibility the plan gives the i-th organization (0 is `bench-org`). */
+export function orgVisibility(i: number): AccountVisibility {
+  if (i === 0) return 'public';
+  return i % 100 === 53 ? 'private' : i % 20 === 7 ? 'limited' : 'public';
 }
 
 export interface PlannedRepoFull extends PlannedRepo {
@@ -175,6 +190,7 @@ export function planDataset(sizes: DatasetSizes): DatasetPlan {
       fullName,
       email: `${login.toLowerCase()}@example.com`,
       isAdmin: login === ROLE_LOGINS.admin,
+      visibility: 'public',
       createdAt: stamp(i),
     });
   }
@@ -184,7 +200,7 @@ export function planDataset(sizes: DatasetSizes): DatasetPlan {
   for (let i = 0; i < sizes.orgs; i++) {
     const login = i === 0 ? claim(BENCH_ORG)
       : claim(`${REPO_WORDS[Math.floor(rOrgs() * REPO_WORDS.length)]}-${ORG_WORDS[Math.floor(rOrgs() * ORG_WORDS.length)]}`);
-    accounts.push({ id: accounts.length + 1, login, type: 'org', fullName: '', email: '', isAdmin: false, createdAt: stamp(sizes.users + i) });
+    accounts.push({ id: accounts.length + 1, login, type: 'org', fullName: '', email: '', isAdmin: false, visibility: orgVisibility(i), createdAt: stamp(sizes.users + i) });
   }
   const orgs = accounts.slice(sizes.users);
   const byLogin = new Map(accounts.map((a) => [a.login, a]));

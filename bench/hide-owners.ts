@@ -1,7 +1,8 @@
 // Turns organizations of a kept data dir limited (or private), so anonymous (or signed-in) callers have hidden owners
-// that own public repositories and issues — as a site with limited organizations has. The benchmark's own dataset has
-// no such owner (its limited and private accounts own nothing), so the visibility check's cost against many hidden
-// owners never shows there: with 100 such organizations, `/repos/search?q=app` anonymous was 313 req/s against 7,648.
+// that own public repositories and issues — as a site with limited organizations has. Data dirs seeded before the
+// plan made every 20th organization limited and every 100th private (bench/dataset.ts `orgVisibility`) had no such
+// owner; with this tool they get them, and a newer one gets more (with 100 such organizations on an old data dir,
+// `/repos/search?q=app` anonymous was 313 req/s against 7,648 before the index counted from marks).
 //
 //   node dist/bench/run.js --keep-data …                      # prints "data kept in /tmp/forgekit-bench-XXXX"
 //   cp -r /tmp/forgekit-bench-XXXX /tmp/hidden                 # a copy: this rewrites accounts

@@ -81,7 +81,7 @@ function accountDocs(plan: DatasetPlan, hash: { hash: string; salt: string }): D
     }
     : {
       id: a.id, login: a.login, lowerName: a.login.toLowerCase(), type: 'org', fullName: a.fullName, email: '',
-      isAdmin: false, description: `The ${a.login} organization`, website: '', location: '',
+      visibility: a.visibility, isAdmin: false, description: `The ${a.login} organization`, website: '', location: '',
       numFollowers: 0, numFollowing: 0, numStars: 0, createdAt: a.createdAt, updatedAt: a.createdAt,
     });
 }

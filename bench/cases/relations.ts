@@ -36,7 +36,7 @@ export async function insertRelations(store: Store, kind: RelationKind, pairs: A
   await store.ensureCollection({ name: k.collection, indexes: k.indexes });
   const col = store.collection(k.collection);
   // `unlisted`: private, or of an owner that is not public (the plugins' copy of what anonymous callers may not read).
-  const nonPublic = new Set((await store.collection(USERS).find({ visibility: { $in: ['limited', 'private'] } }, { projection: { id: 1 } })).map((a) => a.id as number));
+  const nonPublic = await hiddenOwnerIds(store);
   for (let start = 0; start < pairs.length; start += CHUNK) {
     const slice = pairs.slice(start, start + CHUNK);
     // Concurrent nextId calls never collide; sorting keeps ids in pair order (newest relation = highest id).
@@ -89,6 +89,14 @@ export function pickPublic(repos: PlannedRepo[], uid: number, n: number, random:
   return pool.slice(0, n);
 }
 
+/** Stars of the starrer role that anonymous callers are shown; null when this run did not seed them (a kept data dir). */
+let listedStars: number | null = null;
+
+/** Accounts whose repositories anonymous callers may not see (limited or private). */
+async function hiddenOwnerIds(store: Store): Promise<Set<number>> {
+  return new Set((await store.collection(USERS).find({ visibility: { $in: ['limited', 'private'] } }, { projection: { id: 1 } })).map((a) => a.id as number));
+}
+
 /**
  * The bench seeder: the `starrer` role stars `sizes.stars` and watches `sizes.watches` public repositories spread
  * over many owners, and every user-owned repository is watched by its owner (organization repositories are watched
@@ -102,13 +110,17 @@ export async function seedRelations(ctx: SeedContext): Promise<void> {
   ctx.log(`${watched} owner watches`);
   const stars = pickPublic(ctx.repos, starrer, ctx.sizes.stars, ctx.random);
   ctx.log(`${await insertRelations(ctx.store, 'stars', stars.map((repo) => ({ uid: starrer, repo })))} stars of ${ctx.fixture.accounts.starrer.login}`);
+  // Some starred repositories belong to organizations hidden from anonymous callers (bench/dataset.ts): not listed to them.
+  const hidden = await hiddenOwnerIds(ctx.store);
+  listedStars = stars.filter((r) => !hidden.has(r.ownerId)).length;
+  ctx.log(`${listedStars} of them listed to anonymous callers (the rest belong to limited or private organizations)`);
   const watches = pickPublic(ctx.repos, starrer, ctx.sizes.watches, ctx.random);
   watched = await insertRelations(ctx.store, 'watches', watches.map((repo) => ({ uid: starrer, repo })));
   ctx.log(`${watched} watches of ${ctx.fixture.accounts.starrer.login}`);
 }
 
-/** A full page of `size` repositories and the exact total in X-Total-Count. */
-function pageCheck(size: number, total: (fx: BenchFixture) => number) {
+/** A full page of `size` repositories and the exact total in X-Total-Count (not checked when `total` gives null). */
+function pageCheck(size: number, total: (fx: BenchFixture) => number | null) {
   return (res: RecordedResponse, fx: BenchFixture): string | null => {
     let body: unknown;
     try {
@@ -119,7 +131,9 @@ function pageCheck(size: number, total: (fx: BenchFixture) => number) {
     if (!Array.isArray(body)) return 'the body is not a JSON array';
     if (body.length !== size) return `expected ${size} repositories, got ${body.length}`;
     const count = header(res, 'x-total-count');
-    return count === String(total(fx)) ? null : `X-Total-Count is ${count}, expected ${total(fx)}`;
+    const want = total(fx);
+    if (want === null) return /^\d+$/.test(count ?? '') ? null : `X-Total-Count is ${count}`;
+    return count === String(want) ? null : `X-Total-Count is ${count}, expected ${want}`;
   };
 }
 
@@ -147,8 +161,8 @@ export const cases: BenchCase[] = [
     group: 'list',
     path: '/users/{accounts.starrer.login}/starred',
     plugins: ['stars'],
-    check: pageCheck(30, (fx) => fx.sizes.stars),
-    description: 'Anonymous first page of another user\'s 5,000 stars (visibility filter for an anonymous caller).',
+    check: pageCheck(30, () => listedStars),
+    description: 'Anonymous first page of another user\'s 5,000 stars (visibility filter for an anonymous caller: ~5% belong to organizations it cannot see).',
   },
   {
     name: 'user-subscriptions',

@@ -42,13 +42,14 @@ function searchCheck(e: SearchExpect) {
   return (res: RecordedResponse, fx: BenchFixture): string | null => {
     const b = body(res);
     if (b?.ok !== true || !Array.isArray(b.data)) return 'the body is not {ok: true, data: [...]}';
-    const data = b.data as Array<{ id: number; name: string; private: boolean; owner: { id: number }; permissions: unknown }>;
+    const data = b.data as Array<{ id: number; name: string; private: boolean; owner: { id: number; visibility?: string }; permissions: unknown }>;
     const n = e.length(fx);
     if (e.atLeast ? data.length < n : data.length !== n) return `expected ${e.atLeast ? 'at least ' : ''}${n} results, got ${data.length}`;
     if (!inNameOrder(data)) return 'results are not in name order';
     const term = e.term?.(fx).toLowerCase();
     if (term && data.some((r) => !r.name.toLowerCase().includes(term))) return `a result does not contain "${term}"`;
     if (e.anonymous && data.some((r) => r.private)) return 'a private repository was shown to an anonymous caller';
+    if (e.anonymous && data.some((r) => r.owner.visibility !== 'public')) return 'a repository of a limited or private owner was shown to an anonymous caller';
     if (e.ownerId && data.some((r) => r.owner.id !== e.ownerId!(fx))) return 'a result of another owner despite uid';
     if (e.needsPrivate && !data.some((r) => r.private)) return 'no private repository in the page: the member path is not exercised';
     if (data.some((r) => typeof r.permissions !== 'object')) return 'a result without permissions';

@@ -2,7 +2,7 @@
 // selectivities (a substring of 1–10 characters of a random name: from one match to half the names), pages and
 // callers. The seed is printed while seeding (`FORGEKIT_BENCH_SEED=<n>` repeats a run); the per-family median and
 // worst ratio and p99 are computed from the result file by bench/families.ts. Each request is checked: status 200,
-// an exact total header, and no private repository for anonymous callers.
+// an exact total header, and no private repository (nor one of a limited or private owner) for anonymous callers.
 import type { BenchCase, BenchRole, SeedContext } from '../case.js';
 import { prng } from '../dataset.js';
 import { header } from '../case.js';
@@ -75,9 +75,11 @@ export const cases: BenchCase[] = FAMILIES.flatMap((family) => Array.from({ leng
   check: (res) => {
     if (res.status !== 200) return `status ${res.status}`;
     if (!/^\d+$/.test(header(res, 'x-total-count') ?? '')) return 'no exact X-Total-Count';
-    const body = JSON.parse(res.body.toString('utf8')) as { ok: boolean; data: Array<{ private: boolean }> };
+    const body = JSON.parse(res.body.toString('utf8')) as { ok: boolean; data: Array<{ private: boolean; owner: { visibility?: string } }> };
     if (!body.ok || !Array.isArray(body.data)) return 'not {ok,data}';
     if (!family.as && body.data.some((r) => r.private)) return 'a private repository for an anonymous caller';
+    // The plan's limited and private organizations (bench/dataset.ts) own repositories anonymous callers must not see.
+    if (!family.as && body.data.some((r) => r.owner.visibility !== 'public')) return 'a repository of a hidden owner for an anonymous caller';
     return null;
   },
 })));

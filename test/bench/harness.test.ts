@@ -62,6 +62,20 @@ t.test('the dataset plan', async (t) => {
     t.ok(plan.orgs.every((o) => plan.memberships.some((m) => m.orgId === o.id && m.owners)), 'every org has an owner');
   });
 
+  t.test('organizations hidden from anonymous callers own repositories; users and bench-org are public', async (t) => {
+    t.ok(plan.users.every((u) => u.visibility === 'public'), 'every user public');
+    t.equal(plan.org.visibility, 'public', 'bench-org public');
+    const limited = plan.orgs.filter((o) => o.visibility === 'limited');
+    t.same(limited.map((o) => o.id - plan.users.length - 1), [7, 27], 'every 20th organization from the 7th is limited');
+    const owned = new Set(plan.repos.map((r) => r.ownerId));
+    t.ok(limited.some((o) => owned.has(o.id)), 'a limited organization owns repositories');
+    const full = planDataset({ ...QUICK_SIZES, orgs: 2_000, repos: 10_000 });
+    const hidden = full.orgs.filter((o) => o.visibility !== 'public');
+    t.equal(hidden.filter((o) => o.visibility === 'private').length, 20, '2,000 organizations: 20 private');
+    t.equal(hidden.filter((o) => o.visibility === 'limited').length, 100, 'and 100 limited (every 20th from the 7th)');
+    t.ok(full.repos.filter((r) => hidden.some((o) => o.id === r.ownerId)).length > 100, 'hidden organizations own more than a hundred repositories');
+  });
+
   t.test('search terms: the common term is common, the rare one rare, the org term finds private org repositories', async (t) => {
     t.ok(plan.termCounts.common > plan.repos.length / 10, `common ${plan.termCounts.common}`);
     t.ok(plan.termCounts.rare >= 3 && plan.termCounts.rare <= 10, `rare ${plan.termCounts.rare}`);
