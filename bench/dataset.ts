@@ -107,7 +107,8 @@ export type AccountVisibility = 'public' | 'limited' | 'private';
 /** The visibility the plan gives the i-th organization (0 is `bench-org`). */
 export function orgVisibility(i: number): AccountVisibility {
   if (i === 0) return 'public';
-  return i % 100 === 53 ? 'private' : i % 20 === 7 ? 'limited' : 'public';
+  // The 13th of every hundred private (so the quick dataset's 30 organizations have one too), every 20th from the 7th limited.
+  return i % 100 === 13 ? 'private' : i % 20 === 7 ? 'limited' : 'public';
 }
 
 export interface PlannedRepoFull extends PlannedRepo {

@@ -36,7 +36,7 @@ export async function insertRelations(store: Store, kind: RelationKind, pairs: A
   await store.ensureCollection({ name: k.collection, indexes: k.indexes });
   const col = store.collection(k.collection);
   // `unlisted`: private, or of an owner that is not public (the plugins' copy of what anonymous callers may not read).
-  const nonPublic = await hiddenOwnerIds(store);
+  const nonPublic = await ownerIds(store);
   for (let start = 0; start < pairs.length; start += CHUNK) {
     const slice = pairs.slice(start, start + CHUNK);
     // Concurrent nextId calls never collide; sorting keeps ids in pair order (newest relation = highest id).
@@ -92,9 +92,9 @@ export function pickPublic(repos: PlannedRepo[], uid: number, n: number, random:
 /** Stars of the starrer role that anonymous callers are shown; null when this run did not seed them (a kept data dir). */
 let listedStars: number | null = null;
 
-/** Accounts whose repositories anonymous callers may not see (limited or private). */
-async function hiddenOwnerIds(store: Store): Promise<Set<number>> {
-  return new Set((await store.collection(USERS).find({ visibility: { $in: ['limited', 'private'] } }, { projection: { id: 1 } })).map((a) => a.id as number));
+/** Accounts of the given visibilities (anonymous callers see neither limited nor private ones' repositories). */
+async function ownerIds(store: Store, visibility: Array<'limited' | 'private'> = ['limited', 'private']): Promise<Set<number>> {
+  return new Set((await store.collection(USERS).find({ visibility: { $in: visibility } }, { projection: { id: 1 } })).map((a) => a.id as number));
 }
 
 /**
@@ -108,13 +108,16 @@ export async function seedRelations(ctx: SeedContext): Promise<void> {
   const ownerWatches = ctx.repos.filter((r) => userIds.has(r.ownerId)).map((repo) => ({ uid: repo.ownerId, repo }));
   let watched = await insertRelations(ctx.store, 'watches', ownerWatches);
   ctx.log(`${watched} owner watches`);
-  const stars = pickPublic(ctx.repos, starrer, ctx.sizes.stars, ctx.random);
+  // Not of private organizations (the starrer is no member): it sees every one of its own stars and watches, so its
+  // lists' totals are the sizes. Limited organizations' repositories are among them: hidden from anonymous callers.
+  const privateOwners = await ownerIds(ctx.store, ['private']);
+  const relatable = ctx.repos.filter((r) => !privateOwners.has(r.ownerId));
+  const stars = pickPublic(relatable, starrer, ctx.sizes.stars, ctx.random);
   ctx.log(`${await insertRelations(ctx.store, 'stars', stars.map((repo) => ({ uid: starrer, repo })))} stars of ${ctx.fixture.accounts.starrer.login}`);
-  // Some starred repositories belong to organizations hidden from anonymous callers (bench/dataset.ts): not listed to them.
-  const hidden = await hiddenOwnerIds(ctx.store);
+  const hidden = await ownerIds(ctx.store);
   listedStars = stars.filter((r) => !hidden.has(r.ownerId)).length;
-  ctx.log(`${listedStars} of them listed to anonymous callers (the rest belong to limited or private organizations)`);
-  const watches = pickPublic(ctx.repos, starrer, ctx.sizes.watches, ctx.random);
+  ctx.log(`${listedStars} of them listed to anonymous callers (the rest belong to limited organizations)`);
+  const watches = pickPublic(relatable, starrer, ctx.sizes.watches, ctx.random);
   watched = await insertRelations(ctx.store, 'watches', watches.map((repo) => ({ uid: starrer, repo })));
   ctx.log(`${watched} watches of ${ctx.fixture.accounts.starrer.login}`);
 }

@@ -9,9 +9,10 @@ export function responseGone(res: ServerResponse): boolean {
 }
 
 /**
- * Ends a streamed response and resolves once it finished or its connection closed. `res.end(callback)` alone never
- * calls back when the client goes away first ('finish' never comes), and a handler awaiting it would hold its request
- * in flight for ever (and a server's close would wait out its shutdown timeout for it).
+ * Ends a streamed response and resolves once it finished or its connection closed. `res.end(callback)` never calls
+ * back on a response whose socket was destroyed (a client that reset the connection) before the response's own
+ * 'close' came — `res.destroyed` is still false in that window — and a handler awaiting it held its request in flight
+ * for ever (a server's close then waited out its shutdown timeout for it).
  */
 export function endResponse(res: ServerResponse, chunk?: string | Buffer): Promise<void> {
   if (responseGone(res)) return Promise.resolve();

@@ -67,6 +67,7 @@ t.test('the dataset plan', async (t) => {
     t.equal(plan.org.visibility, 'public', 'bench-org public');
     const limited = plan.orgs.filter((o) => o.visibility === 'limited');
     t.same(limited.map((o) => o.id - plan.users.length - 1), [7, 27], 'every 20th organization from the 7th is limited');
+    t.same(plan.orgs.filter((o) => o.visibility === 'private').map((o) => o.id - plan.users.length - 1), [13], 'the 13th of every hundred is private');
     const owned = new Set(plan.repos.map((r) => r.ownerId));
     t.ok(limited.some((o) => owned.has(o.id)), 'a limited organization owns repositories');
     const full = planDataset({ ...QUICK_SIZES, orgs: 2_000, repos: 10_000 });
