@@ -5,7 +5,7 @@
 import type { BenchCase, BenchFixture, RecordedResponse, SeedContext } from '../case.js';
 import { NOTIFICATION_INDEXES, NOTIFICATION_REPO_INDEXES, NOTIFICATION_REPOS, NOTIFICATIONS } from '../../plugins/notifications/service.js';
 import { header } from '../case.js';
-import { USERS } from '../../plugins/users/service.js';
+import { ownerIds } from './relations.js';
 
 const EPOCH = Date.UTC(2025, 0, 1);
 const CHUNK = 1000;
@@ -19,7 +19,7 @@ export async function seedNotifications(ctx: SeedContext): Promise<void> {
   const user = ctx.fixture.accounts.member;
   const visible = visibleCount(ctx);
   // Public repositories the member reads: not of a private organization it is no member of (bench/dataset.ts).
-  const privateOwners = new Set((await ctx.store.collection(USERS).find({ visibility: 'private' }, { projection: { id: 1 } })).map((a) => a.id as number));
+  const privateOwners = await ownerIds(ctx.store, ['private']);
   const publicRepos = ctx.repos.filter((r) => !r.private && r.ownerId !== user.id && !privateOwners.has(r.ownerId)).slice(0, 400);
   const orgId = ctx.fixture.org.id;
   const hiddenRepos = ctx.repos.filter((r) => r.private && r.ownerId !== user.id && r.ownerId !== orgId).slice(0, 20);

@@ -93,7 +93,7 @@ export function pickPublic(repos: PlannedRepo[], uid: number, n: number, random:
 let listedStars: number | null = null;
 
 /** Accounts of the given visibilities (anonymous callers see neither limited nor private ones' repositories). */
-async function ownerIds(store: Store, visibility: Array<'limited' | 'private'> = ['limited', 'private']): Promise<Set<number>> {
+export async function ownerIds(store: Store, visibility: Array<'limited' | 'private'> = ['limited', 'private']): Promise<Set<number>> {
   return new Set((await store.collection(USERS).find({ visibility: { $in: visibility } }, { projection: { id: 1 } })).map((a) => a.id as number));
 }
 
