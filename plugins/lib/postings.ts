@@ -7,6 +7,8 @@ export type IdOrder = (a: number, b: number) => number;
 export class Posting {
   protected ids: Int32Array;
   protected n = 0;
+  /** Changes made (each insert, push and removal): what a reader kept of the ids is current while this is unchanged. */
+  changes = 0;
 
   constructor(private readonly order: IdOrder, capacity = 4) {
     this.ids = new Int32Array(capacity);
@@ -63,6 +65,7 @@ export class Posting {
     this.ids.copyWithin(at + 1, at, this.n);
     this.ids[at] = id;
     this.n++;
+    this.changes++;
   }
 
   /** Appends an id known to sort after every id present (bulk loading in order). */
@@ -73,6 +76,7 @@ export class Posting {
       this.ids = grown;
     }
     this.ids[this.n++] = id;
+    this.changes++;
   }
 
   /** Removes `id` (which must still sort where it was inserted); false when absent. */
@@ -86,6 +90,7 @@ export class Posting {
   protected removeAt(at: number): void {
     this.ids.copyWithin(at, at + 1, this.n);
     this.n--;
+    this.changes++;
   }
 
   /** Removes the given ids (sorted by the list's order) in one pass from the first of them; returns how many were held. */
@@ -101,6 +106,7 @@ export class Posting {
     }
     const removed = this.n - w;
     this.n = w;
+    if (removed > 0) this.changes++;
     return removed;
   }
 

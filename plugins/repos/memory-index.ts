@@ -412,12 +412,26 @@ const MARK_READS_PER_OWNER = 16;
  */
 const MARK_READS_PER_WALKED_ID = 16;
 
+/**
+ * Postings from this many ids keep, per excluded-owner set, their marked ids counted by flag bits once a count read
+ * their marks (`RepoIndex.markedCounts`); smaller ones are read each time (a read of a few hundred bytes).
+ */
+const MARKED_COUNTS_MIN = 512;
+
+/** A posting's marked ids by flag bits, as of its `changes`. */
+interface MarkedCounts {
+  changes: number;
+  counts: Int32Array;
+}
+
 /** A query's excluded owners as marks by repository id (1: the owner is in the set), less the owners in `except`. */
 interface ExcludedOwners {
   base: ReadonlySet<number>;
   marks: Uint8Array;
   /** Per side, the marked repositories by flag bits (`Side.all`'s tags). */
   counts: { pub: Int32Array; priv: Int32Array };
+  /** Per posting read for its marks, its marked ids by flag bits (see `MARKED_COUNTS_MIN`). */
+  byPosting: WeakMap<Posting, MarkedCounts>;
   except: ReadonlySet<number> | null;
 }
 
@@ -426,6 +440,7 @@ interface KeptMarks {
   size: number;
   marks: Uint8Array;
   counts: { pub: Int32Array; priv: Int32Array };
+  byPosting: WeakMap<Posting, MarkedCounts>;
 }
 
 export class RepoIndex {
@@ -461,6 +476,10 @@ export class RepoIndex {
   bigOwner = BIG_OWNER;
   /** Long-query postings built (a test and the benchmark read it). */
   longBuilds = 0;
+  /** Postings from which marked ids are counted once per excluded set and change (a test lowers it). */
+  markedCountsMin = MARKED_COUNTS_MIN;
+  /** Counts of marked ids read as kept rather than counted again (a test reads it). */
+  markedCountsKept = 0;
   /**
    * Every entry in one sort's order (key, ties by id), built when that sort is first asked for a large answer and
    * kept in step with every change: an entry leaves its place before a sort key changes and comes back after.
@@ -569,9 +588,10 @@ export class RepoIndex {
       }
       this.ownerMarks.delete(base);
       if (this.ownerMarks.size >= OWNER_MARKS_MAX) this.ownerMarks.delete(this.ownerMarks.keys().next().value!);
-      this.ownerMarks.set(base, (kept = { size: base.size, marks, counts }));
+      this.ownerMarks.set(base, (kept = { size: base.size, marks, counts, byPosting: new WeakMap() }));
     }
-    return { base, marks: kept.marks, counts: kept.counts, except: set instanceof Minus && set.except.size > 0 ? set.except : null };
+    const except = set instanceof Minus && set.except.size > 0 ? set.except : null;
+    return { base, marks: kept.marks, counts: kept.counts, byPosting: kept.byPosting, except };
   }
 
   /** Adds or refreshes a repository (a no-op for what did not change). */
@@ -979,9 +999,15 @@ export class RepoIndex {
       if (excluded !== null) {
         // The whole side (no text, topic, owners or ids): what the excluded owners hold by flags is counted already.
         if (exact.covers === 0) return counted(exact) - this.markedOnSide(side, excluded, flagsOk, query.notOwner);
+        // The exact source's marked ids counted per big posting (kept until it changes: read once per term and excluded
+        // set, then a sum of a few counters), unless the owners the marks misjudge hold too much.
+        if (this.markedCountable(exact)) {
+          const fixes = this.markFixes(side, excluded, query.notOwner);
+          if (fixes.cost * MARK_READS_PER_WALKED_ID < exact.size) return counted(exact) - this.markedByCounts(side, exact, excluded, flagsOk, query, fixes.owners);
+        }
         // Few matches against many excluded owners: their marks read, before any owner is looked at.
         if (exact.size <= driver.size && exact.size < MARK_READS_PER_OWNER * this.keptOwnersWithRepos(side, excluded.base).length) {
-          return counted(exact) - this.markedIn(exact, excluded, flagsOk, query.notOwner);
+          return counted(exact) - this.markedCount(side, exact, excluded, flagsOk, query);
         }
       }
       // Excluded owners: only those with repositories on this side matter (hidden owners: a list kept per shared set),
@@ -999,20 +1025,111 @@ export class RepoIndex {
       // Or, with the excluded set marked, the exact source's ids read once for their marks (a byte each): the way when
       // the excluded owners are many and small (many small hidden accounts: counted one by one, they were most of a search).
       if (excluded !== null && exact.size <= driver.size && exact.size < MARK_READS_PER_WALKED_ID * Math.min(cost, driver.size)) {
-        return counted(exact) - this.markedIn(exact, excluded, flagsOk, query.notOwner);
+        return counted(exact) - this.markedCount(side, exact, excluded, flagsOk, query);
       }
       if (cost >= driver.size) return walk();
       let out = counted(exact);
       // What the exact source covers, checked on an entry (the owner is the one read; flags are tested apart).
       const inExact = allOf(residualChecks({ text: query.text, topic: query.topic, ids: query.ids }, 0));
-      for (const o of owners) {
-        if (!countable(o)) out -= this.ownerMatches(s.owner.get(o)!, inExact, flagsOk);
-        else if (!query.text) out -= s.owner.get(o)!.count(flagsOk);
-        else out -= (this.ownerText(side, o, query.text.q, false) ?? NO_IDS).count(flagsOk);
-      }
+      for (const o of owners) out -= this.ownerInExact(side, o, query, inExact, flagsOk);
       return out;
     };
     return { driver, accept, count, walked: () => walked };
+  }
+
+  /**
+   * An owner's ids in a query's exact source (`exactSource`) whose flag bits pass, the owner among the query's
+   * `owners` when it has them: counted from the owner's postings when they are exact (no topic or ids; no text, or a
+   * name text and the owner big), else its repositories read with `inExact` (the exact source's constraints).
+   */
+  private ownerInExact(side: 'pub' | 'priv', o: number, query: IndexQuery, inExact: ((e: Entry) => boolean) | null, flagsOk: (bits: number) => boolean): number {
+    const s = side === 'pub' ? this.pub : this.priv;
+    const posting = s.owner.get(o);
+    if (!posting?.size || (query.owners && !query.owners.includes(o))) return 0;
+    if (query.topic === undefined && query.ids === undefined) {
+      if (!query.text) return posting.count(flagsOk);
+      if (!query.text.desc && s.ownerName.has(o)) return (this.ownerText(side, o, query.text.q, false) ?? NO_IDS).count(flagsOk);
+    }
+    return this.ownerMatches(posting, inExact, flagsOk);
+  }
+
+  /** Whether most of `src` is in postings big enough to keep their marked ids counted (`markedCounts`). */
+  private markedCountable(src: Source): boolean {
+    let big = 0;
+    for (const part of src.parts) if (part instanceof Posting && part.size >= this.markedCountsMin) big += part.size;
+    return big * 2 >= src.size;
+  }
+
+  /**
+   * A posting's marked ids by flag bits for an excluded set: kept per posting while it is unchanged (an entry whose
+   * owner, and so its mark, changes leaves every posting and comes back, which counts as a change of each).
+   */
+  private markedCounts(part: Posting, excluded: ExcludedOwners): Int32Array {
+    const kept = excluded.byPosting.get(part);
+    if (kept !== undefined && kept.changes === part.changes) {
+      this.markedCountsKept++;
+      return kept.counts;
+    }
+    const counts = kept?.counts.fill(0) ?? new Int32Array(this.tagging.tags);
+    const { marks } = excluded;
+    const bits = this.bits;
+    const size = part.size;
+    for (let i = 0; i < size; i++) {
+      const id = part.at(i);
+      if (marks[id] === 1) counts[bits[id]!]!++;
+    }
+    excluded.byPosting.set(part, { changes: part.changes, counts });
+    return counts;
+  }
+
+  /**
+   * The owners whose ids a source's marks misjudge, each with its sign: an excepted owner in the set (marked, yet it
+   * counts: -1) and `notOwner` when unmarked or excepted (shown, yet it counts: +1); `cost`: their repositories on the
+   * side (what counting them one by one may read).
+   */
+  private markFixes(side: 'pub' | 'priv', excluded: ExcludedOwners, notOwner: number | undefined): { owners: Array<{ owner: number; sign: number }>; cost: number } {
+    const s = side === 'pub' ? this.pub : this.priv;
+    const { base, except } = excluded;
+    const owners: Array<{ owner: number; sign: number }> = [];
+    if (except !== null) for (const o of except) if (base.has(o) && s.owner.get(o)?.size) owners.push({ owner: o, sign: -1 });
+    if (notOwner !== undefined && s.owner.get(notOwner)?.size && (!base.has(notOwner) || (except !== null && except.has(notOwner)))) owners.push({ owner: notOwner, sign: 1 });
+    let cost = 0;
+    for (const { owner } of owners) cost += s.owner.get(owner)!.size + OWNER_READ_COST;
+    return { owners, cost };
+  }
+
+  /**
+   * What a count by flags of `src` (a query's exact source) holds beyond the query's matches: its ids whose owner is
+   * excluded (marked, not excepted) or is `notOwner`. By kept counts (`markedByCounts`) when the owners the marks
+   * misjudge hold little, else by reading the source's marks (`markedIn`).
+   */
+  private markedCount(side: 'pub' | 'priv', src: Source, excluded: ExcludedOwners, flagsOk: (bits: number) => boolean, query: IndexQuery): number {
+    const fixes = this.markFixes(side, excluded, query.notOwner);
+    if (fixes.cost * MARK_READS_PER_WALKED_ID >= src.size) return this.markedIn(src, excluded, flagsOk, query.notOwner);
+    return this.markedByCounts(side, src, excluded, flagsOk, query, fixes.owners);
+  }
+
+  /**
+   * `markedCount` from each big posting's kept counts (`markedCounts`; small ones read), corrected by the owners the
+   * marks misjudge (`markFixes`), each counted on its own.
+   */
+  private markedByCounts(side: 'pub' | 'priv', src: Source, excluded: ExcludedOwners, flagsOk: (bits: number) => boolean, query: IndexQuery, fixes: ReadonlyArray<{ owner: number; sign: number }>): number {
+    let n = 0;
+    const rest: OrderedIds[] = [];
+    for (const part of src.parts) {
+      if (!(part instanceof Posting) || part.size < this.markedCountsMin) {
+        rest.push(part);
+        continue;
+      }
+      const counts = this.markedCounts(part, excluded);
+      for (let tag = 0; tag < counts.length; tag++) if (counts[tag] !== 0 && flagsOk(tag)) n += counts[tag]!;
+    }
+    if (rest.length > 0) n += this.markedIn({ parts: rest, size: 0, covers: src.covers, counted: src.counted }, { ...excluded, except: null }, flagsOk, undefined);
+    if (fixes.length > 0) {
+      const inExact = allOf(residualChecks({ text: query.text, topic: query.topic, ids: query.ids }, 0));
+      for (const { owner, sign } of fixes) n += sign * this.ownerInExact(side, owner, query, inExact, flagsOk);
+    }
+    return n;
   }
 
   /**

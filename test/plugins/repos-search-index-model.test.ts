@@ -49,6 +49,8 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
   }
   const index = new RepoIndex();
   index.bigOwner = 40;
+  // Postings this small keep their marked ids counted per excluded set too (at 700 repositories few reach the default).
+  index.markedCountsMin = 8;
   index.load(recs.values());
 
   // The model: what a query matches and who reads what, straight from the records.
@@ -167,6 +169,7 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
   t.ok(big('pub', 1) && big('priv', 1) && big('pub', 2) && !big('pub', 9), 'owners 1 and 2 are big on both sides, small ones are not');
   check('as loaded');
   t.ok(index.longBuilds > 0, 'long queries were built');
+  t.ok(index.markedCountsKept > 0, 'kept counts of marked ids were read');
 
   const upsert = (rec: RepoRecord) => {
     recs.set(rec.id, rec);
@@ -194,7 +197,9 @@ t.test('search, all and sorted agree with a model through changes', async (t) =>
     }
     // Owner 3 grows past the threshold on both sides (its gram postings are made while long queries are kept).
     for (let i = 0; i < 60; i++) upsert(make(3));
+    const kept = index.markedCountsKept;
     check(`after round ${round + 1} of changes`);
+    t.ok(index.markedCountsKept > kept, `after round ${round + 1}: kept counts of marked ids were read again`);
     if (round === 2) t.ok(big('pub', 3) && big('priv', 3), 'owner 3 became big by creates');
   }
 });
