@@ -350,6 +350,14 @@ function residualCheck(query: IndexQuery, covers: number, excluded: ExcludedOwne
   return allOf(checks);
 }
 
+/**
+ * What a query's exact source (`RepoIndex.exactSource`) covers, as a check of an entry: its text, topic and ids (the
+ * owner is the one read when an owner's repositories are checked; flags are tested apart).
+ */
+function exactCheck(query: IndexQuery): ((e: Entry) => boolean) | null {
+  return allOf(residualChecks({ text: query.text, topic: query.topic, ids: query.ids }, 0));
+}
+
 /** One check of several (null: none). */
 function allOf(checks: Array<(e: Entry) => boolean>): ((e: Entry) => boolean) | null {
   if (checks.length === 0) return null;
@@ -1029,8 +1037,7 @@ export class RepoIndex {
       }
       if (cost >= driver.size) return walk();
       let out = counted(exact);
-      // What the exact source covers, checked on an entry (the owner is the one read; flags are tested apart).
-      const inExact = allOf(residualChecks({ text: query.text, topic: query.topic, ids: query.ids }, 0));
+      const inExact = exactCheck(query);
       for (const o of owners) out -= this.ownerInExact(side, o, query, inExact, flagsOk);
       return out;
     };
@@ -1126,7 +1133,7 @@ export class RepoIndex {
     }
     if (rest.length > 0) n += this.markedIn({ parts: rest, size: 0, covers: src.covers, counted: src.counted }, { ...excluded, except: null }, flagsOk, undefined);
     if (fixes.length > 0) {
-      const inExact = allOf(residualChecks({ text: query.text, topic: query.topic, ids: query.ids }, 0));
+      const inExact = exactCheck(query);
       for (const { owner, sign } of fixes) n += sign * this.ownerInExact(side, owner, query, inExact, flagsOk);
     }
     return n;
