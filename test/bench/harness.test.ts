@@ -439,6 +439,25 @@ t.test('families: the target column uses the ratios the cases were judged on, an
   t.equal(rows[0]![5], '', 'no CPU ratio where none was measured');
 });
 
+t.test("families: a request whose bare server's own p99 reached the target is not judged on p99 (as its case is not)", async (t) => {
+  const side = (reqPerSec: number, p99Ms: number) => ({ reqPerSec, p99Ms, cpuUsPerRequest: null });
+  const c = (name: string, p99Ms: number, bareP99Ms: number) => ({ name, path: `/${name}`, forgekit: side(800, p99Ms), bare: side(1000, bareP99Ms), verdict: { judgedRatio: 0.8 } });
+  const rows = families([
+    // Family a: its stalled request (bare 40 ms) is left out, the other's 12 ms judged: met, with the note.
+    c('search-rnd-a-0', 90, 40), c('search-rnd-a-1', 12, 8),
+    // Family b: the stalled one left out, the judged one over the target: missed on it (not on the 90 ms).
+    c('search-rnd-b-0', 90, 40), c('search-rnd-b-1', 30, 8),
+    // Family c: every request stalled: p99 not judged at all.
+    c('search-rnd-c-0', 90, 40),
+  ]).split('\n').slice(2).map((line) => line.split('|').map((x) => x.trim()));
+  const note = (n: number, of: number) => `(p99 not judged on ${n} of ${of} requests: the bare server's own p99 ≥ 25 ms, machine too busy)`;
+  t.same(rows.map((r) => [r[1], r[7], r[9]]), [
+    ['a', '90.0', `met ${note(1, 2)}`],
+    ['b', '90.0', `MISSED (p99 30.0 ms) ${note(1, 2)}`],
+    ['c', '90.0', `met ${note(1, 1)}`],
+  ], 'the worst p99 column stays the raw worst; the verdict judges the rest');
+});
+
 t.test('the load generator check: a run where the bare server mostly stayed under half its core is flagged', async (t) => {
   const cases = (busy: Array<number | null>) => ({
     cases: busy.map((b, i) => (b === null
