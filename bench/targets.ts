@@ -79,7 +79,7 @@ export function judge(group: string, m: Measured): Verdict {
   if (target.maxP99Ms !== undefined) {
     if (m.connections !== P99_CONNECTIONS) {
       notes.push(`p99 target not judged at ${m.connections} connections`);
-    } else if (m.bareP99Ms >= target.maxP99Ms) {
+    } else if (!p99Judgeable(m.bareP99Ms, target.maxP99Ms)) {
       notes.push(`p99 target not judged: the bare server's own p99 was ${m.bareP99Ms} ms (machine too busy)`);
     } else {
       judged = true;
@@ -87,6 +87,14 @@ export function judge(group: string, m: Measured): Verdict {
     }
   }
   return { target, met: judged ? misses.length === 0 : null, misses, basis, judgedRatio, notes };
+}
+
+/**
+ * Whether a p99 target can be judged on a request: only when the bare server's own p99 stayed under it (else the
+ * machine stalled both servers). A case's verdict and its family's (bench/families.ts) both ask this.
+ */
+export function p99Judgeable(bareP99Ms: number, maxP99Ms: number): boolean {
+  return bareP99Ms < maxP99Ms;
 }
 
 /** The family of a case that did not name one. */

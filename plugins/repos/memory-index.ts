@@ -1131,7 +1131,11 @@ export class RepoIndex {
       const counts = this.markedCounts(part, excluded);
       for (let tag = 0; tag < counts.length; tag++) if (counts[tag] !== 0 && flagsOk(tag)) n += counts[tag]!;
     }
-    if (rest.length > 0) n += this.markedIn({ parts: rest, size: 0, covers: src.covers, counted: src.counted }, { ...excluded, except: null }, flagsOk, undefined);
+    // The small parts' marks read as they are: the excepted owners and `notOwner` are fixed below for every part.
+    if (rest.length > 0) {
+      const small: Source = { parts: rest, size: rest.reduce((k, p) => k + p.size, 0), covers: src.covers, counted: src.counted };
+      n += this.markedIn(small, { ...excluded, except: null }, flagsOk, undefined);
+    }
     if (fixes.length > 0) {
       const inExact = exactCheck(query);
       for (const { owner, sign } of fixes) n += sign * this.ownerInExact(side, owner, query, inExact, flagsOk);
