@@ -1,7 +1,9 @@
 // Growth report (issue 20): the same randomized cases run at several dataset sizes (`npm run bench -- --repos N`),
 // one result file per size. For each size: boot time and RSS; for each case family: the forgekit server's CPU time
 // per request (median and worst request of the family), the ratios to the bare server, the worst p99, and how the
-// median cost grew against the run at 100,000 repositories (the target: at most 2× at 1M).
+// median cost grew against the run at 100,000 repositories (the target: at most 2× at 1M). The search families ask
+// every size the same requests (terms drawn from the 100k plan's names: bench/cases/search-random.ts); the list
+// families draw their callers and pages from each size's own data.
 //   node dist/bench/growth.js bench/results/<10k>.json bench/results/<100k>.json bench/results/<1M>.json
 import { readFileSync } from 'node:fs';
 import { familyOf, type Case } from './families.js';

@@ -4,7 +4,7 @@
 // worst ratio and p99 are computed from the result file by bench/families.ts. Each request is checked: status 200,
 // an exact total header, and no private repository (nor one of a limited or private owner) for anonymous callers.
 import type { BenchCase, BenchRole, SeedContext } from '../case.js';
-import { prng } from '../dataset.js';
+import { FULL_SIZES, planDataset, prng } from '../dataset.js';
 import { header } from '../case.js';
 
 let seed: number | null = null;
@@ -22,11 +22,19 @@ const PER_FAMILY = QUICK ? 1 : 6;
 let names: string[] = [];
 let ownerId = 0;
 
-/** Captures the seeded names (nothing is written): the cases draw their terms from them. */
+/**
+ * Captures the names the cases draw their terms from (nothing is written): the seeded ones — except in a growth
+ * series (`--repos N` other than the full dataset's), where they come from the full dataset's plan, so every size is
+ * asked the very same requests (the plan is not a prefix of a larger one: drawn from the seeded names, the 1M run
+ * asked other terms and pages than the 100k run, and the growth compared unlike requests, e.g. an empty page with a
+ * full one).
+ */
 export async function seedSearchRandom(ctx: SeedContext): Promise<void> {
-  names = ctx.repos.map((r) => r.lowerName);
+  const growth = !ctx.quick && ctx.sizes.repos !== FULL_SIZES.repos;
+  names = growth ? planDataset(FULL_SIZES).repos.map((r) => r.lowerName) : ctx.repos.map((r) => r.lowerName);
   ownerId = ctx.fixture.accounts.owner.id;
-  ctx.log(`search-random: seed ${benchSeed()} (FORGEKIT_BENCH_SEED=${benchSeed()} repeats these requests)`);
+  drawn.clear();
+  ctx.log(`search-random: seed ${benchSeed()} (FORGEKIT_BENCH_SEED=${benchSeed()} repeats these requests)${growth ? `; terms drawn from the ${FULL_SIZES.repos}-repository plan's names, as at every size of a growth series` : ''}`);
 }
 
 

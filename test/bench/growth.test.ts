@@ -66,3 +66,24 @@ t.test('the report gives boot, RSS and each family\'s cost growth against 100k',
   t.ok(lines.includes('| mixed | 1M | 1 | 200 | 200 | 0.25 | 0.25 | 50.0 | 1.00× |'), text);
   t.notOk(text.includes('version'), 'hand-picked cases are not families');
 });
+
+t.test('a growth series asks every size the same randomized searches', async (t) => {
+  const { cases, seedSearchRandom } = await import('../../bench/cases/search-random.js');
+  const full = planDataset(FULL_SIZES);
+  const paths = async (repos: number, names: string[]) => {
+    const ctx = {
+      quick: false, sizes: { ...FULL_SIZES, repos }, repos: names.map((lowerName, i) => ({ id: i + 1, lowerName })),
+      fixture: { accounts: { owner: { id: full.roles.owner.id } } }, log: () => {},
+    };
+    await seedSearchRandom(ctx as never);
+    return cases.map((c) => (typeof c.path === 'function' ? c.path({} as never) : c.path));
+  };
+  const atFull = await paths(FULL_SIZES.repos, full.repos.map((r) => r.lowerName));
+  t.ok(atFull.length >= 40, 'every family drawn');
+  const other = ['only-at-another-size', 'another-name'];
+  t.same(await paths(1_000_000, other), atFull, '1M: the same requests as the full dataset');
+  t.same(await paths(10_000, other), atFull, '10k: the same requests as the full dataset');
+  const own = await paths(FULL_SIZES.repos, other);
+  const termOf = (p: string) => decodeURIComponent(new URL(p, 'http://x').searchParams.get('q') ?? '');
+  t.ok(own.every((p) => other.some((name) => name.includes(termOf(p)))), 'the full dataset draws its terms from its seeded names');
+});
