@@ -45,19 +45,30 @@ t.test('sorted search: the walk agrees with sorting every match', async (t) => {
     }
     return out;
   };
-  const compare = async (t: Test, label: string) => {
+  // `textChanged`: the text postings changed since the last comparison, so their copies must be made again.
+  const compare = async (t: Test, label: string, textChanged: boolean) => {
     index.sortPlan = 'collect';
     const sorted = await answers();
     index.sortPlan = 'walk';
     const walked = await answers();
     index.sortPlan = 'auto';
     const auto = await answers();
+    // Every text posting walked by id through its kept id-ordered copy (at this size none reaches the default).
+    const { idCopiesMin, idCopiesBuilt, idCopiesRead } = index;
+    index.idCopiesMin = 1;
+    const copied = await answers();
+    index.idCopiesMin = idCopiesMin;
     const differ = sorted.filter((a, i) => a !== walked[i]);
     t.same(differ, [], `${label}: ${sorted.length} answers, the same from both plans`);
     t.same(auto.filter((a, i) => a !== sorted[i]), [], `${label}: and from the plan chosen by cost`);
+    t.same(copied.filter((a, i) => a !== sorted[i]), [], `${label}: and through id-ordered copies of the text postings`);
+    if (textChanged) t.ok(index.idCopiesBuilt > idCopiesBuilt, `${label}: id-ordered copies were made (again)`);
+    else t.equal(index.idCopiesBuilt, idCopiesBuilt, `${label}: no posting changed, no copy was made again`);
+    t.ok(index.idCopiesRead > idCopiesRead, `${label}: copies read as kept while their postings were unchanged`);
     t.ok(sorted.some((a) => /: 200 [1-9]\d* \d/.test(a)), `${label}: answers are not all empty`);
   };
-  await compare(t, 'as created');
+  await compare(t, 'as created', true);
+
   t.ok(index.orders.size >= 4, 'the walk built kept orders (stars, created, updated, size)');
   t.notOk(index.orders.has('id'), 'the id order needs none: it is walked by id');
   // Changes the kept orders must follow (the walk above built them).
@@ -69,7 +80,7 @@ t.test('sorted search: the walk agrees with sorting every match', async (t) => {
   await ok(f.request('DELETE', '/repos/sann/car', { token: ann.token }), 204);
   await ok(f.request('POST', '/user/repos', { token: bob.token, json: { name: 'rho-late' } }), 201);
   await ok(f.request('PUT', '/user/starred/sbob/rho-late', { token: ann.token }), 204);
-  await compare(t, 'after stars, an edit, a privacy change, a delete and a create');
+  await compare(t, 'after stars, an edit, a privacy change, a delete and a create', true);
   // Creation time follows the ids above (made one after another): those orders are walked by id.
   t.equal(index.orders.get('created').followsIds, true, 'the creation order is the ids\' order');
   t.equal(index.orders.get('stars').followsIds, false, 'the stars order is not');
@@ -82,10 +93,10 @@ t.test('sorted search: the walk agrees with sorting every match', async (t) => {
   t.equal(index.orders.get('created').followsIds, false, 'the creation order no longer follows the ids');
   const first = await f.request('GET', '/repos/search?q=rho&sort=created&limit=1');
   t.equal(first.json.data[0]?.name, 'rho-late', 'the repository created first by its date comes first');
-  await compare(t, 'with a creation order apart from the ids');
+  await compare(t, 'with a creation order apart from the ids', false);
   // Its date put back after the others': the order follows the ids again.
   await repos.updateOne({ id: late!.id }, { $set: { createdAt: new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z') } });
   index.upsert(await repos.findOne({ id: late!.id }));
   t.equal(index.orders.get('created').followsIds, true, 'a later date at the highest id: the order follows the ids again');
-  await compare(t, 'with the creation order back in the ids\' order');
+  await compare(t, 'with the creation order back in the ids\' order', false);
 });
