@@ -774,9 +774,8 @@ export class RepoIndex {
     // each match once: cheaper while the matches are fewer than that scan.
     if (bitWalk && marking && this.sortPlan === 'auto' && total * total * 32 < n * this.byId.length) return collect();
     if (bitWalk && marking) {
-      const words = (this.byId.length + 31) >>> 5;
-      if (this.markBits.length < words) this.markBits = new Int32Array(Math.max(words, this.markBits.length * 2));
-      for (const p of marked) for (let i = 0; i < p.size; i++) this.markBits[p.at(i) >>> 5]! |= 1 << (p.at(i) & 31);
+      const bits = this.bitsById();
+      for (const p of marked) for (let i = 0; i < p.size; i++) bits[p.at(i) >>> 5]! |= 1 << (p.at(i) & 31);
     } else if (marked.length && marking) {
       let max = 0;
       for (const p of marked) for (let i = 0; i < p.size; i++) if (p.at(i) > max) max = p.at(i);
@@ -835,6 +834,13 @@ export class RepoIndex {
     return head;
   }
 
+  /** `markBits` with a bit for every id (grown when ids outgrew it; clear: every user clears what it set). */
+  private bitsById(): Int32Array {
+    const words = (this.byId.length + 31) >>> 5;
+    if (this.markBits.length < words) this.markBits = new Int32Array(Math.max(words, this.markBits.length * 2));
+    return this.markBits;
+  }
+
   /**
    * A posting's ids in ascending id order, kept while the posting is unchanged (`Posting.changes`). Made by setting its
    * ids as bits and reading the set bits back in order (its size plus its id range over 32; no comparison sort), the
@@ -852,10 +858,8 @@ export class RepoIndex {
       this.idCopiesHeld -= kept.ids.length;
     }
     const allowed = Math.max(this.idCopiesHeldMin, 2 * this.entries.size);
-    const words = (this.byId.length + 31) >>> 5;
-    if (this.markBits.length < words) this.markBits = new Int32Array(Math.max(words, this.markBits.length * 2));
-    const bits = this.markBits;
-    let lo = words;
+    const bits = this.bitsById();
+    let lo = bits.length;
     let hi = -1;
     for (let i = 0; i < p.size; i++) {
       const id = p.at(i);
