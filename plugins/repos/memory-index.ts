@@ -761,11 +761,6 @@ export class RepoIndex {
     const bitWalk = marked.length > 0 && aligned;
     const budget = this.sortPlan === 'walk' || bitWalk ? Infinity : (marked.length ? SORT_WALK_PER_MATCH_MARKED : SORT_WALK_PER_MATCH) * total;
     if (this.sortPlan === 'auto' && total <= SORT_COLLECT_MIN && steps > budget) return collect();
-    if (!aligned) order ??= this.sortOrder(key);
-    const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
-    const readableOwners = new Set(vis.privateAll ? [] : vis.privateOwners ?? []);
-    const pub = publicQuery(query, vis);
-    const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
     // Text postings walked by id through their kept id-ordered copies when one is big: nothing is marked.
     const copies = bitWalk && marked.some((p) => p.size >= this.idCopiesMin) ? marked.map((p) => this.idOrdered(p)) : null;
     const marking = copies === null;
@@ -773,6 +768,11 @@ export class RepoIndex {
     // matches are fewer than the page (a one-match term at 1M repositories: 31,000 words, ~110 µs). Collecting reads
     // each match once: cheaper while the matches are fewer than that scan.
     if (bitWalk && marking && this.sortPlan === 'auto' && total * total * 32 < n * this.byId.length) return collect();
+    if (!aligned) order ??= this.sortOrder(key);
+    const readable = vis.privateAll ? null : new Set(vis.privateIds ?? []);
+    const readableOwners = new Set(vis.privateAll ? [] : vis.privateOwners ?? []);
+    const pub = publicQuery(query, vis);
+    const granted = vis.grantedPublicIds?.length ? new Set(vis.grantedPublicIds) : null;
     if (bitWalk && marking) {
       const bits = this.bitsById();
       for (const p of marked) for (let i = 0; i < p.size; i++) bits[p.at(i) >>> 5]! |= 1 << (p.at(i) & 31);
