@@ -32,4 +32,12 @@ t.test('the A/B of two builds times the same answers on both (search-index-ab.ts
   t.equal(b.length, 7);
   t.equal(h.length, 7);
   t.ok(b.every((x, i) => i === 0 || b[i - 1]! <= x), 'times sorted');
+  // A sorted page (`q:caller:page:limit:sort:desc`): both builds answer through `sorted`, the page a plain sort's.
+  const stars = { query: { text: { q: 'a', desc: false } }, vis: anonymous, n: 30, sort: { key: 'stars' as const, desc: true } };
+  const matches = recs.filter((r) => !r.private && !hidden.has(r.ownerId) && r.lowerName.includes('a'));
+  const bySort = matches.sort((x, y) => y.numStars - x.numStars || y.id - x.id).slice(0, 30).map((r) => r.id);
+  const s = compare(base, head, stars, 3);
+  t.same(s.totals, [matches.length, matches.length], 'a sorted page: both builds count every match');
+  t.ok(s.samePage, 'and give the same page');
+  t.same(head.sorted(stars.query, anonymous, 'stars', true, 30).head, bySort, 'the page of a plain sort by stars, then id, descending');
 });

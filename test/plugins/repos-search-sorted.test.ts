@@ -71,6 +71,10 @@ t.test('sorted search: the walk agrees with sorting every match', async (t) => {
 
   t.ok(index.orders.size >= 4, 'the walk built kept orders (stars, created, updated, size)');
   t.notOk(index.orders.has('id'), 'the id order needs none: it is walked by id');
+  // The collect plan reads each match's key from kept columns by id, the walk from the entries: after the changes
+  // below they agree only if the columns followed every one of them.
+  t.ok(['stars', 'created', 'updated', 'size'].every((k) => index.columns.has(k)), 'the collects made key columns');
+  t.notOk(index.columns.has('id'), 'a sort by id reads the ids themselves');
   // Changes the kept orders must follow (the walk above built them).
   await ok(f.request('PUT', '/user/starred/sann/beta', { token: ann.token }), 204);
   await ok(f.request('PUT', '/user/starred/sann/tau', { token: ann.token }), 204);
