@@ -43,7 +43,7 @@ export type Flag = 'fork' | 'mirror' | 'archived' | 'template';
 
 /** The orders other than by name: a number of the entry, ties by id. */
 export type SortKey = 'created' | 'updated' | 'size' | 'id' | 'stars' | 'forks';
-const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
+export const SORT_KEYS: Record<SortKey, (e: Entry) => number> = {
   created: (e) => e.created,
   updated: (e) => e.updated,
   size: (e) => e.size,

@@ -8,7 +8,7 @@ import { ACCESS } from '../../schemas/services.js';
 import { modeOf, type Grants } from './access.js';
 import type { RepoAccess } from './repo-access.js';
 import { withGrants, type PageRequest, type PageResult, type RepoPages } from './pages.js';
-import { queryWith, shapedQuery, type Entry, type Flag, type IndexQuery, type RepoIndex, type Visibility } from './memory-index.js';
+import { queryWith, shapedQuery, SORT_KEYS, type Flag, type IndexQuery, type RepoIndex, type Visibility } from './memory-index.js';
 
 export type SearchSort = 'alpha' | 'created' | 'updated' | 'size' | 'git_size' | 'id' | 'stars' | 'forks';
 export const SEARCH_SORTS: readonly SearchSort[] = ['alpha', 'created', 'updated', 'size', 'git_size', 'id', 'stars', 'forks'];
@@ -36,16 +36,6 @@ export interface SearchOptions {
 
 /** Who starred what: the stars plugin registers it (absent when stars are disabled: nothing is starred). */
 export type StarredSource = (userId: number) => Promise<number[]>;
-
-const SORT_KEY: Record<Exclude<SearchSort, 'alpha'>, (e: Entry) => number> = {
-  created: (e) => e.created,
-  updated: (e) => e.updated,
-  size: (e) => e.size,
-  git_size: (e) => e.size,
-  id: (e) => e.id,
-  stars: (e) => e.stars,
-  forks: (e) => e.forks,
-};
 
 /**
  * A caller's owner whose private repositories are at least this many is searched through its postings, not as a set
@@ -185,7 +175,7 @@ export class RepoSearch {
   private collected(query: IndexQuery, vis: Visibility, sort: SearchSort, desc: boolean, p: number | undefined, page: PageRequest): { ids: number[]; total: number } {
     const matches = this.index.all(query, vis).map((id) => this.index.entries.get(id)!);
     const dir = desc ? -1 : 1;
-    const key = sort === 'alpha' ? null : SORT_KEY[sort];
+    const key = sort === 'alpha' ? null : SORT_KEYS[sort === 'git_size' ? 'size' : sort];
     matches.sort((a, b) => {
       if (p !== undefined && (a.ownerId === p) !== (b.ownerId === p)) return a.ownerId === p ? -1 : 1;
       if (key) {
