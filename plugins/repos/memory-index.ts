@@ -532,7 +532,7 @@ export class RepoIndex {
    * repositories the entries are scattered over a ~1.8 GB heap and that read was two cache misses per match: a stars
    * sort of a term with 1,266 matches cost 2.4× what its 124 matches cost at 100k.
    */
-  private readonly columns = new Map<Exclude<SortKey, 'id'>, Float64Array>();
+  private readonly columns = new Map<Exclude<SortKey, 'id'>, { values: Float64Array }>();
   /** A sorted collect's keys and ids (grow-only, reused: `sorted` runs to completion). */
   private collectKeys = new Float64Array(256);
   private collectIds = new Float64Array(256);
@@ -603,23 +603,25 @@ export class RepoIndex {
   /** Writes an entry's sort keys into the columns made so far. */
   private setKeys(e: Entry): void {
     for (const [key, col] of this.columns) {
-      let c = col;
-      if (e.id >= c.length) {
-        c = new Float64Array(Math.max(e.id + 1, c.length * 2));
-        c.set(col);
-        this.columns.set(key, c);
+      if (e.id >= col.values.length) {
+        const grown = new Float64Array(Math.max(e.id + 1, col.values.length * 2));
+        grown.set(col.values);
+        col.values = grown;
       }
-      c[e.id] = SORT_KEYS[key](e);
+      col.values[e.id] = SORT_KEYS[key](e);
     }
   }
 
-  /** A sort key's column (`columns`), made at the first ask from every entry. */
-  private column(key: Exclude<SortKey, 'id'>): Float64Array {
+  /**
+   * A sort key's column (`columns`), made at the first ask from every entry. Its holder stays the same when the values
+   * grow: the kept orders' comparators keep it.
+   */
+  private column(key: Exclude<SortKey, 'id'>): { values: Float64Array } {
     let c = this.columns.get(key);
     if (c === undefined) {
       const k = SORT_KEYS[key];
-      c = new Float64Array(Math.max(this.byId.length, 1024));
-      for (const e of this.entries.values()) c[e.id] = k(e);
+      c = { values: new Float64Array(Math.max(this.byId.length, 1024)) };
+      for (const e of this.entries.values()) c.values[e.id] = k(e);
       this.columns.set(key, c);
     }
     return c;
@@ -715,18 +717,18 @@ export class RepoIndex {
     for (const o of this.orders.values()) o.insert(id);
   }
 
-  private sortOrder(key: SortKey): KeptOrder {
+  /**
+   * A sort's kept order, made at the first ask. Its comparator reads the key's column (`column`): an entry leaves the
+   * order before its column value changes (`unorder`) and comes back after (`setKeys`, then `reorder`).
+   */
+  private sortOrder(key: Exclude<SortKey, 'id'>): KeptOrder {
     let o = this.orders.get(key);
     if (o) return o;
-    const k = SORT_KEYS[key];
-    const cmp: IdOrder = (a, b) => {
-      const x = this.entries.get(a)!;
-      const y = this.entries.get(b)!;
-      return k(x) - k(y) || a - b;
-    };
+    const col = this.column(key);
+    const cmp: IdOrder = (a, b) => col.values[a]! - col.values[b]! || a - b;
     o = new KeptOrder(cmp, this.entries.size + 16);
-    const all = [...this.entries.values()].sort((x, y) => k(x) - k(y) || x.id - y.id);
-    for (const e of all) o.push(e.id);
+    const all = [...this.entries.keys()].sort(cmp);
+    for (const id of all) o.push(id);
     this.orders.set(key, o);
     return o;
   }
@@ -752,7 +754,7 @@ export class RepoIndex {
       }
       const keys = this.collectKeys;
       const ids = this.collectIds;
-      const col = key === 'id' ? null : this.column(key);
+      const col = key === 'id' ? null : this.column(key).values;
       let m = 0;
       found.parts.forEach((part, p) => {
         const accept = found.accepts[p]!;
