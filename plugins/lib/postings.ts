@@ -68,6 +68,50 @@ export class Posting {
     this.changes++;
   }
 
+  /** Where `id` is (by the order as it stands: ask before its sort key changes), or -1 when absent. */
+  indexOf(id: number): number {
+    const at = this.lowerBound(id);
+    return at < this.n && this.ids[at] === id ? at : -1;
+  }
+
+  /**
+   * Moves the id at position `at`, whose sort key just changed, to its new place; returns that place. Only the ids
+   * between the old and the new place shift (a removal and an insert would move the whole tail twice: a megabyte
+   * copy per counter change in an order of a million ids).
+   */
+  settle(at: number): number {
+    const ids = this.ids;
+    const id = ids[at]!;
+    const n = this.n;
+    let to = at;
+    if (at + 1 < n && this.order(id, ids[at + 1]!) > 0) {
+      // Later: the first position past `at + 1` whose id sorts at or after `id`, less the place `id` leaves.
+      let lo = at + 2;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.order(ids[mid]!, id) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      to = lo - 1;
+      ids.copyWithin(at, at + 1, lo);
+    } else if (at > 0 && this.order(ids[at - 1]!, id) > 0) {
+      // Earlier: the first position before `at - 1` whose id sorts after `id`.
+      let lo = 0;
+      let hi = at - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.order(ids[mid]!, id) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      to = lo;
+      ids.copyWithin(lo + 1, lo, at);
+    } else return at;
+    ids[to] = id;
+    this.changes++;
+    return to;
+  }
+
   /** Appends an id known to sort after every id present (bulk loading in order). */
   push(id: number): void {
     if (this.n === this.ids.length) {
@@ -167,6 +211,26 @@ export class KeptOrder extends Posting {
     if (before > after) this.descents++;
     this.removeAt(at);
     return true;
+  }
+
+  override settle(at: number): number {
+    const ids = this.ids;
+    const id = ids[at]!;
+    // The pairs around the old place, as a removal counts them (counted only when the id moves).
+    const before = at > 0 ? ids[at - 1]! : -Infinity;
+    const after = at + 1 < this.n ? ids[at + 1]! : Infinity;
+    const to = super.settle(at);
+    if (to === at) return at;
+    if (before > id) this.descents--;
+    if (id > after) this.descents--;
+    if (before > after) this.descents++;
+    // The pairs around the new place, as an insert counts them.
+    const prev = to > 0 ? ids[to - 1]! : -Infinity;
+    const next = to + 1 < this.n ? ids[to + 1]! : Infinity;
+    if (prev > next) this.descents--;
+    if (prev > id) this.descents++;
+    if (id > next) this.descents++;
+    return to;
   }
 
   override removeSorted(ids: ArrayLike<number>): number {

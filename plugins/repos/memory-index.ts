@@ -517,6 +517,8 @@ export class RepoIndex {
    * kept in step with every change: an entry leaves its place before a sort key changes and comes back after.
    */
   private readonly orders = new Map<SortKey, KeptOrder>();
+  /** An entry's places in the kept orders while its keys change (`rekey`; one per order, reused). */
+  private readonly places: number[] = [];
   /** Scratch marks by id for a sorted walk (sorted pages run synchronously, one at a time): cleared after each use. */
   private marks = new Uint8Array(0);
   /** The same as bits (id `i` is bit `i & 31` of word `i >>> 5`), for a walk by id (`walkMarkedIds`): cleared after use. */
@@ -667,10 +669,7 @@ export class RepoIndex {
     const next = entryOf(record);
     const prev = this.entries.get(record.id);
     if (prev && sameIndexing(prev, next)) {
-      this.unorder(prev.id);
-      Object.assign(prev, { created: next.created, updated: next.updated, size: next.size, stars: next.stars, forks: next.forks });
-      this.setKeys(prev);
-      this.reorder(prev.id);
+      this.rekey(prev, () => Object.assign(prev, { created: next.created, updated: next.updated, size: next.size, stars: next.stars, forks: next.forks }));
       return;
     }
     if (prev) {
@@ -707,6 +706,25 @@ export class RepoIndex {
     this.byId[id] = undefined;
   }
 
+  /**
+   * Changes an entry's sort keys (`change`), its columns and its places in the kept orders: each order's place is
+   * found before the change (the comparators read the columns) and the entry moved from there, shifting only what
+   * lies between its old and new places.
+   */
+  private rekey(e: Entry, change: () => void): void {
+    const places = this.places;
+    let i = 0;
+    for (const o of this.orders.values()) places[i++] = o.indexOf(e.id);
+    change();
+    this.setKeys(e);
+    i = 0;
+    for (const o of this.orders.values()) {
+      const at = places[i++]!;
+      if (at >= 0) o.settle(at);
+      else o.insert(e.id);
+    }
+  }
+
   /** Takes an entry out of the kept sort orders (before a sort key of it changes, or it goes). */
   private unorder(id: number): void {
     for (const o of this.orders.values()) o.remove(id);
@@ -718,8 +736,8 @@ export class RepoIndex {
   }
 
   /**
-   * A sort's kept order, made at the first ask. Its comparator reads the key's column (`column`): an entry leaves the
-   * order before its column value changes (`unorder`) and comes back after (`setKeys`, then `reorder`).
+   * A sort's kept order, made at the first ask. Its comparator reads the key's column (`column`): an entry's place is
+   * found before its column value changes (`rekey`), and the entry leaves the order before it goes (`unorder`).
    */
   private sortOrder(key: Exclude<SortKey, 'id'>): KeptOrder {
     let o = this.orders.get(key);
@@ -982,20 +1000,14 @@ export class RepoIndex {
   patch(id: number, fields: Partial<Pick<Entry, 'size' | 'stars' | 'forks' | 'updated'>>): void {
     const e = this.entries.get(id);
     if (!e) return;
-    this.unorder(id);
-    Object.assign(e, fields);
-    this.setKeys(e);
-    this.reorder(id);
+    this.rekey(e, () => Object.assign(e, fields));
   }
 
   /** Adds to a counter kept for sorting. */
   bump(id: number, field: 'stars' | 'forks', delta: number): void {
     const e = this.entries.get(id);
     if (!e) return;
-    this.unorder(id);
-    e[field] += delta;
-    this.setKeys(e);
-    this.reorder(id);
+    this.rekey(e, () => (e[field] += delta));
   }
 
   private detach(e: Entry): void {

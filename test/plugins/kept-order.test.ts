@@ -56,3 +56,54 @@ t.test('followsIds is kept exactly through inserts, removals, appends and bulk r
   t.same(mismatches, [], `${checks} steps: followsIds equals a recount each time`);
   t.ok(agreeing > 1000 && apart > 1000, `both answers seen (${agreeing} following, ${apart} apart)`);
 });
+
+t.test('settle moves a re-keyed id to its place, shifting only what lies between, and keeps followsIds', async (t) => {
+  let checks = 0;
+  let moved = 0;
+  let stayed = 0;
+  let shiftedMost = 0;
+  const mismatches: string[] = [];
+  for (let seed = 1; seed <= 30; seed++) {
+    const r = prng(1000 + seed);
+    const key = new Map<number, number>();
+    const order = new KeptOrder((a, b) => key.get(a)! - key.get(b)! || a - b);
+    const ids = Array.from({ length: 60 }, (_, i) => i + 1);
+    // Keys that follow the ids for some seeds (a counter at zero), scattered for others.
+    for (const id of ids) key.set(id, seed % 3 === 0 ? 0 : Math.floor(r() * 40));
+    for (const id of [...ids].sort((a, b) => key.get(a)! - key.get(b)! || a - b)) order.push(id);
+    for (let step = 0; step < 200; step++) {
+      const id = ids[Math.floor(r() * ids.length)]!;
+      const at = order.indexOf(id);
+      const before = [...order.view()];
+      // A counter's step most of the time, a jump sometimes, no change now and then.
+      const x = r();
+      key.set(id, key.get(id)! + (x < 0.4 ? 1 : x < 0.7 ? -1 : x < 0.9 ? Math.floor(r() * 80) - 40 : 0));
+      const changes = order.changes;
+      const to = order.settle(at);
+      const after = [...order.view()];
+      const expected = [...ids].sort((a, b) => key.get(a)! - key.get(b)! || a - b);
+      checks++;
+      if (to === at) stayed++;
+      else moved++;
+      const lo = Math.min(at, to);
+      const hi = Math.max(at, to);
+      // Outside [lo, hi] nothing changed; the id is at `to`.
+      const outside = after.every((v, i) => (i >= lo && i <= hi) || v === before[i]);
+      shiftedMost = Math.max(shiftedMost, hi - lo);
+      const follows = after.every((v, i) => i === 0 || after[i - 1]! < v);
+      if (after.join() !== expected.join() && mismatches.length < 5) mismatches.push(`seed ${seed} step ${step}: ${after.join()} ≠ ${expected.join()}`);
+      if ((after[to] !== id || !outside) && mismatches.length < 5) mismatches.push(`seed ${seed} step ${step}: moved ${at} → ${to}, outside changed`);
+      if (order.followsIds !== follows && mismatches.length < 5) mismatches.push(`seed ${seed} step ${step}: followsIds ${order.followsIds}, list ${after.join()}`);
+      if ((order.changes !== changes) !== (to !== at) && mismatches.length < 5) mismatches.push(`seed ${seed} step ${step}: changes counted wrongly`);
+    }
+  }
+  t.same(mismatches, [], `${checks} re-keyings: the order equals a full sort, only the span between moved`);
+  t.ok(moved > 1000 && stayed > 500, `both seen (${moved} moved, ${stayed} stayed)`);
+  t.ok(shiftedMost > 0 && shiftedMost < 60, `spans moved up to ${shiftedMost}`);
+});
+
+t.test('indexOf finds present ids and says -1 for absent ones', async (t) => {
+  const order = new KeptOrder((a, b) => a - b);
+  for (const id of [2, 4, 6]) order.push(id);
+  t.same([2, 4, 6, 3, 7].map((id) => order.indexOf(id)), [0, 1, 2, -1, -1]);
+});
