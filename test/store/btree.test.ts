@@ -448,6 +448,87 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
   }
 });
 
+t.test('OrderedIndex: a bulk build without a field of distinct values groups equal keys as inserts do', async (t) => {
+  const random = rng(37);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const walk = (ix: OrderedIndex): string[] => {
+    const out: string[] = [];
+    ix.walk(1, 0, ix.entries, (d) => {
+      out.push(idOf(d));
+      return false;
+    });
+    return out;
+  };
+  const values: Record<string, () => unknown> = {
+    'few small integers': () => Math.floor(random() * 4),
+    'timestamps, some equal, some null': () => pick(['2025-01-02T00:00:00Z', '2025-01-01T00:00:00Z', '2024-12-31T23:59:59Z', null, undefined]),
+    'strings, numbers, booleans and null': () => pick(['b', 'a', 'a', 3, 1.5, -2, true, false, null]),
+    // Ranked by sorting positions (mostly in order), not by hashing: equal neighbours, a few out of place, some null.
+    'timestamps in order, some repeated, a few out of place': (() => {
+      let at = 0;
+      return () => {
+        const x = random();
+        if (x < 0.3) return `2025-01-01T00:${String(at).padStart(4, '0')}Z`;
+        if (x < 0.33) return `2025-01-01T00:${String(Math.floor(random() * 600)).padStart(4, '0')}Z`;
+        if (x < 0.35) return null;
+        return `2025-01-01T00:${String(++at).padStart(4, '0')}Z`;
+      };
+    })(),
+    'strings in order only': (() => {
+      let at = 0;
+      return () => `s${String(Math.floor(at++ / 2)).padStart(4, '0')}`;
+    })(),
+    // Nine fields, every other row a copy of the one before.
+    'large integers in every field': () => Math.floor(random() * 1000) * 1e6,
+  };
+  for (const [kind, value] of Object.entries(values)) {
+    const wide = kind === 'large integers in every field';
+    const fields = wide ? ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] : ['a', 'b'];
+    for (const first of [1, -1] as Array<1 | -1>) {
+      let last: Record<string, unknown> = {};
+      const docs = Array.from({ length: 300 }, (_, i) => {
+        // Wide keys: every other row repeats the one before (equal keys to group).
+        const row: Record<string, unknown> = wide && i % 2 === 1 ? { ...last, id: i } : { id: i };
+        last = row;
+        if (wide && i % 2 === 1) return doc(row);
+        for (const f of fields) {
+          const v = f === 'b' && !wide ? Math.floor(random() * 3) : value();
+          if (v !== undefined) row[f] = v;
+        }
+        return doc(row);
+      });
+      const def = { fields, dirs: fields.map((_, i) => (i === 0 ? first : i % 2 ? -1 : 1)) as Array<1 | -1>, unique: false, sparse: false };
+      const columns = new ColumnCache(docs);
+      const fromColumns = OrderedIndex.build(def, docs, 'rows', columns);
+      const built = OrderedIndex.build(def, docs, 'rows');
+      const inserted = new OrderedIndex(def);
+      for (const d of [...docs].reverse()) inserted.add(d, inserted.keysOf(d));
+      const label = `${kind}, first field ${first === 1 ? 'ascending' : 'descending'}`;
+      t.same(walk(fromColumns), walk(inserted), `${label}: order, from shared columns`);
+      t.same(walk(built), walk(inserted), `${label}: order`);
+      // Every document's full key finds exactly the documents with that key (equal keys grouped in one posting).
+      let grouped = 0;
+      for (const d of docs) {
+        const key = fields.map((f) => d[f] ?? null);
+        const same = docs.filter((o) => fields.every((f) => compareKey(o[f] ?? null, d[f] ?? null) === 0)).length;
+        const found = fromColumns.lookupTuple(key);
+        if (found !== undefined && asPosting(found).length === same) grouped++;
+      }
+      t.equal(grouped, docs.length, `${label}: each full key holds every document with it`);
+    }
+  }
+  const dup = [doc({ a: 'x', b: 2 }), doc({ a: 'y', b: 3 }), doc({ a: 'x', b: 2 })];
+  const clash = (() => {
+    try {
+      OrderedIndex.build({ fields: ['a', 'b'], dirs: [1, 1], unique: true, sparse: false }, dup, 'pairs', new ColumnCache(dup));
+      return null;
+    } catch (e) {
+      return e;
+    }
+  })();
+  t.ok(isDuplicateKeyError(clash), 'a unique clash between string keys built from columns is a DuplicateKeyError');
+});
+
 t.test('OrderedIndex: a single-field bulk build equals inserts (scalars, arrays, sub-documents, missing), uniqueness at build', async (t) => {
   const random = rng(23);
   const value = (): unknown => {
