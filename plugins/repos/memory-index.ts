@@ -336,6 +336,21 @@ function residualChecks(query: IndexQuery, covers: number): Array<(e: Entry) => 
 }
 
 /**
+ * Whether what a query asks beyond a source covering `covers` is at most its owners (then its check reads an owner id
+ * by the repository's id, not the entry).
+ */
+function ownersOnly(query: IndexQuery, covers: number): boolean {
+  return (
+    (query.text === undefined || (covers & TEXT) !== 0) &&
+    (query.topic === undefined || (covers & TOPIC) !== 0) &&
+    (query.ids === undefined || (covers & IDS) !== 0) &&
+    query.notOwner === undefined &&
+    (query.notOwners === undefined || query.notOwners.size === 0) &&
+    !(query.flags && FLAGS.some((f) => query.flags![f] !== undefined))
+  );
+}
+
+/**
  * The check per entry of what a query asks beyond what a source covering `covers` guarantees (null: nothing, every id
  * of the source matches). `excluded`: the query's `notOwners` as marks (`RepoIndex.excludedBy`), a byte read per
  * entry; null: the set itself is asked (a set of another kind).
@@ -403,6 +418,13 @@ const OWNER_MARKS_MAX = 4;
  * plan per owner, as this was, cost ~3 µs, 192 ids read; reading the owner's entries directly needs none.)
  */
 const OWNER_READ_COST = 4;
+
+/**
+ * What checking a driver's id costs when it reads the entry (a text or topic check: a cache miss and a string search)
+ * against reading an owner id from a typed array. A signed-in owner's search, private side: its 108 repositories
+ * checked for `so` against the text's 135 private matches checked for the owner (measured in RESULTS.md).
+ */
+const ENTRY_CHECK_COST = 8;
 
 /**
  * Below this many ids of the exact source per excluded owner (with repositories on the side), a count reads the ids'
@@ -473,6 +495,8 @@ export class RepoIndex {
   private readonly reverseOrder: IdOrder = (a, b) => this.order(b, a);
   /** Flag bits by id (the tag postings count by): set before an entry enters its postings, kept until it left them. */
   private bits = new Uint8Array(1024);
+  /** Owner ids by id: a check of a driver's ids against the query's owners reads these, not the entries. */
+  private ownerIds = new Int32Array(1024);
   private readonly tagging: Tagging = { tags: 16, tagOf: (id) => this.bits[id]! };
   private pub = new Side(this.order, this.tagging);
   private priv = new Side(this.order, this.tagging);
@@ -589,6 +613,12 @@ export class RepoIndex {
       this.bits = grown;
     }
     this.bits[e.id] = flagBits(e);
+    if (e.id >= this.ownerIds.length) {
+      const grown = new Int32Array(Math.max(e.id + 1, this.ownerIds.length * 2));
+      grown.set(this.ownerIds);
+      this.ownerIds = grown;
+    }
+    this.ownerIds[e.id] = e.ownerId;
     this.setKeys(e);
     for (const [set, kept] of this.ownerMarks) {
       if (e.id >= kept.marks.length) {
@@ -1145,13 +1175,27 @@ export class RepoIndex {
     const s = side === 'pub' ? this.pub : this.priv;
     const all = sourceOf([s.all], 0);
     const sources = this.sources(side, query);
+    // The cheapest driver: its ids, each read as its check needs (an entry for a text or topic, else a typed array).
     let driver = all;
-    for (const src of sources) if (driver === all || src.size < driver.size) driver = src;
+    let driverCost = Infinity;
+    for (const src of sources) {
+      const cost = src.size * (ownersOnly(query, src.covers) ? 1 : ENTRY_CHECK_COST);
+      if (driver === all || cost < driverCost) {
+        driver = src;
+        driverCost = cost;
+      }
+    }
     // The driver's ids meet what it covers (its parts are exactly those matches): the check is of the rest only.
     const excluded = this.excludedBy(query.notOwners);
     const byId = this.byId;
     let accept: (id: number) => boolean;
-    if (excluded !== null) {
+    if (excluded === null && ownersOnly(query, driver.covers) && query.owners) {
+      // Only the owners are left to check (a text's posting driving, a small owner's repositories the rest).
+      const ownerIds = this.ownerIds;
+      const owners = query.owners;
+      const first = owners[0]!;
+      accept = owners.length === 1 ? (id) => ownerIds[id] === first : (id) => owners.includes(ownerIds[id]!);
+    } else if (excluded !== null) {
       // Excluded owners by their marks first: an entry is read only for a marked id (an owner the caller is excepted
       // from) or for what else the query asks (an anonymous caller's text search reads none).
       const { marks, except } = excluded;

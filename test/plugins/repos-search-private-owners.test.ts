@@ -81,4 +81,27 @@ t.test('private repositories read by owner agree with the model', async (t) => {
   made.splice(made.findIndex((r) => r.owner === 'porg2' && r.lowerName === 'abc-o0'), 1);
   await mk('porg2', 'ab-late', true);
   await check(t, 'after a visibility change, a delete and a create');
+
+  // The private side's driver is the cheaper to check, not the smaller: the text's posting, each id checked for its
+  // owner in a typed array, beats the owner's repositories each read for the text, up to ENTRY_CHECK_COST times its size.
+  // pann's private repositories made enough to be searched through its posting (not as a list of ids).
+  for (let i = 0; i < 6; i++) await mk('pann', `zz-${i}`, true);
+  const index = (f.forge.service('repos') as any).index;
+  const plan = index.plan;
+  const plans: Array<{ side: string; covers: number; size: number; owners: number }> = [];
+  index.plan = function (this: unknown, side: string, query: any) {
+    const p = plan.call(this, side, query);
+    plans.push({ side, covers: p.driver.covers, size: p.driver.size, owners: query.owners?.length ?? 0 });
+    return p;
+  };
+  t.teardown(() => void (index.plan = plan));
+  const res = await ok(f.request('GET', `/repos/search?q=ab&uid=${ids.get('pann')}&exclusive=true&limit=50`, { token: ann.token }), 200);
+  const priv = plans.find((p) => p.side === 'priv' && p.owners === 1)!;
+  const ownPrivate = made.filter((r) => r.owner === 'pann' && r.private).length;
+  const textPrivate = made.filter((r) => r.private && r.lowerName.includes('ab')).length;
+  t.ok(textPrivate > ownPrivate && textPrivate < 8 * ownPrivate, `the text's private matches (${textPrivate}) outnumber pann's private repositories (${ownPrivate}), under 8×`);
+  t.equal(priv.covers, 1, 'the private side is driven by the text posting (covers TEXT only)');
+  const want = made.filter((r) => r.owner === 'pann' && r.lowerName.includes('ab')).sort(byName).map((r) => r.id);
+  t.same(res.json.data.map((r: any) => r.id), want.slice(0, 50), 'and the page is the model\'s');
+  t.equal(Number(res.headers.get('x-total-count')), want.length, 'as is the total');
 });
