@@ -335,6 +335,19 @@ function residualChecks(query: IndexQuery, covers: number): Array<(e: Entry) => 
   return checks;
 }
 
+/** Whether a character code is one of a lower-cased repository name's: `-` `.` `0`–`9` `_` `a`–`z`. */
+function isNameChar(c: number): boolean {
+  return c === 45 || c === 46 || (c >= 48 && c <= 57) || c === 95 || (c >= 97 && c <= 122);
+}
+
+/** `values`, or a copy at least twice as long when index `id` is past its end (arrays by id grow as ids come). */
+function withRoom<A extends Uint8Array | Int32Array | Float64Array>(values: A, id: number): A {
+  if (id < values.length) return values;
+  const grown = new (values.constructor as new (n: number) => A)(Math.max(id + 1, values.length * 2));
+  grown.set(values);
+  return grown;
+}
+
 /**
  * Digits of `nameKey`, by character code below 128: the characters of repository names (`-` `.` `0`–`9` `_` `a`–`z`)
  * one each, in code order, and each run of other characters between them one digit (where a key stops). 0 ends a name.
@@ -344,8 +357,7 @@ const NAME_DIGITS = (() => {
   let d = 0;
   let gap = false;
   for (let c = 0; c < 128; c++) {
-    const named = c === 45 || c === 46 || (c >= 48 && c <= 57) || c === 95 || (c >= 97 && c <= 122);
-    if (named) {
+    if (isNameChar(c)) {
       digits[c] = ++d;
       gap = false;
     } else {
@@ -375,8 +387,7 @@ export function nameKey(name: string): number {
     const c = name.charCodeAt(i);
     const d = c < 128 ? NAME_DIGITS[c]! : NAME_HIGH;
     k = k * NAME_BASE + d;
-    const named = c === 45 || c === 46 || (c >= 48 && c <= 57) || c === 95 || (c >= 97 && c <= 122);
-    if (!named) {
+    if (!isNameChar(c)) {
       i++;
       break;
     }
@@ -657,36 +668,20 @@ export class RepoIndex {
     return e.private ? this.priv : this.pub;
   }
 
-  /** Puts an entry in `byId` and its flag bits in `bits`. */
+  /** Puts an entry in `byId`, and its flag bits, owner, name key, sort keys and excluded-owner marks by id. */
   private setEntry(e: Entry): void {
     // Grown one by one, the array stays a fast (holey) one; one made at a large length would be a dictionary.
     while (this.byId.length <= e.id) this.byId.push(undefined);
     this.byId[e.id] = e;
-    if (e.id >= this.bits.length) {
-      const grown = new Uint8Array(Math.max(e.id + 1, this.bits.length * 2));
-      grown.set(this.bits);
-      this.bits = grown;
-    }
+    this.bits = withRoom(this.bits, e.id);
     this.bits[e.id] = flagBits(e);
-    if (e.id >= this.ownerIds.length) {
-      const grown = new Int32Array(Math.max(e.id + 1, this.ownerIds.length * 2));
-      grown.set(this.ownerIds);
-      this.ownerIds = grown;
-    }
+    this.ownerIds = withRoom(this.ownerIds, e.id);
     this.ownerIds[e.id] = e.ownerId;
-    if (e.id >= this.nameKeys.length) {
-      const grown = new Float64Array(Math.max(e.id + 1, this.nameKeys.length * 2));
-      grown.set(this.nameKeys);
-      this.nameKeys = grown;
-    }
+    this.nameKeys = withRoom(this.nameKeys, e.id);
     this.nameKeys[e.id] = nameKey(e.lowerName);
     this.setKeys(e);
     for (const [set, kept] of this.ownerMarks) {
-      if (e.id >= kept.marks.length) {
-        const grown = new Uint8Array(Math.max(e.id + 1, kept.marks.length * 2));
-        grown.set(kept.marks);
-        kept.marks = grown;
-      }
+      kept.marks = withRoom(kept.marks, e.id);
       const marked = set.has(e.ownerId);
       kept.marks[e.id] = marked ? 1 : 0;
       if (marked) kept.counts[e.private ? 'priv' : 'pub'][this.bits[e.id]!]!++;
@@ -696,11 +691,7 @@ export class RepoIndex {
   /** Writes an entry's sort keys into the columns made so far. */
   private setKeys(e: Entry): void {
     for (const [key, col] of this.columns) {
-      if (e.id >= col.values.length) {
-        const grown = new Float64Array(Math.max(e.id + 1, col.values.length * 2));
-        grown.set(col.values);
-        col.values = grown;
-      }
+      col.values = withRoom(col.values, e.id);
       col.values[e.id] = SORT_KEYS[key](e);
     }
   }
