@@ -482,8 +482,9 @@ const OWNER_READ_COST = 4;
 
 /**
  * What checking a driver's id costs when it reads the entry (a text or topic check: a cache miss and a string search)
- * against reading an owner id from a typed array. A signed-in owner's search, private side: its 108 repositories
- * checked for `so` against the text's 135 private matches checked for the owner (measured in RESULTS.md).
+ * against reading an owner id from a typed array — an estimate, not a fit. It decides cases like a signed-in owner's
+ * search, private side: its 108 repositories each read for `so`, or the text's 135 private matches each checked for
+ * the owner (bench/RESULTS.md, thirty-first session: the second is faster).
  */
 const ENTRY_CHECK_COST = 8;
 

@@ -402,6 +402,16 @@ t.test('OrderedIndex: leaves whose keys are their documents hold one array, thro
   }
 });
 
+/** The `_id`s of an index's documents in its order. */
+function walk(ix: OrderedIndex): string[] {
+  const out: string[] = [];
+  ix.walk(1, 0, ix.entries, (d) => {
+    out.push(idOf(d));
+    return false;
+  });
+  return out;
+}
+
 t.test('OrderedIndex: a bulk build orders every kind of first field as inserts one by one do', async (t) => {
   const random = rng(31);
   const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
@@ -432,14 +442,6 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
       const fromColumns = OrderedIndex.build(def, docs, 'rows', columns);
       const inserted = new OrderedIndex(def);
       for (const d of [...docs].reverse()) inserted.add(d, inserted.keysOf(d));
-      const walk = (ix: OrderedIndex): string[] => {
-        const out: string[] = [];
-        ix.walk(1, 0, ix.entries, (d) => {
-          out.push(idOf(d));
-          return false;
-        });
-        return out;
-      };
       t.equal(built.entries, inserted.entries, `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: entries`);
       t.same(walk(built), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order`);
       t.same(walk(fromColumns), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order, from shared columns`);
@@ -451,14 +453,6 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
 t.test('OrderedIndex: a bulk build without a field of distinct values groups equal keys as inserts do', async (t) => {
   const random = rng(37);
   const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const walk = (ix: OrderedIndex): string[] => {
-    const out: string[] = [];
-    ix.walk(1, 0, ix.entries, (d) => {
-      out.push(idOf(d));
-      return false;
-    });
-    return out;
-  };
   const values: Record<string, () => unknown> = {
     'few small integers': () => Math.floor(random() * 4),
     'timestamps, some equal, some null': () => pick(['2025-01-02T00:00:00Z', '2025-01-01T00:00:00Z', '2024-12-31T23:59:59Z', null, undefined]),
