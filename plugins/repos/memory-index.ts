@@ -1242,7 +1242,7 @@ export class RepoIndex {
     const excluded = this.excludedBy(query.notOwners);
     const byId = this.byId;
     let accept: (id: number) => boolean;
-    if (excluded === null && ownersOnly(query, driver.covers) && query.owners) {
+    if (excluded === null && query.owners && (driver.covers & OWNERS) === 0 && ownersOnly(query, driver.covers)) {
       // Only the owners are left to check (a text's posting driving, a small owner's repositories the rest).
       const ownerIds = this.ownerIds;
       const owners = query.owners;
