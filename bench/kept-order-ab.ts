@@ -6,18 +6,12 @@
 //
 // Prints each build's time to build the two orders and the median and fastest µs per counter change.
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RepoIndex } from '../plugins/repos/memory-index.js';
 import { DATASETS, records } from './search-index.js';
 import { prng } from './dataset.js';
-
-type IndexClass = new () => RepoIndex;
-
-async function indexClassOf(dist: string): Promise<IndexClass> {
-  const mod = (await import(pathToFileURL(path.join(path.resolve(dist), 'plugins/repos/memory-index.js')).href)) as { RepoIndex: IndexClass };
-  return mod.RepoIndex;
-}
+import { indexClassOf } from './search-index-ab.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

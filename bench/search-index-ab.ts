@@ -17,10 +17,10 @@ import { parseArgs } from 'node:util';
 import { callersOf, DATASETS, records } from './search-index.js';
 import type { IndexQuery, RepoIndex, SortKey, Visibility } from '../plugins/repos/memory-index.js';
 
-type IndexClass = new () => RepoIndex;
+export type IndexClass = new () => RepoIndex;
 
 /** The RepoIndex class of the build whose `dist` directory is `dist`. */
-async function indexClassOf(dist: string): Promise<IndexClass> {
+export async function indexClassOf(dist: string): Promise<IndexClass> {
   const mod = (await import(pathToFileURL(path.join(path.resolve(dist), 'plugins/repos/memory-index.js')).href)) as { RepoIndex: IndexClass };
   return mod.RepoIndex;
 }
