@@ -55,13 +55,17 @@ export class Posting {
     return true;
   }
 
+  /** Makes room for one more id (the array doubles when full). */
+  private room(): void {
+    if (this.n < this.ids.length) return;
+    const grown = new Int32Array(Math.max(4, this.ids.length * 2));
+    grown.set(this.ids);
+    this.ids = grown;
+  }
+
   /** Puts `id` at position `at` (its place by the order). */
   protected insertAt(at: number, id: number): void {
-    if (this.n === this.ids.length) {
-      const grown = new Int32Array(Math.max(4, this.ids.length * 2));
-      grown.set(this.ids);
-      this.ids = grown;
-    }
+    this.room();
     this.ids.copyWithin(at + 1, at, this.n);
     this.ids[at] = id;
     this.n++;
@@ -114,11 +118,7 @@ export class Posting {
 
   /** Appends an id known to sort after every id present (bulk loading in order). */
   push(id: number): void {
-    if (this.n === this.ids.length) {
-      const grown = new Int32Array(Math.max(4, this.ids.length * 2));
-      grown.set(this.ids);
-      this.ids = grown;
-    }
+    this.room();
     this.ids[this.n++] = id;
     this.changes++;
   }

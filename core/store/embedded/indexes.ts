@@ -306,6 +306,16 @@ function radixOrder(ranks: Ranks[], dirs: Array<1 | -1>, n: number): Int32Array 
   return order;
 }
 
+/** Keys and entries in `order` when no two keys are equal: each entry its one document (one array for both, when keys are the documents). */
+function distinctEntries(order: ArrayLike<number>, refs: unknown[], owners: Stored[]): { keys: unknown[]; vals: Entry[] } {
+  const vals = new Array<Entry>(order.length);
+  for (let r = 0; r < order.length; r++) vals[r] = owners[order[r]!]!;
+  if (refs === owners) return { keys: vals, vals };
+  const keys = new Array<unknown>(order.length);
+  for (let r = 0; r < order.length; r++) keys[r] = refs[order[r]!];
+  return { keys, vals };
+}
+
 /** One top-level field of every document of a collection (in `_id` order), read as a compound index reads it. */
 class Column {
   /** Per document: its one key value (missing or `[]` as undefined, `[x]` as x), or an array of several. */
@@ -708,24 +718,21 @@ export class OrderedIndex {
       };
     const m = refs.length;
     const order = ranks ? radixOrder(ranks, dirs, m) : refs.map((_, i) => i).sort((a, b) => sameKey(a, b) || a - b);
-    if (ranks && ranks.some((r) => r.size === m)) {
-      // A field whose every entry has a value of its own (an index ending with `id`): no two keys are equal, so the
-      // entries are the documents in order, with no neighbours compared (each a rank read per field at two permuted places).
-      const vals = new Array<Entry>(m);
-      for (let r = 0; r < m; r++) vals[r] = owners[order[r]!]!;
-      let keys = vals as unknown[];
-      if (refs !== owners) {
-        keys = new Array<unknown>(m);
-        for (let r = 0; r < m; r++) keys[r] = refs[order[r]!];
-      }
-      this.tree = BTree.build(tupleCompare(this.dirs, this.field), keys, vals, this.detach);
-      return;
-    }
+    // A field whose every entry has a value of its own (an index ending with `id`): no two keys are equal, so the
+    // entries are the documents in order, with no neighbours compared (each a rank read per field at two permuted places).
+    const { keys, vals } = ranks && ranks.some((r) => r.size === m)
+      ? distinctEntries(order, refs, owners)
+      : this.groupedEntries(order, refs, owners, (a, b) => sameKey(a, b) === 0, collection);
+    this.tree = BTree.build(tupleCompare(this.dirs, this.field), keys, vals, this.detach);
+  }
+
+  /** Keys and entries in `order`, neighbours with equal keys grouped in one posting (a unique index refuses them). */
+  private groupedEntries(order: ArrayLike<number>, refs: unknown[], owners: Stored[], same: (a: number, b: number) => boolean, collection: string): { keys: unknown[]; vals: Entry[] } {
     const keys: unknown[] = [];
     const vals: Entry[] = [];
-    for (let r = 0; r < m; r++) {
+    for (let r = 0; r < order.length; r++) {
       const i = order[r]!;
-      if (r > 0 && sameKey(order[r - 1]!, i) === 0) {
+      if (r > 0 && same(order[r - 1]!, i)) {
         const last = vals.length - 1;
         const e = vals[last]!;
         const doc = owners[i]!;
@@ -738,7 +745,7 @@ export class OrderedIndex {
         vals.push(owners[i]!);
       }
     }
-    this.tree = BTree.build(tupleCompare(this.dirs, this.field), keys, vals, this.detach);
+    return { keys, vals };
   }
 
   // ---------------------------------------------------------------------------------------------- changes
