@@ -52,3 +52,16 @@ t.test('an error thrown for a line ends the read and reaches the caller', async 
   t.same(seen, ['a', 'b'], 'no line after the failing one');
   await t.rejects(forEachLine(path.join(dir, 'missing.db'), () => {}), { code: 'ENOENT' });
 });
+
+t.test('ASCII and non-ASCII reads alike, lines longer than the buffer, bytes that are not UTF-8', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => removeDir(dir));
+  const file = path.join(dir, 'c.db');
+  const long = `{"d":"${'abc'.repeat(50)}é${'xyz'.repeat(50)}"}`;
+  const text = ['{"a":1}', long, '{"b":"plain ascii"}', `{"c":"ü"}`, long.replace('é', 'e'), ''].join('\n');
+  await writeFile(file, text);
+  for (const chunk of [4, 9, 64, 1 << 20]) t.same(await linesOf(file, chunk), expected(text), `in chunks of ${chunk}`);
+  // An invalid byte decodes as U+FFFD, as a UTF-8 decode of the whole file does.
+  await writeFile(file, Buffer.concat([Buffer.from('ok\nbad'), Buffer.from([0xff]), Buffer.from('\nend\n')]));
+  for (const chunk of [2, 5, 1 << 20]) t.same(await linesOf(file, chunk), [['ok', 1], ['bad\ufffd', 2], ['end', 3]], `invalid byte, chunks of ${chunk}`);
+});
