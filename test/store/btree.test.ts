@@ -419,6 +419,7 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
     'small integers': () => Math.floor(random() * 50),
     'large integers': () => Math.floor(random() * 1e9),
     'negative and fractional numbers': () => pick([-3, -1, 0, 0.5, 2, 7.25]),
+    'zeros of both signs and extreme doubles': () => pick([-0, 0, 1e-9, -1e300, 1e300, 2 ** 53, -(2 ** 53), 4 * 400 + 1024, 4 * 400 + 1025]),
     strings: () => pick(['a', 'b', 'B', 'ab', '']),
     'booleans, null and missing': () => pick([true, false, null, undefined]),
     'mixed types with objects': () => pick([1, 'x', null, { o: 1 }, { o: 2 }, true]),
