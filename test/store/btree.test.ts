@@ -441,12 +441,18 @@ t.test('OrderedIndex: a bulk build orders every kind of first field as inserts o
       const columns = new ColumnCache(docs);
       OrderedIndex.build({ ...def, fields: ['b', 'a'], dirs: [1, 1] }, docs, 'rows', columns);
       const fromColumns = OrderedIndex.build(def, docs, 'rows', columns);
+      // Columns read together in one pass before any build (as a load does), a sparse and a nested index's fields left out.
+      const prefetched = new ColumnCache(docs);
+      prefetched.prefetch([def, { ...def, fields: ['id', 'c'], sparse: true }, { ...def, fields: ['b', 'x.y'] }]);
+      const fromPrefetched = OrderedIndex.build(def, docs, 'rows', prefetched);
       const inserted = new OrderedIndex(def);
       for (const d of [...docs].reverse()) inserted.add(d, inserted.keysOf(d));
       t.equal(built.entries, inserted.entries, `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: entries`);
       t.same(walk(built), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order`);
       t.same(walk(fromColumns), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order, from shared columns`);
+      t.same(walk(fromPrefetched), walk(inserted), `${kind}, first field ${dir === 1 ? 'ascending' : 'descending'}: order, from prefetched columns`);
       t.equal(fromColumns.multikey, inserted.multikey, `${kind}: multikey as inserts find it`);
+      t.equal(fromPrefetched.multikey, inserted.multikey, `${kind}: multikey as inserts find it, prefetched`);
     }
   }
 });

@@ -228,6 +228,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     this.primary = byId;
     const docs = this.inIdOrder();
     const columns = new ColumnCache(docs);
+    columns.prefetch(defs.values());
     for (const [key, def] of defs) {
       try {
         this.setIndex(key, OrderedIndex.build(def, docs, this.name, columns));

@@ -362,29 +362,25 @@ class Column {
   /** Per document: its one key value (missing or `[]` as undefined, `[x]` as x), or an array of several. */
   readonly values: unknown[];
   /** Some document has an array of two or more values under the field: it is several entries. */
-  readonly several: boolean;
+  several = false;
   /** Some document has an array or an object under the field. */
-  readonly multikey: boolean;
+  multikey = false;
   private ranked: Ranks | null | undefined;
 
-  constructor(docs: Stored[], field: string) {
-    const values = new Array<unknown>(docs.length);
-    let several = false;
-    let multikey = false;
-    for (let i = 0; i < docs.length; i++) {
-      let v = docs[i]![field];
-      if (typeof v === 'object' && v !== null) {
-        multikey = true;
-        if (Array.isArray(v)) {
-          if (v.length >= 2) several = true;
-          else v = v[0];
-        }
+  constructor(length: number) {
+    this.values = new Array<unknown>(length);
+  }
+
+  /** Sets document `i`'s value from the field's raw value `v`. */
+  put(i: number, v: unknown): void {
+    if (typeof v === 'object' && v !== null) {
+      this.multikey = true;
+      if (Array.isArray(v)) {
+        if (v.length >= 2) this.several = true;
+        else v = v[0];
       }
-      values[i] = v;
     }
-    this.values = values;
-    this.several = several;
-    this.multikey = multikey;
+    this.values[i] = v;
   }
 
   ranks(): Ranks | null {
@@ -402,10 +398,32 @@ export class ColumnCache {
 
   constructor(readonly docs: Stored[]) {}
 
+  /**
+   * Reads, in one pass over the documents, every column the compound indexes of `defs` will ask for: a document's
+   * fields are then one cache miss, not one per field (the documents are spread over the heap).
+   */
+  prefetch(defs: Iterable<IndexDefinition>): void {
+    const fields = new Set<string>();
+    for (const def of defs) {
+      if (def.fields.length > 1 && !def.sparse && def.fields.every((f) => !f.includes('.'))) for (const f of def.fields) fields.add(f);
+    }
+    this.read([...fields].filter((f) => !this.columns.has(f)));
+  }
+
   of(field: string): Column {
-    let c = this.columns.get(field);
-    if (!c) this.columns.set(field, (c = new Column(this.docs, field)));
-    return c;
+    if (!this.columns.has(field)) this.read([field]);
+    return this.columns.get(field)!;
+  }
+
+  private read(fields: string[]): void {
+    if (fields.length === 0) return;
+    const docs = this.docs;
+    const columns = fields.map((f) => new Column(docs.length));
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]!;
+      for (let f = 0; f < fields.length; f++) columns[f]!.put(i, doc[fields[f]!]);
+    }
+    fields.forEach((f, k) => this.columns.set(f, columns[k]!));
   }
 }
 
@@ -771,20 +789,24 @@ export class OrderedIndex {
   private groupedEntries(order: ArrayLike<number>, refs: unknown[], owners: Stored[], same: (a: number, b: number) => boolean, collection: string): { keys: unknown[]; vals: Entry[] } {
     const keys: unknown[] = [];
     const vals: Entry[] = [];
+    // What the current key holds is tracked here, not read back from its entry: reading a document (is it an array?)
+    // was a cache miss per entry, in key order across the heap (~0.2 s of the issues' index builds at a start).
+    let lastDoc: Stored | null = null;
+    let posting: Stored[] | null = null;
     for (let r = 0; r < order.length; r++) {
       const i = order[r]!;
+      const doc = owners[i]!;
       if (r > 0 && same(order[r - 1]!, i)) {
-        const last = vals.length - 1;
-        const e = vals[last]!;
-        const doc = owners[i]!;
-        if ((Array.isArray(e) ? e[e.length - 1] : e) === doc) continue;
+        if (doc === lastDoc) continue; // a second value of the same document's array under the key
         if (this.unique) throw this.clash(collection, refs[i]);
-        if (Array.isArray(e)) e.push(doc);
-        else vals[last] = [e, doc];
+        if (posting) posting.push(doc);
+        else vals[vals.length - 1] = posting = [lastDoc!, doc];
       } else {
         keys.push(refs[i]!);
-        vals.push(owners[i]!);
+        vals.push(doc);
+        posting = null;
       }
+      lastDoc = doc;
     }
     return { keys, vals };
   }
