@@ -4,8 +4,12 @@
 import { isAscii } from 'node:buffer';
 import { open } from 'node:fs/promises';
 
-/** Bytes read at a time. */
-const CHUNK_BYTES = 1 << 20;
+/**
+ * Bytes read at a time. A read's text is then an ordinary young object (V8 puts objects of 128 KiB and more in
+ * large-object space, each in pages of its own): with 1 MiB reads every string took fresh pages from the OS, and the
+ * load of the 100k-repository dataset took ~0.4–0.7 s longer.
+ */
+const CHUNK_BYTES = 1 << 16;
 const NEWLINE = 0x0a;
 
 /**
