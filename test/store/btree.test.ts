@@ -567,6 +567,18 @@ t.test('OrderedIndex: a single-field bulk build equals inserts (scalars, arrays,
   const expected = docs.filter((d) => d.v === 7 || (Array.isArray(d.v) && d.v.includes(7))).map((d) => d.n as number);
   t.same(seven, expected, 'a key held by scalars and array elements alike, each document once');
 
+  // Numbers only (the map's keys then sorted as numbers): small integers in its array, the rest in its Map.
+  for (const [kind, number] of [
+    ['small integers', () => Math.floor(random() * 500)],
+    ['integers near and far, negative and fractional', () => [Math.floor(random() * 50), 1e6 + Math.floor(random() * 50), -Math.floor(random() * 50), random() * 100, 2 ** 31 + 1][Math.floor(random() * 5)]!],
+  ] as Array<[string, () => number]>) {
+    const rows = Array.from({ length: 2000 }, (_, i) => doc({ v: number(), n: i }));
+    const bulk = OrderedIndex.build(def, rows, 'rows');
+    const oneByOne = new OrderedIndex(def);
+    for (const d of rows) oneByOne.add(d, oneByOne.keysOf(d));
+    t.same(walked(bulk), walked(oneByOne), `numbers only (${kind}): the same walk`);
+  }
+
   const uniqueDef = { fields: ['v'], dirs: [1] as Array<1 | -1>, unique: true, sparse: true };
   t.doesNotThrow(() => OrderedIndex.build(uniqueDef, [doc({ v: [1, 1] }), doc({ v: 2 }), doc({})], 'u'), 'a value repeated in one document is no clash');
   for (const pair of [[doc({ v: 1 }), doc({ v: 1 })], [doc({ v: 1 }), doc({ v: [2, 1] })], [doc({ v: { a: 1 } }), doc({ v: { a: 1 } })], [doc({ v: 5 }), doc({ v: 6 }), doc({ v: 5 })]]) {

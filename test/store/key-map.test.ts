@@ -45,6 +45,11 @@ t.test('KeyMap answers as a Map does, through sets, overwrites and deletes', asy
   const keys = [...map.keys()];
   t.equal(keys.length, ref.size, 'each key listed once');
   t.same(new Set(keys), new Set(ref.keys()), 'the same keys');
+  const list = map.keyList();
+  t.same(new Set(list), new Set(keys), 'keyList: the same keys');
+  t.equal(list.length, keys.length, 'keyList: each key once');
+  const leading = list.slice(0, list.length - map.sparseSize);
+  t.ok(leading.every((k, i) => typeof k === 'number' && (i === 0 || k > (leading[i - 1] as number))), 'keyList: the array\'s integers first, ascending');
   t.equal(map.get(-0), ref.get(0), '-0 and 0 are one key, as in a Map');
   t.equal(map.get('1'), ref.get('1'), 'a string stays apart from the number');
 });

@@ -685,8 +685,11 @@ export class OrderedIndex {
       if (k instanceof Many) for (const key of k.keys) put(key, doc);
       else put(k, doc);
     }
-    let keys: unknown[] = [...map.keys()];
-    if (numbers) (keys as number[]).sort((a, b) => a - b);
+    let keys = map.keyList();
+    // Integer keys from the map's array come in order; any others are sorted with them as doubles (no comparator).
+    if (numbers) {
+      if (map.sparseSize > 0) keys = Array.from(Float64Array.from(keys as number[]).sort());
+    }
     else if (strings) keys.sort(); // UTF-16 code unit order, as `<` compares strings
     else keys.sort(compareKey);
     let entries: Entry[] = keys.map((k) => map.get(k)!);
