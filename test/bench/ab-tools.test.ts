@@ -37,3 +37,16 @@ t.test('kept-order-ab changes counters on both builds', async (t) => {
   t.match(out, /base +median \d+\.\d\d +fastest \d+\.\d\d/, 'base timed');
   t.match(out, /this build +median \d+\.\d\d +fastest \d+\.\d\d/, 'this build timed');
 });
+
+t.test('boot-ab boots both builds on one data dir and times each boot', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-ab-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const out = run('boot-ab.js', ['--base', dist, '--data', dir, '--rounds', '2']);
+  for (const round of [1, 2]) {
+    for (const name of ['base', 'this build']) {
+      t.match(out, new RegExp(`round ${round} ${name}: listening after \\d+ ms, CPU \\d+ ms, RSS \\d+ MiB`), `round ${round}: ${name} booted`);
+    }
+  }
+  t.match(out, /base +median \d+ ms \(fastest \d+\), CPU median \d+ ms/, 'base summed up');
+  t.match(out, /this build median \d+ ms \(fastest \d+\), CPU median \d+ ms/, 'this build summed up');
+});
