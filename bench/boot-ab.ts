@@ -29,18 +29,19 @@ function boot(dist: string, dataDir: string, pin: boolean): Promise<Boot> {
   const script = path.join(dist, 'bench', 'server-forge.js');
   const port = 20000 + Math.floor(Math.random() * 20000);
   const args = [...SERVE_NODE_FLAGS, script];
+  const options = {
+    env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'] as Array<'ignore' | 'inherit' | 'ipc'>,
+  };
   // taskset execs node in its own place: the child's pid is the server's.
-  const child = pin ? spawn('taskset', ['-c', '0', process.execPath, ...args], options()) : spawn(process.execPath, args, options());
-  function options() {
-    return {
-      env: { ...process.env, FORGEKIT_BENCH_SERVER: JSON.stringify({ dataDir, port, logLevel: 'info' }) },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'] as Array<'ignore' | 'inherit' | 'ipc'>,
-    };
-  }
+  const child = pin ? spawn('taskset', ['-c', '0', process.execPath, ...args], options) : spawn(process.execPath, args, options);
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
     child.on('message', (m: { type?: string; sinceProcessStartMs?: number; rss?: number; message?: string }) => {
-      if (m?.type === 'error') reject(new Error(m.message));
+      if (m?.type === 'error') {
+        child.kill('SIGKILL');
+        reject(new Error(m.message));
+      }
       if (m?.type !== 'ready') return;
       const cpuMs = cpuMsOf(child.pid!);
       child.removeAllListeners('exit');

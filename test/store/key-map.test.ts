@@ -42,14 +42,11 @@ t.test('KeyMap answers as a Map does, through sets, overwrites and deletes', asy
   let wrong = 0;
   for (const key of pool) if (map.get(key) !== ref.get(key)) wrong++;
   t.equal(wrong, 0, `every one of ${pool.length} keys answers as the Map does`);
-  const keys = [...map.keys()];
+  const keys = map.keyList();
   t.equal(keys.length, ref.size, 'each key listed once');
   t.same(new Set(keys), new Set(ref.keys()), 'the same keys');
-  const list = map.keyList();
-  t.same(new Set(list), new Set(keys), 'keyList: the same keys');
-  t.equal(list.length, keys.length, 'keyList: each key once');
-  const leading = list.slice(0, list.length - map.sparseSize);
-  t.ok(leading.every((k, i) => typeof k === 'number' && (i === 0 || k > (leading[i - 1] as number))), 'keyList: the array\'s integers first, ascending');
+  const leading = keys.slice(0, keys.length - map.sparseSize);
+  t.ok(leading.every((k, i) => typeof k === 'number' && (i === 0 || k > (leading[i - 1] as number))), 'the array\'s integers first, ascending');
   t.equal(map.get(-0), ref.get(0), '-0 and 0 are one key, as in a Map');
   t.equal(map.get('1'), ref.get('1'), 'a string stays apart from the number');
 });
@@ -68,7 +65,7 @@ t.test('KeyMap: an overwritten and a deleted key, in either home', async (t) => 
   t.equal(map.get(10_000), undefined, 'deleted from the Map');
   map.delete(5);
   t.equal(map.get(5), undefined, 'deleted from the array');
-  t.same([...map.keys()], ['5']);
+  t.same(map.keyList(), ['5']);
   map.set(5, 6);
   t.equal(map.get(5), 6, 'and back');
 });

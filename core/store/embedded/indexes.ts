@@ -689,8 +689,7 @@ export class OrderedIndex {
     // Integer keys from the map's array come in order; any others are sorted with them as doubles (no comparator).
     if (numbers) {
       if (map.sparseSize > 0) keys = Array.from(Float64Array.from(keys as number[]).sort());
-    }
-    else if (strings) keys.sort(); // UTF-16 code unit order, as `<` compares strings
+    } else if (strings) keys.sort(); // UTF-16 code unit order, as `<` compares strings
     else keys.sort(compareKey);
     let entries: Entry[] = keys.map((k) => map.get(k)!);
     if (objects.length) {
