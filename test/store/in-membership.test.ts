@@ -1,6 +1,6 @@
-// `$in` / `$nin` checked row by row (no index): the membership test switches from a Set to a bitmap after its first
-// checks when the set holds small non-negative integers. Every answer must equal a Set's (SameValueZero), whatever the
-// stored value: fractions next to members, strings of members, -0, negatives, large numbers, arrays, missing fields.
+// `$in` / `$nin` checked row by row (no index), hundreds of checks per query: every answer equals a Set's
+// (SameValueZero), whatever the stored value: fractions next to members, strings of members, -0, negatives, large
+// numbers, arrays, missing fields.
 import t from 'tap';
 import { openEmbedded, removeDir, tempDir } from './helpers.js';
 
@@ -12,7 +12,7 @@ function inSet(v: unknown, set: unknown[]): boolean {
   return has(v) || (Array.isArray(v) && v.some(has));
 }
 
-t.test('$in and $nin over scanned rows answer as a Set does, before and after the bitmap', async (t) => {
+t.test('$in and $nin over scanned rows answer as a Set does', async (t) => {
   const dir = await tempDir();
   t.teardown(() => removeDir(dir));
   const store = await openEmbedded(dir);
@@ -23,9 +23,9 @@ t.test('$in and $nin over scanned rows answer as a Set does, before and after th
   const c = store.collection<Row>('rows');
   await c.insertMany(rows);
   const sets: unknown[][] = [
-    [0, 3, 31, 32, 33, 1000, 500], // integers a bitmap holds
-    [3, 2 ** 21], // one too large: stays hashed
-    ['3', 7], // a string: stays hashed
+    [0, 3, 31, 32, 33, 1000, 500],
+    [3, 2 ** 21],
+    ['3', 7],
     [8, 2 ** 19, 2 ** 20 - 1],
     [],
   ];

@@ -84,44 +84,10 @@ function inTest(values: unknown[]): (x: unknown) => boolean {
     if (q !== null && typeof q !== 'object') scalars.add(q);
     else others.push(q);
   }
-  const one = scalarMembership(scalars);
+  const one = (x: unknown): boolean => scalars.has(x);
   if (others.length === 0) return (x) => one(x) || (Array.isArray(x) && x.some(one));
   const rest = others.map((q): ((x: unknown) => boolean) => (q === null ? (x) => eqNull(x, q) : (x) => eqObject(x, q)));
   return (x) => one(x) || (Array.isArray(x) && x.some(one)) || rest.some((t) => t(x));
-}
-
-/** Checks of one `$in` set by `Set.has` before a bitmap of its integers is worth making. */
-const BITMAP_AFTER = 64;
-/** The largest integer a bitmap holds (128 KiB of bits); sets with larger values stay hashed. */
-const BITMAP_MAX = (1 << 20) - 1;
-
-/**
- * Membership in a set of scalars. A set of non-negative integers (ids) checked many times — a walk skipping hundreds
- * of rows against the caller's visible repositories, say — switches to a bitmap: `Set.has` hashes every number (4.4% of
- * a deep issue search's CPU), a bit test does not. The first checks use the Set: most `$in` tests are checked a few
- * times, or never (an `$in` the plan answers by index).
- */
-function scalarMembership(scalars: Set<unknown>): (x: unknown) => boolean {
-  let calls = 0;
-  let test = (x: unknown): boolean => {
-    if (++calls === BITMAP_AFTER) test = bitmapOf(scalars) ?? ((y) => scalars.has(y));
-    return scalars.has(x);
-  };
-  return (x) => test(x);
-}
-
-/** A bit test equal to `scalars.has` when every value is an integer from 0 to BITMAP_MAX, else null. */
-function bitmapOf(scalars: Set<unknown>): ((x: unknown) => boolean) | null {
-  let max = -1;
-  for (const v of scalars) {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > BITMAP_MAX) return null;
-    if (v > max) max = v;
-  }
-  if (max < 0) return () => false;
-  const bits = new Int32Array((max >>> 5) + 1);
-  for (const v of scalars as Set<number>) bits[v >>> 5]! |= 1 << (v & 31);
-  // `(x | 0) === x`: an integer in int32 range (-0 too, which a Set finds as 0); a fraction or a string is never in.
-  return (x) => typeof x === 'number' && (x | 0) === x && x >= 0 && x <= max && (bits[x >>> 5]! & (1 << (x & 31))) !== 0;
 }
 
 type Cmp = '$gt' | '$gte' | '$lt' | '$lte';
