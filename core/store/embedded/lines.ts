@@ -18,8 +18,8 @@ const NEWLINE = 0x0a;
  * multi-byte character, so that text is always whole); the bytes after it wait at the buffer's start for the next
  * read, and a line longer than the buffer grows it.
  *
- * Text that is all ASCII (the usual file: JSON.stringify escapes nothing, but names are mostly ASCII) is decoded as
- * latin1, a copy: node 20's UTF-8 decoder spent ~3.4 ms a MiB on it (~0.7 s of a 100k-repository boot), the check and
+ * Text that is all ASCII (most files: JSON.stringify leaves other characters as they are, but little text here has
+ * any) is decoded as latin1, a copy: node 20's UTF-8 decoder spent ~3.4 ms a MiB on it (~0.7 s of a 100k-repository boot), the check and
  * the copy ~0.3.
  */
 export async function forEachLine(file: string, onLine: (line: string, lineNo: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
