@@ -148,7 +148,13 @@ export async function createKernel(options: KernelOptions): Promise<Forge> {
     log,
     store,
     handler,
-    listen: lifecycle.listen,
+    async listen(port?: number, host?: string) {
+      const address = await lifecycle.listen(port, host);
+      // The store's deferred work (indexes) waits for this: it would only lengthen the boot.
+      const rest = store.finishOpen?.();
+      if (rest) hooks.backgroundWork.register('store: indexes', rest);
+      return address;
+    },
     close: lifecycle.close,
     service(name: string): any {
       if (!services.has(name) || services.get(name) === undefined) throw new Error(`plugin "${name}" is not enabled or exposes no service`);

@@ -128,6 +128,13 @@ export interface Store {
   readonly kind: 'embedded' | 'mongodb';
   /** Connects / loads data. Called once before use. */
   open(): Promise<void>;
+  /**
+   * What `open()` left for later (the embedded store's indexes), done in pieces between turns of the event loop; the
+   * kernel starts it once the server listens. Everything is answered meanwhile as ever: what a query or a write
+   * needs that is not done yet is done for it first. Resolves when all is done, or when the store closes; null when
+   * nothing was left.
+   */
+  finishOpen?(): Promise<void> | null;
   /** Declares a collection and makes sure its indexes exist. Idempotent. */
   ensureCollection(spec: CollectionSpec): Promise<void>;
   collection<T extends Doc = Doc>(name: string): Collection<T>;

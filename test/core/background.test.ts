@@ -80,3 +80,22 @@ t.test('a server with no background work of its own settles at once', async (t) 
   t.teardown(() => f.close());
   t.same(await f.forge.settled(), []);
 });
+
+t.test("a restart builds the store's indexes after it listens, answering meanwhile", async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-background-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const first = await startForge({ dataDir });
+  t.same((await first.forge.settled()).map((r) => r.name), ['issues: q trigram index'], 'a new data dir: every index built as declared');
+  await first.close();
+
+  const again = await startForge({ dataDir });
+  t.teardown(() => again.close());
+  const settled = again.forge.settled();
+  const user = await fetch(`${again.url}/api/v1/users/root`);
+  t.equal(user.status, 200, 'answered while the indexes are built');
+  t.equal(((await user.json()) as { login: string }).login, 'root');
+  const reports = await settled;
+  t.same(reports.map((r) => [r.name, r.ok]).sort(), [['issues: q trigram index', true], ['store: indexes', true]], "the store's indexes are background work");
+  const search = await fetch(`${again.url}/api/v1/users/search?q=roo`);
+  t.same(((await search.json()) as { data: Array<{ login: string }> }).data.map((u) => u.login), ['root'], 'and serve once built');
+});

@@ -27,7 +27,7 @@ import { forEachLine } from './lines.js';
 import { applyUpdate, compileSort, mergeRuns, shallowCopy, sortWindow, upsertSeed, type SortFields } from './query.js';
 import { bindValues, compileTemplate, jsonEqual, type FilterTemplate } from './filter.js';
 import { queryTokens, sameQuery, type Token, type Values } from './shape.js';
-import { accessOf, mergeCost, mergeOf, planFor, walkOf, type Merge, type Plan, type Walk } from './plan.js';
+import { accessOf, leadingFieldsOf, mergeCost, mergeOf, planFor, walkOf, type Merge, type Plan, type Walk } from './plan.js';
 import { ColumnCache, definitionOf, nedbIndexKey, OrderedIndex, type IndexDefinition } from './indexes.js';
 import { storage } from './nedb.js';
 import { Journal, repairTornTail } from './journal.js';
@@ -127,10 +127,10 @@ function sameDefinition(a: IndexDefinition, b: IndexDefinition): boolean {
  * An index line of the file: nedb's `{fieldName, unique, sparse}` plus `fields`, the declared order and directions
  * (nedb ignores it; without it, as in older files, the order is the sorted one until a plugin declares the index).
  */
-function indexLine(index: OrderedIndex): string {
-  const { fields, dirs, unique, sparse } = index.def;
+function indexLine(key: string, def: IndexDefinition): string {
+  const { fields, dirs, unique, sparse } = def;
   return serialize({
-    $$indexCreated: { fieldName: index.key, unique, sparse, fields: Object.fromEntries(fields.map((f, i) => [f, dirs[i]])) },
+    $$indexCreated: { fieldName: key, unique, sparse, fields: Object.fromEntries(fields.map((f, i) => [f, dirs[i]])) },
   });
 }
 
@@ -154,6 +154,16 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   /** Secondary indexes by nedb's name (sorted field names). */
   private indexes = new Map<string, OrderedIndex>();
   private indexList: OrderedIndex[] = [];
+  /**
+   * Indexes the file declares that are not built yet, by nedb's name. A load only reads the documents: building every
+   * index held the boot (~3 s of the bench's 100k dataset). They are built afterwards one at a time
+   * (`buildNextIndex`, the store's background work once the server listens), or at once when a query's plan could use
+   * one (`shapeOf`) and before any write (`ready`): an unbuilt index is never consulted, and never changed, and it
+   * is built from the documents as they are when it is built.
+   */
+  private unbuilt = new Map<string, IndexDefinition>();
+  /** The columns read for the unbuilt indexes, while no write has changed the documents they were read from. */
+  private unbuiltColumns: { changes: number; cache: ColumnCache } | null = null;
   private journal: Journal;
   private loading: Promise<void> | null = null;
   private closed = false;
@@ -226,21 +236,58 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     for (const [id, doc] of byId) freezeStored(withId(doc, id));
     this.changes++;
     this.primary = byId;
-    const docs = this.inIdOrder();
-    const columns = new ColumnCache(docs);
-    columns.prefetch(defs.values());
-    for (const [key, def] of defs) {
-      try {
-        this.setIndex(key, OrderedIndex.build(def, docs, this.name, columns));
-      } catch (err) {
-        if (err instanceof DuplicateKeyError) err.message += `: ${this.file} holds two documents with it; refusing to load it`;
-        throw err;
-      }
+    this.unbuilt = defs;
+    // Unique indexes now: a file with two documents under one key is refused at the start, not at some later query.
+    const unique = [...defs].filter(([, def]) => def.unique).map(([key]) => key);
+    try {
+      this.buildIndexes(unique, false);
+    } catch (err) {
+      if (err instanceof DuplicateKeyError) err.message += `: ${this.file} holds two documents with it; refusing to load it`;
+      throw err;
     }
     await this.journal.open();
     // Superseded lines (updates, deletions) go at the next compaction (timer or close), not now: rewriting a large
     // file here would hold the start.
     if (lines > byId.size + defs.size) this.journal.markStale();
+  }
+
+  /** The indexes the file declares that are still to be built (nedb's names). */
+  get unbuiltIndexes(): string[] {
+    return [...this.unbuilt.keys()];
+  }
+
+  /** Builds one unbuilt index (the store's background work calls it between turns of the event loop). */
+  buildNextIndex(): void {
+    for (const key of this.unbuilt.keys()) {
+      this.buildIndexes([key], true);
+      return;
+    }
+  }
+
+  /**
+   * Builds these unbuilt indexes from the documents as they are now. The columns their compound fields need are read
+   * in one pass (`readAll`: those of every unbuilt index) and kept for the next build while no write comes between.
+   */
+  private buildIndexes(keys: Iterable<string>, readAll: boolean): void {
+    const wanted = [...keys];
+    if (wanted.length === 0) return;
+    const kept = this.unbuiltColumns;
+    const columns = kept !== null && kept.changes === this.changes ? kept.cache : new ColumnCache(this.inIdOrder());
+    this.unbuiltColumns = { changes: this.changes, cache: columns };
+    columns.prefetch(readAll ? this.unbuilt.values() : wanted.map((key) => this.unbuilt.get(key)!));
+    for (const key of wanted) {
+      const index = OrderedIndex.build(this.unbuilt.get(key)!, columns.docs, this.name, columns);
+      this.unbuilt.delete(key);
+      this.setIndex(key, index);
+    }
+    if (this.unbuilt.size === 0) this.unbuiltColumns = null;
+  }
+
+  /** Builds the unbuilt indexes a plan for this filter and sort could use (`leadingFieldsOf`). */
+  private buildIndexesFor(template: FilterTemplate, sort: SortFields | null): void {
+    const fields = leadingFieldsOf(template, sort);
+    const wanted = [...this.unbuilt].filter(([, def]) => fields.has(def.fields[0]!)).map(([key]) => key);
+    this.buildIndexes(wanted, false);
   }
 
   private setIndex(key: string, index: OrderedIndex): void {
@@ -264,10 +311,18 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     return this.primary!;
   }
 
-  private async ready(): Promise<Map<string, Stored>> {
+  /** The documents, loaded (indexes may be unbuilt: for reads, which build what their plans need). */
+  private async loaded(): Promise<Map<string, Stored>> {
     if (this.closed) throw new Error(`store is closed (collection ${this.name})`);
     if (!this.primary) await this.load();
     return this.data;
+  }
+
+  /** The documents, loaded and under every index (what a write needs: each index takes its part of it). */
+  private async ready(): Promise<Map<string, Stored>> {
+    const primary = await this.loaded();
+    if (this.unbuilt.size > 0) this.buildIndexes(this.unbuilt.keys(), true);
+    return primary;
   }
 
   /**
@@ -275,7 +330,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    * records the declaration). Idempotent.
    */
   async ensureIndexes(specs: IndexSpec[]): Promise<void> {
-    await this.ready();
+    await this.loaded();
     for (const spec of specs) {
       const def = definitionOf(spec);
       if (def.fields.length === 0) throw new TypeError(`an index of ${this.name} has no fields`);
@@ -283,25 +338,30 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         throw new TypeError(`invalid index field in ${this.name}: ${def.fields.join(',')}`);
       }
       const key = nedbIndexKey(def.fields);
-      const existing = this.indexes.get(key);
-      if (existing && sameDefinition(existing.def, def)) continue;
+      const existing = this.indexes.get(key)?.def ?? this.unbuilt.get(key);
+      if (existing && sameDefinition(existing, def)) continue;
+      this.unbuilt.delete(key);
       const index = OrderedIndex.build(def, this.inIdOrder(), this.name);
       this.setIndex(key, index);
-      await this.journal.append(indexLine(index) + '\n');
+      await this.journal.append(indexLine(key, def) + '\n');
     }
   }
 
   /** Drops the indexes of these specs where they exist (same fields in the same order), recording it in the file. */
   async dropIndexes(specs: IndexSpec[]): Promise<void> {
-    await this.ready();
+    await this.loaded();
     for (const spec of specs) {
       const def = definitionOf(spec);
       const key = nedbIndexKey(def.fields);
       const existing = this.indexes.get(key);
-      if (!existing || existing.def.fields.join(',') !== def.fields.join(',')) continue;
-      this.indexes.delete(key);
-      this.indexList = this.indexList.filter((index) => index !== existing);
-      this.forgetPlans();
+      const unbuilt = this.unbuilt.get(key);
+      if ((existing?.def ?? unbuilt)?.fields.join(',') !== def.fields.join(',')) continue;
+      this.unbuilt.delete(key);
+      if (existing) {
+        this.indexes.delete(key);
+        this.indexList = this.indexList.filter((index) => index !== existing);
+        this.forgetPlans();
+      }
       await this.journal.append(serialize({ $$indexRemoved: key }) + '\n');
     }
   }
@@ -330,7 +390,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
         lines = [];
       }
     }
-    for (const index of this.indexList) lines.push(indexLine(index));
+    for (const index of this.indexList) lines.push(indexLine(index.key, index.def));
+    for (const [key, def] of this.unbuilt) lines.push(indexLine(key, def));
     if (lines.length > 0) yield lines.join('\n') + '\n';
   }
 
@@ -464,6 +525,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     const tokens = queryTokens(filter, sort, projection, v);
     const template = compileTemplate(filter, v);
     const sortFields = compileSort(sort);
+    if (this.unbuilt.size > 0) this.buildIndexesFor(template, sortFields);
     const shape = { tokens, template, plan: planFor(template, this.indexList, sortFields), sort: sortFields, projection: this.projection(projection) };
     if (this.shapeCount >= MAX_SHAPES) this.forgetPlans();
     const kept = this.shapes.get(first);
@@ -656,13 +718,13 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<T | null> {
-    if (!this.primary || this.closed) await this.ready();
+    if (!this.primary || this.closed) await this.loaded();
     const { found, shape } = this.query(filter, { sort: options.sort, projection: options.projection, limit: 1 });
     return found.length ? this.out(found[0]!, shape.projection) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    if (!this.primary || this.closed) await this.ready();
+    if (!this.primary || this.closed) await this.loaded();
     const { found, shape } = this.query(filter, options);
     return this.handOut(found, shape);
   }
@@ -676,13 +738,13 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async count(filter: Filter): Promise<number> {
-    if (!this.primary || this.closed) await this.ready();
+    if (!this.primary || this.closed) await this.loaded();
     const v: Values = [];
     return this.countOf(this.shapeOf(filter, undefined, undefined, v), v);
   }
 
   async findAndCount(filter: Filter, options: FindOptions = {}): Promise<Counted<T>> {
-    if (!this.primary || this.closed) await this.ready();
+    if (!this.primary || this.closed) await this.loaded();
     const skip = nonNegativeInt(options.skip, 'skip');
     const limit = nonNegativeInt(options.limit, 'limit');
     const v: Values = [];
@@ -719,7 +781,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async explain(filter: Filter, options: FindOptions = {}): Promise<ExplainResult> {
-    await this.ready();
+    await this.loaded();
     const stats: Stats = { index: null, examined: 0 };
     // The projection plays no part in the plan.
     const { found } = this.query(filter, { ...options, projection: undefined }, stats);

@@ -467,6 +467,19 @@ export function mergeOf(merges: MergeCandidate[], v: Values, want: number): Merg
 }
 
 /** The plan of a filter shape over `indexes` (the collection's, single-field ones first). */
+/**
+ * The fields an index must start with to be of any use to `planFor` for this filter and sort: every candidate needs
+ * its first field among the filter's indexable ones (its `$or` branches' included), or, walked whole for a sort, equal
+ * to a sort field. An index starting elsewhere is never weighed, so it may stay unbuilt (the embedded store builds
+ * its indexes after the boot, or when a query first needs one).
+ */
+export function leadingFieldsOf(filter: PlannableFilter, sort: SortFields | null, into = new Set<string>()): Set<string> {
+  for (const field of filter.indexable.keys()) into.add(field);
+  if (filter.or) for (const branch of filter.or) leadingFieldsOf(branch, null, into);
+  if (sort) for (const s of sort) into.add(s.parts.join('.'));
+  return into;
+}
+
 export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: SortFields | null): Plan {
   const match = matchOf(filter);
   const candidates: Candidate[] = [];

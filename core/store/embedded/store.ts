@@ -144,6 +144,21 @@ export class EmbeddedStore implements Store {
     }
   }
 
+  /** Builds the indexes the load left unbuilt, one index per turn of the event loop (requests are answered between). */
+  finishOpen(): Promise<void> | null {
+    return [...this.collections.values()].some((c) => c.unbuiltIndexes.length > 0) ? this.buildUnbuiltIndexes() : null;
+  }
+
+  private async buildUnbuiltIndexes(): Promise<void> {
+    for (const c of this.collections.values()) {
+      while (c.unbuiltIndexes.length > 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.closed) return;
+        c.buildNextIndex();
+      }
+    }
+  }
+
   /** Rewrites every collection file that changed since its last rewrite. */
   async compactAll(): Promise<void> {
     for (const c of this.collections.values()) {

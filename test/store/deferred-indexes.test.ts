@@ -1,0 +1,159 @@
+// The embedded store's indexes after a load: built later (the store's background work once the server listens), or
+// when a query's plan could use one, or before any write. Whichever way an index comes to be built, every query answers
+// as over indexes built at once, with the same plan.
+import t, { type Test } from 'tap';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { EmbeddedCollection } from '../../core/store/embedded/collection.js';
+import type { EmbeddedStore } from '../../core/store/embedded/index.js';
+import type { CollectionSpec, Doc, ExplainResult, Filter, FindOptions } from '../../core/store/port.js';
+import { openEmbedded, removeDir, tempDir } from './helpers.js';
+
+const SPEC: CollectionSpec = {
+  name: 'rows',
+  indexes: [
+    { fields: { id: 1 }, unique: true },
+    { fields: { owner: 1, id: -1 } },
+    { fields: { tags: 1 } },
+    { fields: { name: 1 } },
+    { fields: { state: 1, n: 1 } },
+  ],
+};
+
+/** nedb's names of the indexes above that are not unique (built after a load). */
+const DEFERRED = ['id,owner', 'tags', 'name', 'n,state'];
+
+function row(i: number): Doc {
+  return {
+    id: i,
+    owner: i % 17,
+    name: `r${i % 101}`,
+    tags: i % 5 === 0 ? [] : ['a', 'b', 'c', 'd'].slice(i % 3, 1 + (i % 4)),
+    state: i % 7 === 0 ? 'closed' : 'open',
+    n: (i * 7919) % 503,
+  };
+}
+
+/** Queries of every kind of plan: equality, compound prefix walked in order, multikey, `$or`, range, sort-only walks. */
+const QUERIES: Array<[Filter, FindOptions]> = [
+  [{ owner: 3 }, { sort: { id: -1 }, limit: 5 }],
+  [{ owner: 3 }, { sort: { id: -1 }, skip: 20, limit: 10 }],
+  [{ owner: { $in: [1, 2, 16] } }, { sort: { id: -1 }, limit: 12 }],
+  [{ tags: 'b' }, { sort: { id: 1 }, limit: 30 }],
+  [{ $or: [{ name: 'r7' }, { tags: 'd' }] }, { sort: { id: 1 } }],
+  [{ state: 'closed', n: { $gt: 100, $lte: 300 } }, { sort: { n: 1, id: 1 } }],
+  [{}, { sort: { state: 1, n: 1 }, limit: 15 }],
+  [{ id: { $gte: 1000, $lt: 1040 } }, {}],
+  [{ name: 'r55', state: 'open' }, { sort: { id: 1 } }],
+];
+
+function collectionOf(store: EmbeddedStore): EmbeddedCollection {
+  return store.collection('rows') as unknown as EmbeddedCollection;
+}
+
+t.test('indexes of a loaded collection: built when needed, by a write, or in the background', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => removeDir(dir));
+  const built = await openEmbedded(dir);
+  await built.ensureCollection(SPEC);
+  const rows = built.collection('rows');
+  const all = Array.from({ length: 3000 }, (_, i) => row(i + 1));
+  await rows.insertMany(all);
+  t.same(collectionOf(built).unbuiltIndexes, [], 'indexes declared on a new collection are built at once');
+  // What indexes built at once answer: the reference for every other way below.
+  const reference: Array<{ docs: Doc[]; plan: ExplainResult; total: number }> = [];
+  for (const [filter, options] of QUERIES) {
+    reference.push({ docs: await rows.find(filter, options), plan: await rows.explain(filter, options), total: await rows.count(filter) });
+  }
+  t.ok(reference.every((r) => r.plan.index !== null), 'every query is served by an index');
+  await built.close();
+
+  const reopen = async (): Promise<EmbeddedStore> => {
+    const store = await openEmbedded(dir);
+    await store.ensureCollection(SPEC);
+    return store;
+  };
+  const answersAsBuilt = async (t: Test, store: EmbeddedStore, what: string): Promise<void> => {
+    const c = store.collection('rows');
+    for (const [i, [filter, options]] of QUERIES.entries()) {
+      t.same(await c.find(filter, options), reference[i]!.docs, `${what}: query ${i} finds the same documents`);
+      t.same(await c.explain(filter, options), reference[i]!.plan, `${what}: query ${i} has the same plan`);
+      t.equal(await c.count(filter), reference[i]!.total, `${what}: query ${i} counts the same`);
+    }
+  };
+
+  t.test('a load builds the unique indexes only; a query builds the indexes its plan could use', async (t) => {
+    const store = await reopen();
+    t.teardown(() => store.close());
+    const c = collectionOf(store);
+    t.same(c.unbuiltIndexes.sort(), [...DEFERRED].sort(), 'after the load only the unique index is built');
+    t.same(store.finishOpen() !== null, true, 'so the store has work left for after the boot');
+
+    t.same(await store.collection('rows').find({ owner: 3 }, { sort: { id: -1 }, limit: 5 }), reference[0]!.docs);
+    t.same(c.unbuiltIndexes.sort(), ['n,state', 'name', 'tags'], 'a query on owner built the index starting with owner, no other');
+    t.same(await store.collection('rows').find({ $or: [{ name: 'r7' }, { tags: 'd' }] }, { sort: { id: 1 } }), reference[4]!.docs);
+    t.same(c.unbuiltIndexes, ['n,state'], 'an $or builds the indexes of its branches');
+    t.same(await store.collection('rows').find({}, { sort: { state: 1, n: 1 }, limit: 15 }), reference[6]!.docs);
+    t.same(c.unbuiltIndexes, [], 'a sort builds the index that can be walked for it');
+    await answersAsBuilt(t, store, 'built by queries');
+  });
+
+  t.test('a write builds every index first', async (t) => {
+    const store = await reopen();
+    t.teardown(() => store.close());
+    const c = store.collection('rows');
+    t.equal(await c.count({ state: 'closed' }), all.filter((d) => d.state === 'closed').length);
+    const extra = row(5000);
+    await c.insertOne(extra);
+    t.same(collectionOf(store).unbuiltIndexes, [], 'nothing left unbuilt after an insert');
+    t.same(await c.find({ owner: extra.owner as number }, { sort: { id: -1 }, limit: 1 }), [extra], 'the new document is in the indexes');
+    t.same(await c.find({ tags: { $in: extra.tags as string[] } }, { sort: { id: -1 }, limit: 1 }), (extra.tags as string[]).length ? [extra] : []);
+    await c.deleteOne({ id: 5000 });
+    await answersAsBuilt(t, store, 'built by a write');
+  });
+
+  t.test('the background work builds the rest, one index a turn; writes meanwhile are kept', async (t) => {
+    const store = await reopen();
+    t.teardown(() => store.close());
+    const c = store.collection('rows');
+    await c.find({ owner: 3 }, { limit: 1 });
+    const left = collectionOf(store).unbuiltIndexes.length;
+    const work = store.finishOpen();
+    t.ok(work, 'work is left');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const between = collectionOf(store).unbuiltIndexes.length;
+    t.ok(between < left && between > 0, `one index a turn (${left} unbuilt, then ${between})`);
+    // A write between the turns: built first, and the background work then has nothing left.
+    await c.updateOne({ id: 10 }, { $set: { n: 1 } });
+    await c.updateOne({ id: 10 }, { $set: { n: row(10).n } });
+    await work;
+    t.same(collectionOf(store).unbuiltIndexes, []);
+    t.equal(store.finishOpen(), null, 'nothing left: no work');
+    await answersAsBuilt(t, store, 'built in the background');
+  });
+
+  t.test('unbuilt indexes stay declared through a rewrite of the file, a retirement and a redefinition', async (t) => {
+    let store = await reopen();
+    await collectionOf(store).compact(true);
+    const file = await readFile(path.join(dir, 'store', 'rows.db'), 'utf8');
+    const declared = file.split('\n').filter((l) => l.includes('$$indexCreated')).map((l) => JSON.parse(l).$$indexCreated.fieldName);
+    t.same(declared.sort(), ['id', ...DEFERRED].sort(), 'the rewritten file declares every index, built or not');
+    await store.close();
+
+    store = await openEmbedded(dir);
+    await store.ensureCollection({ ...SPEC, indexes: SPEC.indexes!.filter((i) => !('name' in i.fields)), retiredIndexes: [{ fields: { name: 1 } }] });
+    t.notOk(collectionOf(store).unbuiltIndexes.includes('name'), 'a retired index is dropped unbuilt');
+    t.equal((await store.collection('rows').explain({ name: 'r7' })).index, null, 'and no query uses it');
+    const redefined = [...SPEC.indexes!.filter((i) => !('state' in i.fields) && !('name' in i.fields)), { fields: { state: 1, n: -1 } }];
+    await store.ensureCollection({ ...SPEC, indexes: redefined as CollectionSpec['indexes'] });
+    t.notOk(collectionOf(store).unbuiltIndexes.includes('n,state'), 'a redefined index is built at once');
+    t.equal((await store.collection('rows').explain({ state: 'open' }, { sort: { n: -1 } })).index, 'state_1_n_-1');
+    await store.close();
+
+    store = await openEmbedded(dir);
+    t.teardown(() => store.close());
+    t.notOk(collectionOf(store).unbuiltIndexes.includes('name'), 'still retired after a restart');
+    t.equal((await store.collection('rows').explain({ state: 'open' }, { sort: { n: -1 } })).index, 'state_1_n_-1', 'the redefinition kept');
+  });
+});
