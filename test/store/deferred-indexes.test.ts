@@ -2,7 +2,7 @@
 // when a query's plan could use one, or before any write. Whichever way an index comes to be built, every query answers
 // as over indexes built at once, with the same plan.
 import t, { type Test } from 'tap';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EmbeddedCollection } from '../../core/store/embedded/collection.js';
 import type { EmbeddedStore } from '../../core/store/embedded/index.js';
@@ -96,6 +96,16 @@ t.test('indexes of a loaded collection: built when needed, by a write, or in the
     t.same(await store.collection('rows').find({}, { sort: { state: 1, n: 1 }, limit: 15 }), reference[6]!.docs);
     t.same(c.unbuiltIndexes, [], 'a sort builds the index that can be walked for it');
     await answersAsBuilt(t, store, 'built by queries');
+  });
+
+  t.test('a load and a close without writes leave the file as it was', async (t) => {
+    const file = path.join(dir, 'store', 'rows.db');
+    const before = await stat(file);
+    const store = await reopen();
+    await store.collection('rows').find({ owner: 3 }, { limit: 1 });
+    await store.close();
+    const after = await stat(file);
+    t.same([after.ino, after.mtimeMs, after.size], [before.ino, before.mtimeMs, before.size], 'not rewritten');
   });
 
   t.test('a write builds every index first', async (t) => {

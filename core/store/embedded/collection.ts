@@ -236,6 +236,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     for (const [id, doc] of byId) freezeStored(withId(doc, id));
     this.changes++;
     this.primary = byId;
+    const declared = defs.size;
     this.unbuilt = defs;
     // Unique indexes now: a file with two documents under one key is refused at the start, not at some later query.
     const unique = [...defs].filter(([, def]) => def.unique).map(([key]) => key);
@@ -248,7 +249,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     await this.journal.open();
     // Superseded lines (updates, deletions) go at the next compaction (timer or close), not now: rewriting a large
     // file here would hold the start.
-    if (lines > byId.size + defs.size) this.journal.markStale();
+    if (lines > byId.size + declared) this.journal.markStale();
   }
 
   /** The indexes the file declares that are still to be built (nedb's names). */
