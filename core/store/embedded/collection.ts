@@ -155,11 +155,11 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   private indexes = new Map<string, OrderedIndex>();
   private indexList: OrderedIndex[] = [];
   /**
-   * Indexes the file declares that are not built yet, by nedb's name. A load only reads the documents: building every
-   * index held the boot (~3 s of the bench's 100k dataset). They are built afterwards one at a time
-   * (`buildNextIndex`, the store's background work once the server listens), or at once when a query's plan could use
-   * one (`shapeOf`) and before any write (`ready`): an unbuilt index is never consulted, and never changed, and it
-   * is built from the documents as they are when it is built.
+   * Indexes the file declares that are not built yet, by nedb's name (never a unique one: those are built at load). A
+   * load only reads the documents: building every index held the boot (~3 s of the bench's 100k dataset). They are
+   * built afterwards one at a time (`buildNextIndex`, the store's background work once the server listens), or at once
+   * when a query's plan could use one (`shapeOf`). An unbuilt index is never consulted and never changed, writes
+   * included, and it is built from the documents as they are when it is built.
    */
   private unbuilt = new Map<string, IndexDefinition>();
   /** The columns read for the unbuilt indexes, while no write has changed the documents they were read from. */
@@ -312,18 +312,10 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     return this.primary!;
   }
 
-  /** The documents, loaded (indexes may be unbuilt: for reads, which build what their plans need). */
-  private async loaded(): Promise<Map<string, Stored>> {
+  private async ready(): Promise<Map<string, Stored>> {
     if (this.closed) throw new Error(`store is closed (collection ${this.name})`);
     if (!this.primary) await this.load();
     return this.data;
-  }
-
-  /** The documents, loaded and under every index (what a write needs: each index takes its part of it). */
-  private async ready(): Promise<Map<string, Stored>> {
-    const primary = await this.loaded();
-    if (this.unbuilt.size > 0) this.buildIndexes(this.unbuilt.keys(), true);
-    return primary;
   }
 
   /**
@@ -331,7 +323,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    * records the declaration). Idempotent.
    */
   async ensureIndexes(specs: IndexSpec[]): Promise<void> {
-    await this.loaded();
+    await this.ready();
     for (const spec of specs) {
       const def = definitionOf(spec);
       if (def.fields.length === 0) throw new TypeError(`an index of ${this.name} has no fields`);
@@ -350,7 +342,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   /** Drops the indexes of these specs where they exist (same fields in the same order), recording it in the file. */
   async dropIndexes(specs: IndexSpec[]): Promise<void> {
-    await this.loaded();
+    await this.ready();
     for (const spec of specs) {
       const def = definitionOf(spec);
       const key = nedbIndexKey(def.fields);
@@ -719,13 +711,13 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async findOne(filter: Filter, options: Pick<FindOptions, 'projection' | 'sort'> = {}): Promise<T | null> {
-    if (!this.primary || this.closed) await this.loaded();
+    if (!this.primary || this.closed) await this.ready();
     const { found, shape } = this.query(filter, { sort: options.sort, projection: options.projection, limit: 1 });
     return found.length ? this.out(found[0]!, shape.projection) : null;
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    if (!this.primary || this.closed) await this.loaded();
+    if (!this.primary || this.closed) await this.ready();
     const { found, shape } = this.query(filter, options);
     return this.handOut(found, shape);
   }
@@ -739,13 +731,13 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async count(filter: Filter): Promise<number> {
-    if (!this.primary || this.closed) await this.loaded();
+    if (!this.primary || this.closed) await this.ready();
     const v: Values = [];
     return this.countOf(this.shapeOf(filter, undefined, undefined, v), v);
   }
 
   async findAndCount(filter: Filter, options: FindOptions = {}): Promise<Counted<T>> {
-    if (!this.primary || this.closed) await this.loaded();
+    if (!this.primary || this.closed) await this.ready();
     const skip = nonNegativeInt(options.skip, 'skip');
     const limit = nonNegativeInt(options.limit, 'limit');
     const v: Values = [];
@@ -782,7 +774,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   async explain(filter: Filter, options: FindOptions = {}): Promise<ExplainResult> {
-    await this.loaded();
+    await this.ready();
     const stats: Stats = { index: null, examined: 0 };
     // The projection plays no part in the plan.
     const { found } = this.query(filter, { ...options, projection: undefined }, stats);
