@@ -175,3 +175,20 @@ t.test('indexes of a loaded collection: built when needed, by a write, or in the
     t.equal((await store.collection('rows').explain({ state: 'open' }, { sort: { n: -1 } })).index, 'state_1_n_-1', 'the redefinition kept');
   });
 });
+
+t.test('a tie between two indexes goes to the one declared first, however late it was built', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => removeDir(dir));
+  // `a,d` is unique, so a load builds it first; `a,b` is declared first, so it wins a tie (both hold `{a}`'s range).
+  const spec: CollectionSpec = { name: 'ties', indexes: [{ fields: { a: 1, b: 1 } }, { fields: { a: 1, d: 1 }, unique: true }] };
+  let store = await openEmbedded(dir);
+  await store.ensureCollection(spec);
+  await store.collection('ties').insertMany(Array.from({ length: 200 }, (_, i) => ({ a: i % 10, b: i % 7, d: i })));
+  const eager = await store.collection('ties').explain({ a: 3 });
+  t.equal(eager.index, 'a_1_b_1', 'built at once: the first declared');
+  await store.close();
+  store = await openEmbedded(dir);
+  t.teardown(() => store.close());
+  await store.ensureCollection(spec);
+  t.same(await store.collection('ties').explain({ a: 3 }), eager, 'built after the unique one: the same plan');
+});

@@ -162,6 +162,12 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    * included, and it is built from the documents as they are when it is built.
    */
   private unbuilt = new Map<string, IndexDefinition>();
+  /**
+   * Each index's place in the order the file and the plugins declared them (a key keeps its place when it is
+   * redefined, and loses it when dropped). The planner meets indexes in this order, so a tie between two of them goes
+   * to the same one however late either was built.
+   */
+  private declaredAt = new Map<string, number>();
   /** The columns read for the unbuilt indexes, while no write has changed the documents they were read from. */
   private unbuiltColumns: { changes: number; cache: ColumnCache } | null = null;
   private journal: Journal;
@@ -237,6 +243,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     this.changes++;
     this.primary = byId;
     const declared = defs.size;
+    for (const key of defs.keys()) this.declare(key);
     this.unbuilt = defs;
     // Unique indexes now: a file with two documents under one key is refused at the start, not at some later query.
     const unique = [...defs].filter(([, def]) => def.unique).map(([key]) => key);
@@ -291,10 +298,17 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
     this.buildIndexes(wanted, false);
   }
 
+  private declare(key: string): void {
+    if (!this.declaredAt.has(key)) this.declaredAt.set(key, this.declaredAt.size === 0 ? 0 : Math.max(...this.declaredAt.values()) + 1);
+  }
+
   private setIndex(key: string, index: OrderedIndex): void {
+    this.declare(key);
     this.indexes.set(key, index);
-    // Single-field indexes first: the planner reads their sizes from hash lookups before it counts ranges.
-    this.indexList = [...this.indexes.values()].sort((a, b) => Number(a.compound) - Number(b.compound));
+    // Single-field indexes first: the planner reads their sizes from hash lookups before it counts ranges. Then in
+    // declared order (`declaredAt`).
+    const at = this.declaredAt;
+    this.indexList = [...this.indexes.values()].sort((a, b) => Number(a.compound) - Number(b.compound) || at.get(a.key)! - at.get(b.key)!);
     this.forgetPlans();
   }
 
@@ -350,6 +364,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
       const unbuilt = this.unbuilt.get(key);
       if ((existing?.def ?? unbuilt)?.fields.join(',') !== def.fields.join(',')) continue;
       this.unbuilt.delete(key);
+      this.declaredAt.delete(key);
       if (existing) {
         this.indexes.delete(key);
         this.indexList = this.indexList.filter((index) => index !== existing);
