@@ -87,7 +87,6 @@ t.test('indexes of a loaded collection: built when needed, by a write, or in the
     t.teardown(() => store.close());
     const c = collectionOf(store);
     t.same(c.unbuiltIndexes.sort(), [...DEFERRED].sort(), 'after the load only the unique index is built');
-    t.same(store.finishOpen() !== null, true, 'so the store has work left for after the boot');
 
     t.same(await store.collection('rows').find({ owner: 3 }, { sort: { id: -1 }, limit: 5 }), reference[0]!.docs);
     t.same(c.unbuiltIndexes.sort(), ['n,state', 'name', 'tags'], 'a query on owner built the index starting with owner, no other');
@@ -149,6 +148,36 @@ t.test('indexes of a loaded collection: built when needed, by a write, or in the
     t.same(collectionOf(store).unbuiltIndexes, []);
     t.equal(store.finishOpen(), null, 'nothing left: no work');
     await answersAsBuilt(t, store, 'built in the background');
+  });
+
+  t.test('while the background work runs, a query builds only the index it needs most', async (t) => {
+    const store = await reopen();
+    const c = store.collection('rows');
+    const work = store.finishOpen();
+    // Before the work's first turn (each find plans synchronously): `owner,id` fixes owner and walks id, `tags` only
+    // fixes tags; the built unique `id` does as much for `{id, state}` as `state,n` would; an `$or` gets its branches'.
+    const page = c.find({ owner: 3, tags: 'b' }, { sort: { id: -1 }, limit: 5 });
+    const afterPage = collectionOf(store).unbuiltIndexes.sort();
+    const byId = c.find({ id: 8, state: 'open' });
+    const afterById = collectionOf(store).unbuiltIndexes.sort();
+    const either = c.find({ $or: [{ name: 'r7' }, { tags: 'd' }] }, { sort: { id: 1 } });
+    const afterEither = collectionOf(store).unbuiltIndexes.sort();
+    t.same(afterPage, ['n,state', 'name', 'tags'], 'only owner,id was built for the page');
+    t.same(afterById, ['n,state', 'name', 'tags'], 'none for a lookup a built index serves as well');
+    t.same(afterEither, ['n,state'], "an $or's branches' indexes");
+    t.same(await byId, [row(8)]);
+    t.same(await either, reference[4]!.docs);
+    const expected = all.filter((d) => d.owner === 3 && (d.tags as string[]).includes('b')).sort((a, b) => (b.id as number) - (a.id as number)).slice(0, 5);
+    t.same(await page, expected, 'and it answers');
+    t.equal((await c.explain({ owner: 3, tags: 'b' }, { sort: { id: -1 }, limit: 5 })).index, 'owner_1_id_-1', 'through the index built for it');
+    await work;
+    await answersAsBuilt(t, store, 'built by the background work after narrowed queries');
+    await store.close();
+    // Without the background work a query builds every index it could use (nothing would build the others).
+    const again = await reopen();
+    t.teardown(() => again.close());
+    await again.collection('rows').find({ owner: 3, tags: 'b' }, { sort: { id: -1 }, limit: 5 });
+    t.same(collectionOf(again).unbuiltIndexes.sort(), ['n,state', 'name'], 'no background work: owner,id and tags both built');
   });
 
   t.test('unbuilt indexes stay declared through a rewrite of the file, a retirement and a redefinition', async (t) => {

@@ -480,6 +480,21 @@ export function leadingFieldsOf(filter: PlannableFilter, sort: SortFields | null
   return into;
 }
 
+/**
+ * How much an index on `fields` would do for a first plan of this filter and sort: two points per leading field the
+ * filter fixes by a one-valued equality, one more when the fields after those continue with the sort's (walked, a page
+ * stops early). Zero for a range, a long `$in` or an `$or`, which this does not weigh.
+ */
+export function usefulness(filter: PlannableFilter, sort: SortFields | null, fields: readonly string[]): number {
+  let k = 0;
+  for (; k < fields.length; k++) {
+    const cond = filter.indexable.get(fields[k]!);
+    if (!cond?.eq || !cond.eqOne) break;
+  }
+  const walks = sort !== null && sort.length > 0 && sort.every((s, j) => fields[k + j] === s.parts.join('.'));
+  return 2 * k + (walks ? 1 : 0);
+}
+
 export function planFor(filter: PlannableFilter, indexes: OrderedIndex[], sort: SortFields | null): Plan {
   const match = matchOf(filter);
   const candidates: Candidate[] = [];

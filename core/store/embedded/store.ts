@@ -150,12 +150,18 @@ export class EmbeddedStore implements Store {
   }
 
   private async buildUnbuiltIndexes(): Promise<void> {
-    for (const c of this.collections.values()) {
-      while (c.unbuiltIndexes.length > 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        if (this.closed) return;
-        c.buildNextIndex();
+    for (const c of this.collections.values()) c.finishing = c.unbuiltIndexes.length > 0;
+    try {
+      for (const c of this.collections.values()) {
+        while (c.unbuiltIndexes.length > 0) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (this.closed) return;
+          c.buildNextIndex();
+        }
       }
+    } finally {
+      // Should this work stop short, queries go back to building every index they could use.
+      for (const c of this.collections.values()) c.finishing = false;
     }
   }
 
