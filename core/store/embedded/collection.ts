@@ -157,8 +157,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   /**
    * Indexes the file declares that are not built yet, by nedb's name (never a unique one: those are built at load). A
    * load only reads the documents: building every index held the boot (~3 s of the bench's 100k dataset). They are
-   * built afterwards one at a time (`buildNextIndex`, the store's background work once the server listens), or at once
-   * when a query's plan could use one (`shapeOf`). An unbuilt index is never consulted and never changed, writes
+   * built afterwards one at a time (`buildNextIndex`, the store's background work once the server listens), or when a
+   * query's plan could use one (`buildIndexesFor`). An unbuilt index is never consulted and never changed, writes
    * included, and it is built from the documents as they are when it is built.
    */
   private unbuilt = new Map<string, IndexDefinition>();
@@ -168,6 +168,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
    * to the same one however late either was built.
    */
   private declaredAt = new Map<string, number>();
+  private declaredCount = 0;
   /** The columns read for the unbuilt indexes, while no write has changed the documents they were read from. */
   private unbuiltColumns: { changes: number; cache: ColumnCache } | null = null;
   private journal: Journal;
@@ -272,10 +273,8 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
 
   /** Builds one unbuilt index (the store's background work calls it between turns of the event loop). */
   buildNextIndex(): void {
-    for (const key of this.unbuilt.keys()) {
-      this.buildIndexes([key], true);
-      return;
-    }
+    const next = this.unbuilt.keys().next();
+    if (!next.done) this.buildIndexes([next.value], true);
   }
 
   /**
@@ -324,7 +323,7 @@ export class EmbeddedCollection<T extends Doc = Doc> implements Collection<T> {
   }
 
   private declare(key: string): void {
-    if (!this.declaredAt.has(key)) this.declaredAt.set(key, this.declaredAt.size === 0 ? 0 : Math.max(...this.declaredAt.values()) + 1);
+    if (!this.declaredAt.has(key)) this.declaredAt.set(key, this.declaredCount++);
   }
 
   private setIndex(key: string, index: OrderedIndex): void {
