@@ -130,9 +130,9 @@ export interface Store {
   open(): Promise<void>;
   /**
    * What `open()` left for later (the embedded store's indexes), done in pieces between turns of the event loop; the
-   * kernel starts it once the server listens. Everything is answered meanwhile as ever: what a query or a write
-   * needs that is not done yet is done for it first. Resolves when all is done, or when the store closes; null when
-   * nothing was left.
+   * kernel starts it once the server listens. Everything is answered meanwhile as ever: what a query needs that is
+   * not done yet is done for it first, and writes need none of it. Resolves when all is done, or when the store
+   * closes; null when nothing was left.
    */
   finishOpen?(): Promise<void> | null;
   /** Declares a collection and makes sure its indexes exist. Idempotent. */

@@ -19,8 +19,8 @@ const NEWLINE = 0x0a;
  * read, and a line longer than the buffer grows it.
  *
  * Text that is all ASCII (most files: JSON.stringify leaves other characters as they are, but little text here has
- * any) is decoded as latin1, a copy: node 20's UTF-8 decoder spent ~3.4 ms a MiB on it (~0.7 s of a 100k-repository boot), the check and
- * the copy ~0.3.
+ * any) is decoded as latin1, a copy: node 20's UTF-8 decoder spent ~3.4 ms a MiB on it (~0.7 s of a 100k-repository
+ * boot), the check and the copy ~0.3.
  */
 export async function forEachLine(file: string, onLine: (line: string, lineNo: number) => void, chunkBytes = CHUNK_BYTES): Promise<void> {
   const handle = await open(file, 'r');
