@@ -249,10 +249,13 @@ async function main(): Promise<void> {
       login: { type: 'string' },
       // What the load window allocates (a sampling heap profile counting collected objects too) instead of CPU time.
       alloc: { type: 'boolean', default: false },
+      // Cases loaded first, unprofiled, for --seconds each (e.g. `--before mixed-0`: the server as the full run leaves
+      // it for the cases after the mixed stream, whose writes the profiled case then meets).
+      before: { type: 'string', multiple: true, default: [] },
     },
   });
   if (!values.data || (!values.case && !values.boot)) {
-    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> [--path P (no /api/v1) [--login L]] [--alloc] | --boot) [--seconds 10] [--quick]');
+    console.error('usage: node dist/bench/profile.js --data <seeded data dir> (--case <name> [--path P (no /api/v1) [--login L]] [--before <case>]... [--alloc] | --boot) [--seconds 10] [--quick]');
     process.exit(2);
   }
   const dataDir = path.resolve(values.data);
@@ -289,12 +292,26 @@ async function main(): Promise<void> {
       const seedSaid = seedNote(adoptKeptSeed(dataDir));
       if (seedSaid) console.log(seedSaid);
       const loaded = await loadCases(fx);
-      const found = loaded.cases.find((c) => c.case.name === values.case);
-      if (!found) throw new Error(`no case named ${values.case}; known: ${loaded.cases.map((c) => c.case.name).join(', ')}`);
-      // The case file's seeders run again against a store that keeps nothing: randomized cases draw their requests
-      // from what their seeder saw (the data dir already holds what it wrote).
-      for (const { from, seed } of loaded.seeders) if (from === found.from) await seed(replayContext(plan, fx, from, values.quick === true));
+      const seeded = new Set<string>();
+      const caseNamed = async (name: string) => {
+        const c = loaded.cases.find((x) => x.case.name === name);
+        if (!c) throw new Error(`no case named ${name}; known: ${loaded.cases.map((x) => x.case.name).join(', ')}`);
+        // The case file's seeders run again against a store that keeps nothing: randomized cases draw their requests
+        // from what their seeder saw (the data dir already holds what it wrote).
+        if (!seeded.has(c.from)) {
+          seeded.add(c.from);
+          for (const { from, seed } of loaded.seeders) if (from === c.from) await seed(replayContext(plan, fx, from, values.quick === true));
+        }
+        return c;
+      };
+      const found = await caseNamed(values.case);
       const client = benchClient(ready.url, fx);
+      for (const name of values.before) {
+        const earlier = await caseNamed(name);
+        const made = earlier.case.setup ? await earlier.case.setup(client) : {};
+        const r = await autocannon({ ...loadOptions(earlier.case, fx, ready.url, made, Number(values.connections)), duration: Number(values.seconds) });
+        console.log(`before: ${name}: ${Math.round(r.requests.average)} req/s, non-2xx ${r.non2xx} (not profiled)`);
+      }
       let made: SetupResult | undefined;
       if (values.path) {
         made = { path: values.path };
