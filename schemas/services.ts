@@ -560,6 +560,12 @@ export interface OrgsService {
   memberIdsOfTeam(teamId: number): Promise<number[]>;
   /** Whether the user may create repositories in the organization (an owner, or in a team with can_create_org_repo). */
   canCreateRepo(orgId: number, userId: number): Promise<boolean>;
+  /**
+   * A number that grows with every change to teams or memberships (the store's write generations of both), read at
+   * once; null where the store cannot see every write (another server's, on a shared database): then nothing derived
+   * from memberships may be kept.
+   */
+  membershipStamp(): number | null;
 }
 
 /** Emitted by the orgs plugin after a team is deleted, payload `{ team }` (repos drops the team's grants). */

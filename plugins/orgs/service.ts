@@ -153,6 +153,13 @@ export class Orgs implements OrgsService {
     return made;
   }
 
+  membershipStamp(): number | null {
+    const members = this.members.writeGeneration();
+    const teams = this.teams.writeGeneration();
+    // Both only grow, so their sum changes whenever either does.
+    return members === null || teams === null ? null : members + teams;
+  }
+
   async teamById(id: number): Promise<TeamRecord | null> {
     return this.teams.findOne({ id });
   }

@@ -546,6 +546,11 @@ interface KeptMarks {
 
 export class RepoIndex {
   readonly entries = new Map<number, Entry>();
+  /**
+   * Grows whenever an entry comes, goes or changes how it is indexed (name, owner, visibility, flags): what callers
+   * derive from entries and their order (a caller's private scope) is kept while it reads the same.
+   */
+  generation = 0;
   /** The same entries by id (a dense array: the hot loops read it instead of the map). */
   private byId: Array<Entry | undefined> = [];
   readonly order: IdOrder = (a, b) => {
@@ -632,6 +637,7 @@ export class RepoIndex {
 
   /** Bulk load (start): the records sorted once, every posting filled by appending in order. */
   load(records: Iterable<RepoRecord>): void {
+    this.generation++;
     this.entries.clear();
     this.byId = [];
     this.ownerMarks.clear();
@@ -755,6 +761,7 @@ export class RepoIndex {
       this.rekey(prev, () => Object.assign(prev, { created: next.created, updated: next.updated, size: next.size, stars: next.stars, forks: next.forks }));
       return;
     }
+    this.generation++;
     if (prev) {
       this.detach(prev);
       this.unmark(prev);
@@ -783,6 +790,7 @@ export class RepoIndex {
   remove(id: number): void {
     const prev = this.entries.get(id);
     if (!prev) return;
+    this.generation++;
     this.detach(prev);
     this.unmark(prev);
     this.entries.delete(id);
@@ -1554,7 +1562,8 @@ export class RepoIndex {
       const mine = vis.privateIds.filter((id) => {
         const e = this.entries.get(id);
         return e !== undefined && e.private && fits(e);
-      }).sort(this.order);
+      });
+      if (vis.privateIdsInOrder !== true) mine.sort(this.order);
       total += mine.length;
       parts.push(arraySource(mine));
       accepts.push(ACCEPT_ALL);
@@ -1650,6 +1659,8 @@ export interface Visibility {
   privateAll: boolean;
   /** Otherwise: the private repositories the caller reads (absent or empty: none) besides those of `privateOwners`. */
   privateIds?: readonly number[];
+  /** `privateIds` are in the index's order (`order`), as of the current `generation`: a page need not sort them. */
+  privateIdsInOrder?: boolean;
   /** Otherwise: owners whose every private repository the caller reads (searched through their postings). */
   privateOwners?: readonly number[];
   /**

@@ -30,6 +30,22 @@ export interface TeamRepoRecord {
 /** Up to this many repositories in a grants scope (one repository's checks), collaborations are looked up per repository. */
 const SCOPED_COLLABORATIONS_MAX = 4;
 
+/** Signed-in callers whose complete grants are kept at most (the oldest kept first goes). */
+const KEPT_GRANTS_MAX = 4096;
+
+/**
+ * What a caller's complete grants were made from: the caller's flags, the write generations of the rows they are read
+ * from (collaborations, team repository lists, teams and memberships) and the non-public accounts (hidden owners).
+ */
+interface GrantsSources {
+  isAdmin: boolean;
+  restricted: boolean;
+  collaborations: number;
+  teamRepos: number;
+  memberships: number;
+  nonPublic: NonPublicOwners;
+}
+
 /** Records by id (ids that no longer exist are absent; a repeated id is fine: an `$in` yields each document once). */
 export async function recordsByIds(repos: Collection<RepoRecord>, ids: number[]): Promise<Map<number, RepoRecord>> {
   if (ids.length === 0) return new Map();
@@ -59,6 +75,43 @@ export class RepoAccess {
    */
   async grants(caller: Caller | null, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
     if (!caller) return this.anonymous();
+    return scope ? this.load(caller, scope) : this.complete(caller);
+  }
+
+  /**
+   * A signed-in caller's complete grants: the kept ones while nothing they were made from changed (every search and
+   * list page asks for them: two or three store reads, the maps built anew), else loaded and kept — unless something
+   * changed while loading, or the store cannot see every write (then always loaded). A kept object is shared by the
+   * requests that get it: nothing changes a Grants once made.
+   */
+  private async complete(caller: Caller): Promise<Grants> {
+    const before = this.sourcesOf(caller);
+    if (before === null) return this.load(caller);
+    const kept = this.keptGrants.get(caller.id);
+    if (kept !== undefined && sameSources(kept.from, before)) return kept.grants;
+    this.completeLoads++;
+    const grants = Object.freeze(await this.load(caller));
+    const after = this.sourcesOf(caller);
+    if (after !== null && sameSources(before, after)) {
+      if (kept === undefined && this.keptGrants.size >= KEPT_GRANTS_MAX) this.keptGrants.delete(this.keptGrants.keys().next().value!);
+      this.keptGrants.set(caller.id, { from: before, grants });
+    }
+    return grants;
+  }
+
+  private readonly keptGrants = new Map<number, { from: GrantsSources; grants: Grants }>();
+  /** Complete grants loaded rather than kept ones reused (a test reads it to see the reuse happen). */
+  completeLoads = 0;
+
+  private sourcesOf(caller: Caller): GrantsSources | null {
+    const collaborations = this.collaborations.writeGeneration();
+    const teamRepos = this.teamRepos.writeGeneration();
+    const memberships = this.orgs.membershipStamp();
+    if (collaborations === null || teamRepos === null || memberships === null) return null;
+    return { isAdmin: caller.isAdmin, restricted: caller.restricted === true, collaborations, teamRepos, memberships, nonPublic: this.users.nonPublicOwners() };
+  }
+
+  private async load(caller: Caller, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
     const grants = newGrants(caller.id, caller.isAdmin);
     if (caller.restricted === true && !caller.isAdmin) grants.restricted = true;
     grants.ownerModes.set(caller.id, ACCESS.owner);
@@ -261,4 +314,9 @@ export class RepoAccess {
     }
     return { ownerIds, ids: ids.sort((a, b) => a - b), blind: {} };
   }
+}
+
+function sameSources(a: GrantsSources, b: GrantsSources): boolean {
+  return a.isAdmin === b.isAdmin && a.restricted === b.restricted && a.collaborations === b.collaborations && a.teamRepos === b.teamRepos
+    && a.memberships === b.memberships && a.nonPublic === b.nonPublic;
 }

@@ -44,8 +44,20 @@ export type StarredSource = (userId: number) => Promise<number[]>;
 const PRIVATE_OWNER_MIN = 64;
 const PRIVATE_OWNERS_MAX = 16;
 
+/** A caller's private and public scopes as made from one Grants object at one index generation. */
+interface KeptScopes {
+  generation: number;
+  privateScope: { privateIds: number[]; privateOwners?: number[] };
+  publicScope: { publicOwners?: number[]; grantedPublicIds?: number[] };
+}
+
 export class RepoSearch {
   starred: StarredSource | null = null;
+  /**
+   * Scopes per Grants object: a signed-in caller's complete grants are one kept object while its sources stay the
+   * same (RepoAccess), so its scopes are made once per index generation instead of once per request.
+   */
+  private readonly scopes = new WeakMap<Grants, KeptScopes>();
 
   constructor(
     private readonly index: RepoIndex,
@@ -58,6 +70,21 @@ export class RepoSearch {
    * every private repository it reads and that have many are searched through their postings (`privateOwners`), the
    * rest are a set of ids.
    */
+  private scopesOf(grants: Grants): KeptScopes {
+    const generation = this.index.generation;
+    // A site admin's grants are made per request and read nothing: no entry for them.
+    if (grants.admin) return { generation, privateScope: { privateIds: [] }, publicScope: {} };
+    let kept = this.scopes.get(grants);
+    if (kept === undefined || kept.generation !== generation) {
+      const privateScope = this.privateScope(grants);
+      // In the index's order once here, not once per page (the page filters them by the query, keeping the order).
+      privateScope.privateIds.sort(this.index.order);
+      kept = { generation, privateScope, publicScope: this.publicScope(grants) };
+      this.scopes.set(grants, kept);
+    }
+    return kept;
+  }
+
   privateScope(grants: Grants): { privateIds: number[]; privateOwners?: number[] } {
     const out = new Set<number>();
     const owners: number[] = [];
@@ -136,13 +163,15 @@ export class RepoSearch {
     }
     const signedPrivate = caller !== null && opts.private !== false;
     // Every field present, in one order (no spreads): the index reads visibilities of one shape.
-    const privateScope = signedPrivate && !grants.admin && opts.isPrivate !== false ? this.privateScope(grants) : null;
-    const publicScope = this.publicScope(grants);
+    const scopes = this.scopesOf(grants);
+    const privateScope = signedPrivate && !grants.admin && opts.isPrivate !== false ? scopes.privateScope : null;
+    const publicScope = scopes.publicScope;
     const vis: Visibility = {
       public: opts.isPrivate !== true,
       hiddenOwners: grants.admin ? undefined : grants.hiddenOwners,
       privateAll: signedPrivate && grants.admin && opts.isPrivate !== false,
       privateIds: privateScope?.privateIds,
+      privateIdsInOrder: true,
       privateOwners: privateScope?.privateOwners,
       publicOwners: publicScope.publicOwners,
       grantedPublicIds: publicScope.grantedPublicIds,
