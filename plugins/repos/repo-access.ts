@@ -71,22 +71,25 @@ export class RepoAccess {
   /**
    * Everything that gives the caller access, from the orgs plugin (Owners and other teams) and this plugin's
    * team repository lists and collaborations. `scope` narrows the loading to some owners / repositories when the
-   * answer is needed for a few repositories only; the rule applied afterwards (`modeOf`) is the same.
+   * answer is needed for a few repositories only (where complete grants cannot be kept: see `complete`); the rule
+   * applied afterwards (`modeOf`) is the same.
    */
   async grants(caller: Caller | null, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
     if (!caller) return this.anonymous();
-    return scope ? this.load(caller, scope) : this.complete(caller);
+    // Where grants can be kept, a scoped question is answered from the complete ones (the same modes for the
+    // repositories in scope): loaded once and kept, they spare every later request of the caller its store reads.
+    return this.complete(caller, scope);
   }
 
   /**
    * A signed-in caller's complete grants: the kept ones while nothing they were made from changed (every search and
    * list page asks for them: two or three store reads, the maps built anew), else loaded and kept — unless something
-   * changed while loading, or the store cannot see every write (then always loaded). A kept object is shared by the
-   * requests that get it: nothing changes a Grants once made.
+   * changed while loading. Where the store cannot see every write nothing is kept: the grants are loaded, narrowed to
+   * `scope` when given. A kept object is shared by the requests that get it: nothing changes a Grants once made.
    */
-  private async complete(caller: Caller): Promise<Grants> {
+  private async complete(caller: Caller, scope?: { ownerIds?: number[]; repoIds?: number[] }): Promise<Grants> {
     const before = this.sourcesOf(caller);
-    if (before === null) return this.load(caller);
+    if (before === null) return this.load(caller, scope);
     const kept = this.keptGrants.get(caller.id);
     if (kept !== undefined && sameSources(kept.from, before)) return kept.grants;
     this.completeLoads++;
