@@ -65,11 +65,7 @@ export class RepoSearch {
     private readonly access: RepoAccess,
   ) {}
 
-  /**
-   * The private repositories the caller reads (through the index: no store reads beyond the grants): owners whose
-   * every private repository it reads and that have many are searched through their postings (`privateOwners`), the
-   * rest are a set of ids.
-   */
+  /** The caller's scopes: kept ones while the same Grants object meets the same index generation, else made. */
   private scopesOf(grants: Grants): KeptScopes {
     const generation = this.index.generation;
     // A site admin's grants are made per request and read nothing: no entry for them.
@@ -85,6 +81,11 @@ export class RepoSearch {
     return kept;
   }
 
+  /**
+   * The private repositories the caller reads (through the index: no store reads beyond the grants): owners whose
+   * every private repository it reads and that have many are searched through their postings (`privateOwners`), the
+   * rest are a set of ids.
+   */
   privateScope(grants: Grants): { privateIds: number[]; privateOwners?: number[] } {
     const out = new Set<number>();
     const owners: number[] = [];
