@@ -1,4 +1,4 @@
-// The in-process A/B tools of bench/ run and report (smoke tests: they print timings, nothing here asserts a time).
+// The A/B tools of bench/ run and report (smoke tests: they print timings, nothing here asserts a time).
 // Each is given this build as its base (any other build's dist works the same way).
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
@@ -49,4 +49,12 @@ t.test('boot-ab boots both builds on one data dir and times each boot', async (t
   }
   t.match(out, /base +median \d+ ms \(fastest \d+\), CPU median \d+ ms/, 'base summed up');
   t.match(out, /this build median \d+ ms \(fastest \d+\), CPU median \d+ ms/, 'this build summed up');
+});
+
+t.test('requests-ab loads both builds in alternated windows and reports CPU per request', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'forgekit-ab-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const out = run('requests-ab.js', ['--base', dist, '--data', dir, '--path', '/version', '--windows', '2', '--seconds', '0.3', '--connections', '4', '--no-pin']);
+  t.match(out, /^\/version\n  base \d+ µs\/req, this build \d+ µs\/req \(medians of the windows\); this build ÷ base per window: median \d+\.\d{3} \(\d+\.\d\d \d+\.\d\d\)$/m, 'both builds measured, two windows each');
+  t.notMatch(out, /not 2xx/, 'every answer 2xx');
 });
