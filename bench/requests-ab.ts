@@ -14,7 +14,6 @@
 // --no-pin; the load (autocannon, --connections, 50) runs here.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,19 +21,13 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { SERVE_NODE_FLAGS } from '../core/heap-headroom.js';
 import { tokenOf } from './dataset.js';
-import { SETUP_PASSWORD } from './run.js';
+import { cpuMs, SETUP_PASSWORD } from './run.js';
 
 interface Server {
   name: string;
   child: ChildProcess;
   api: string;
   headers: Record<string, string>;
-}
-
-/** User and system CPU time of a process so far, in µs, from /proc (clock ticks of 10 ms). */
-function cpuMicrosOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /**
@@ -93,9 +86,11 @@ async function start(name: string, dist: string, dataDir: string, pin: boolean, 
 
 /** One window of load on one server: its CPU µs per answered request, and the answers that were not 2xx. */
 async function window(s: Server, p: string, seconds: number, connections: number): Promise<{ us: number; non2xx: number }> {
-  const before = cpuMicrosOf(s.child.pid!);
+  const before = cpuMs(s.child.pid);
   const result = await autocannon({ url: s.api + p, headers: s.headers, connections, duration: seconds });
-  return { us: (cpuMicrosOf(s.child.pid!) - before) / Math.max(1, result.requests.total), non2xx: result.non2xx };
+  const after = cpuMs(s.child.pid);
+  if (before === null || after === null) throw new Error('no /proc: CPU time per request cannot be read here');
+  return { us: ((after - before) * 1000) / Math.max(1, result.requests.total), non2xx: result.non2xx };
 }
 
 async function main(): Promise<void> {
