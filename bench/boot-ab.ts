@@ -7,22 +7,16 @@
 //
 // --pin runs each server on CPU 0 (taskset), as the full run does.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SERVE_NODE_FLAGS } from '../core/heap-headroom.js';
+import { cpuMs as cpuMsOf } from './run.js';
 
 interface Boot {
   ms: number;
   cpuMs: number;
   rssMiB: number;
-}
-
-/** User and system CPU time of a process so far, from /proc (clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function boot(dist: string, dataDir: string, pin: boolean): Promise<Boot> {
@@ -43,7 +37,7 @@ function boot(dist: string, dataDir: string, pin: boolean): Promise<Boot> {
         reject(new Error(m.message));
       }
       if (m?.type !== 'ready') return;
-      const cpuMs = cpuMsOf(child.pid!);
+      const cpuMs = cpuMsOf(child.pid) ?? 0;
       child.removeAllListeners('exit');
       // Killed, not stopped: a stop would compact what the boot wrote, and the next boot would read other files.
       child.kill('SIGKILL');

@@ -19,17 +19,10 @@ import { FULL_SIZES, planDataset, QUICK_SIZES, tokenOf } from './dataset.js';
 import { adoptKeptSeed, seedNote } from './kept-seed.js';
 import { loadCases } from './load-cases.js';
 import { loadOptions, replayContext } from './profile.js';
-import { benchClient } from './run.js';
+import { benchClient, cpuMs } from './run.js';
 import { fixtureOf } from './seed.js';
 import { settledNote, settledOf } from './settled.js';
 import { median } from './stats.js';
-
-/** User + system CPU time of a process, in µs (clock ticks of 10 ms on Linux: fine over rounds of seconds). */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -110,10 +103,10 @@ async function main(): Promise<void> {
         const p99s: number[] = [];
         let maxMs = 0;
         for (let round = 0; round < Number(values.rounds); round++) {
-          const before = cpuMicros(pid);
+          const before = cpuMs(pid) ?? 0;
           const result = await autocannon({ ...opts, duration: Number(values.seconds) });
           const answered = result.requests.total;
-          perRequest.push((cpuMicros(pid) - before) / Math.max(1, answered));
+          perRequest.push((((cpuMs(pid) ?? 0) - before) * 1000) / Math.max(1, answered));
           rates.push(result.requests.average);
           p99s.push(result.latency.p99);
           maxMs = Math.max(maxMs, result.latency.max);
